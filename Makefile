@@ -1,0 +1,29 @@
+# Two entry points: `make demo` (the main job on the shipped default) and `make test` (the test suite).
+# Both create .venv and install pinned dependencies (constraints.txt) the first time.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test test-all bench clean-venv
+$(STAMP): pyproject.toml constraints.txt
+	test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -c constraints.txt torch==2.13.0
+	$(BIN)/python -m pip install -q -c constraints.txt -e '.[cpu-opencl,export,test]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/python -m kgraph.demo
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -q tests
+
+test-all: $(STAMP)
+	$(BIN)/python -m pytest -q -m "" tests
+
+bench: $(STAMP)
+	$(BIN)/python -m benchmarks.run_all
+
+clean-venv:
+	rm -rf $(VENV)

@@ -1,0 +1,74 @@
+"""The ``kgraph`` command: a thin dispatcher to one module per sub-command.
+
+Each module in :data:`COMMANDS` defines ``add_arguments(parser)`` and ``run(args) -> int``.
+Commands driven by LightningCLI (fit, validate, test, predict) take the rest of argv as is.
+Every :class:`~kgraph.errors.KGraphError` becomes a one-line message and exit status 1 (2 for usage).
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from kgraph.errors import KGraphError, UsageError
+
+# command name -> (module, one-line help). One line per command; modules live in kgraph/cli/.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "parse": ("kgraph.cli.parse", "parse kernels, print graph summaries and static analysis"),
+    "measure": ("kgraph.cli.measure", "measure a kernel on an OpenCL device"),
+    "dataset": ("kgraph.cli.dataset", "build, validate, import and describe measured datasets"),
+    "estimate": ("kgraph.cli.estimate", "predict time, bandwidth, footprint and bound class"),
+    "pretrain-lm": ("kgraph.cli.pretrain_lm", "train the BPE tokenizer and masked-LM code encoder"),
+    "sweep": ("kgraph.cli.sweep", "run a W&B sweep definition locally as a grid"),
+    "report": ("kgraph.cli.report", "markdown ablation table and plots from runs"),
+    "export": ("kgraph.cli.export", "export the compact model to ONNX or C"),
+}
+LIGHTNING_COMMANDS = ("fit", "validate", "test", "predict")
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] in LIGHTNING_COMMANDS:
+        try:
+            from models.cli import run_lightning_cli
+        except ImportError as exc:  # pragma: no cover - only before the models package is installed
+            print(f"kgraph: error: {argv[0]}: the models package is unavailable ({exc})", file=sys.stderr)
+            return 1
+        return _guard(lambda: run_lightning_cli(argv))
+    parser = argparse.ArgumentParser(prog="kgraph", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in LIGHTNING_COMMANDS:
+        sub.add_parser(name, help=f"LightningCLI {name} (--config conf/....yaml)", add_help=False)
+    modules = {}
+    for name, (module_name, help_text) in COMMANDS.items():
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            if exc.name != module_name:
+                raise
+            continue
+        modules[name] = module
+        module.add_arguments(sub.add_parser(name, help=help_text, description=help_text))
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 2
+    return _guard(lambda: modules[args.command].run(args))
+
+
+def _guard(fn) -> int:
+    try:
+        return int(fn() or 0)
+    except UsageError as exc:
+        print(f"kgraph: error: {exc}", file=sys.stderr)
+        return 2
+    except KGraphError as exc:
+        print(f"kgraph: error: {exc}" if "\n" not in str(exc) else str(exc), file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("kgraph: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
