@@ -1,0 +1,75 @@
+"""The launch-row schema of measured datasets: column names, types, statuses and the row key.
+
+One place defines the columns of ``launches-*.parquet`` and ``sources.parquet`` (see
+``docs/DATASETS.md``); the writer, the importer and the validator all read them from here.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+
+import pyarrow as pa
+
+HARNESS_VERSION = "1.0"
+
+STATUSES = ("ok", "build_error", "launch_error", "out_of_resources", "timeout", "crash", "wrong_result")
+BOUND_CLASSES = ("memory", "compute", "latency")
+COUNT_COLUMNS = ("flops_fp32", "flops_fp64", "int_ops", "transcendental", "global_load_bytes",
+                 "global_store_bytes", "atomics", "footprint_bytes")
+TIMING_COLUMNS = ("median_time_ns", "min_time_ns", "max_time_ns", "cv", "repeats")
+DERIVED_COLUMNS = ("achieved_bw_gbs", "achieved_gflops", "arithmetic_intensity", "bw_util", "flop_util")
+
+LAUNCH_SCHEMA = pa.schema([
+    ("key", pa.string()), ("device_id", pa.string()), ("kernel_id", pa.string()),
+    ("family", pa.string()), ("source_id", pa.string()), ("kernel_name", pa.string()),
+    ("sizes", pa.string()), ("args", pa.string()),
+    ("dims", pa.int8()), ("g0", pa.int64()), ("g1", pa.int64()), ("g2", pa.int64()),
+    ("l0", pa.int32()), ("l1", pa.int32()), ("l2", pa.int32()),
+    ("status", pa.string()), ("message", pa.string()),
+    ("median_time_ns", pa.float64()), ("min_time_ns", pa.float64()), ("max_time_ns", pa.float64()),
+    ("cv", pa.float64()), ("repeats", pa.int32()),
+    *[(name, pa.int64()) for name in COUNT_COLUMNS],
+    ("counts_source", pa.string()),
+    *[(name, pa.float64()) for name in DERIVED_COLUMNS],
+    ("bound", pa.string()),
+    ("harness_version", pa.string()), ("timestamp", pa.string()),
+])
+LAUNCH_COLUMNS = tuple(LAUNCH_SCHEMA.names)
+
+SOURCE_SCHEMA = pa.schema([
+    ("source_id", pa.string()), ("lang", pa.string()), ("kernel_id", pa.string()),
+    ("family", pa.string()), ("kernel_name", pa.string()), ("source", pa.string()),
+    ("spec_json", pa.string()),
+])
+
+
+def source_id_of(text: str) -> str:
+    """The id of a source text: the first 16 hex digits of its sha1."""
+    return hashlib.sha1(text.encode("utf-8")).hexdigest()[:16]
+
+
+def launch_key(device_id: str, kernel_id: str, sizes: dict, global_size, local_size) -> str:
+    """The unique key of one launch: 16 hex digits of sha1(device_id|kernel_id|sizes|global|local).
+
+    ``global_size``/``local_size`` are padded to 3 dims with 1 so that equal launches share a key;
+    a ``local_size`` of ``None`` (driver's choice) is written as 0,0,0.
+    """
+    g = _pad3(global_size)
+    l = _pad3(local_size) if local_size is not None else (0, 0, 0)
+    text = "|".join([device_id, kernel_id, json.dumps(sizes, sort_keys=True),
+                     ",".join(map(str, g)), ",".join(map(str, l))])
+    return hashlib.sha1(text.encode("utf-8")).hexdigest()[:16]
+
+
+def _pad3(values) -> tuple[int, int, int]:
+    values = [int(v) for v in values]
+    return tuple(values + [1] * (3 - len(values)))[:3]
+
+
+def empty_row() -> dict:
+    """A launch row with every column present and unknown values (None, counts -1)."""
+    row = {name: None for name in LAUNCH_COLUMNS}
+    for name in COUNT_COLUMNS:
+        row[name] = -1
+    row["harness_version"] = HARNESS_VERSION
+    return row

@@ -1,0 +1,116 @@
+"""Kernel timing from OpenCL profiling events: warm-up, then batches of back-to-back repeats
+until the coefficient of variation is small enough or a cap is reached.
+
+Repeats are enqueued in batches without waiting in between; the events are read after the batch's
+last one completes, so the host never sits between two launches of a batch.
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class TimingPolicy:
+    """When to stop repeating a launch.
+
+    Args:
+        target_cv: stop as soon as the CV of the repeats is at most this (0.02 = 2%).
+        min_repeats / max_repeats: bounds on the number of timed repeats.
+        warmup: untimed launches before the first timed one.
+        time_cap_s: stop after this much summed kernel time (at least ``min_repeats`` repeats).
+        slow_launch_s: a warm-up launch slower than this gets only ``min_repeats`` repeats.
+    """
+
+    target_cv: float = 0.02
+    min_repeats: int = 3
+    max_repeats: int = 50
+    warmup: int = 1
+    time_cap_s: float = 0.5
+    slow_launch_s: float = 1.0
+
+
+@dataclass(frozen=True)
+class Timing:
+    """Statistics of the timed repeats of one launch, in nanoseconds.
+
+    Shapes:
+        times_ns: float64[repeats], event durations (end - start) in enqueue order.
+    """
+
+    times_ns: np.ndarray
+    warmup_ns: float
+    wall_s: float
+
+    @property
+    def repeats(self) -> int:
+        return int(self.times_ns.size)
+
+    @property
+    def median_time_ns(self) -> float:
+        return float(np.median(self.times_ns))
+
+    @property
+    def min_time_ns(self) -> float:
+        return float(self.times_ns.min())
+
+    @property
+    def max_time_ns(self) -> float:
+        return float(self.times_ns.max())
+
+    @property
+    def cv(self) -> float:
+        return coefficient_of_variation(self.times_ns)
+
+
+def coefficient_of_variation(times: np.ndarray) -> float:
+    """Sample standard deviation over mean (ddof=1); 0.0 for fewer than two samples."""
+    if times.size < 2:
+        return 0.0
+    mean = float(times.mean())
+    return float(times.std(ddof=1) / mean) if mean > 0 else 0.0
+
+
+def event_duration_ns(event) -> float:
+    return float(event.profile.end - event.profile.start)
+
+
+def time_launch(queue, launch, policy: TimingPolicy = TimingPolicy()) -> Timing:
+    """Time ``launch(queue) -> pyopencl.Event`` (one enqueue of the kernel) under ``policy``.
+
+    The queue must have profiling enabled. Raises the driver's error (e.g. out of resources)
+    unchanged, so the caller can turn it into a status.
+    """
+    start_wall = time.perf_counter()
+    warm_events = [launch(queue) for _ in range(max(policy.warmup, 1))]
+    warm_events[-1].wait()
+    warmup_ns = event_duration_ns(warm_events[-1])
+    times: list[float] = []
+    spent_ns = 0.0
+    if warmup_ns > policy.slow_launch_s * 1e9:
+        batch = policy.min_repeats
+        max_repeats = policy.min_repeats
+    else:
+        # first batch: enough for the minimum, and about 20 ms of kernel time for fast kernels
+        batch = max(policy.min_repeats, min(policy.max_repeats, int(2e7 // max(warmup_ns, 1.0))))
+        batch = min(batch, max(policy.min_repeats, int(policy.time_cap_s * 1e9 // max(warmup_ns, 1.0))))
+        max_repeats = policy.max_repeats
+    while True:
+        events = [launch(queue) for _ in range(batch)]
+        events[-1].wait()
+        new = [event_duration_ns(e) for e in events]
+        times.extend(new)
+        spent_ns += sum(new)
+        arr = np.asarray(times)
+        if len(times) >= policy.min_repeats and coefficient_of_variation(arr) <= policy.target_cv:
+            break
+        if len(times) >= max_repeats or spent_ns >= policy.time_cap_s * 1e9:
+            break
+        mean = spent_ns / len(times)
+        left_by_time = int(math.ceil((policy.time_cap_s * 1e9 - spent_ns) / max(mean, 1.0)))
+        batch = max(1, min(max_repeats - len(times), len(times), left_by_time))
+    return Timing(times_ns=np.asarray(times, dtype=np.float64), warmup_ns=warmup_ns,
+                  wall_s=time.perf_counter() - start_wall)
