@@ -1,0 +1,1 @@
+"""Kernel template families; each module defines specs() -> list[KernelSpec]."""
