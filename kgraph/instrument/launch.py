@@ -1,0 +1,250 @@
+"""``count_launch``: run an instrumented kernel once with pyopencl and read its exact work counts."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from kgraph.errors import KGraphError, MeasurementError, UsageError
+from kgraph.instrument.prelude import COUNTER_NAMES, MARK_HEADER_WORDS
+from kgraph.instrument.rewrite import InstrumentedKernel, instrument
+
+SCALAR_DTYPES = {
+    "char": np.int8, "uchar": np.uint8, "short": np.int16, "ushort": np.uint16,
+    "int": np.int32, "uint": np.uint32, "long": np.int64, "ulong": np.uint64,
+    "float": np.float32, "double": np.float64, "half": np.float16,
+    "size_t": np.uint64, "bool": np.int32,
+}
+BUILD_LOG_LINES = 12
+
+
+@dataclass(frozen=True)
+class BufferExtent:
+    """What one run touched of one global buffer.
+
+    Args:
+        name: the kernel parameter.
+        elem_bytes: bytes per element.
+        capacity: elements in the buffer that was passed.
+        max_index: highest element index accessed (-1: never accessed). ``max_index + 1`` elements
+            is the smallest buffer this launch needs (the inferred extent).
+        touched: distinct elements accessed.
+        out_of_range: accesses that fell outside ``[0, capacity)`` (the buffer passed was too small).
+    """
+
+    name: str
+    elem_bytes: int
+    capacity: int
+    max_index: int
+    touched: int
+    out_of_range: int
+
+    @property
+    def extent_bytes(self) -> int:
+        return (self.max_index + 1) * self.elem_bytes
+
+    @property
+    def footprint_bytes(self) -> int:
+        return self.touched * self.elem_bytes
+
+
+@dataclass(frozen=True)
+class WorkCounts:
+    """Exact work of one whole launch, counted by the instrumented kernel.
+
+    Args:
+        flops_fp32, flops_fp64, int_ops, transcendental: executed operations (from static
+            per-statement costs, counted each time the statement runs).
+        global_load_bytes, global_store_bytes: bytes moved by executed global accesses.
+        atomics: executed atomic built-in calls.
+        footprint_bytes: distinct global bytes touched (elements touched × element size).
+        buffers: per global buffer parameter, in parameter order.
+        exact: False when the instrumentation left some construct uncounted (see ``warnings``).
+        warnings: what was not counted and where.
+    """
+
+    flops_fp32: int
+    flops_fp64: int
+    int_ops: int
+    transcendental: int
+    global_load_bytes: int
+    global_store_bytes: int
+    atomics: int
+    footprint_bytes: int
+    buffers: dict[str, BufferExtent] = field(default_factory=dict)
+    exact: bool = True
+    warnings: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, int]:
+        """The dataset columns: the counters and ``footprint_bytes``."""
+        out = {name: getattr(self, name) for name in COUNTER_NAMES}
+        out["footprint_bytes"] = self.footprint_bytes
+        return out
+
+
+def default_context():
+    """An OpenCL context on PoCL when installed (CPU, always available here), else any device."""
+    import pyopencl as cl
+
+    try:
+        platforms = cl.get_platforms()
+    except cl.Error as exc:
+        raise MeasurementError(f"no OpenCL platform available ({exc})") from None
+    for platform in platforms:
+        if "Portable Computing Language" in platform.name and platform.get_devices():
+            return cl.Context(platform.get_devices()[:1])
+    return cl.create_some_context(interactive=False)
+
+
+def count_launch(
+    spec_or_source: Any,
+    kernel_name: str | None,
+    global_size: Sequence[int],
+    local_size: Sequence[int] | None,
+    args: Mapping[str, Any],
+    context=None,
+    *,
+    filename: str = "<string>",
+) -> WorkCounts:
+    """Instrument a kernel, run it once and return the counts of the whole launch.
+
+    Args:
+        spec_or_source: OpenCL C source text, or an object with ``source``, ``kernel_name`` and
+            ``lang`` (a ``data.corpus.spec.KernelSpec``).
+        kernel_name: the kernel to run (None: the spec's).
+        global_size, local_size: the NDRange (``local_size`` None lets the runtime choose).
+        args: every kernel parameter by name: a numpy array for a global/constant buffer (its
+            result is copied back into it), a number for a scalar, a byte count (int) or a
+            ``pyopencl.LocalMemory`` for a ``__local`` pointer.
+        context: a ``pyopencl.Context`` (default: :func:`default_context`).
+
+    Raises:
+        UsageError: a missing or ill-typed argument. MeasurementError: build or launch failure.
+    """
+    from parsers import parse_source
+
+    source, lang = spec_or_source, "opencl"
+    if not isinstance(spec_or_source, str):
+        source, lang = spec_or_source.source, getattr(spec_or_source, "lang", "opencl")
+        kernel_name = kernel_name or spec_or_source.kernel_name
+    if lang != "opencl":
+        raise KGraphError(f"{filename}: only OpenCL kernels can be instrumented (got {lang})")
+    unit = parse_source(source, lang, filename=filename)
+    kernel = instrument(unit, kernel_name)
+    return run_instrumented(kernel, unit, global_size, local_size, args, context)
+
+
+def run_instrumented(kernel: InstrumentedKernel, unit, global_size, local_size, args, context=None) -> WorkCounts:
+    """Run an already instrumented kernel once (see :func:`count_launch`)."""
+    import pyopencl as cl
+
+    ctx = context if context is not None else default_context()
+    function = next(f for f in unit.functions if f.is_kernel and f.name == kernel.kernel_name)
+    program = _build(ctx, kernel)
+    queue = cl.CommandQueue(ctx)
+    mf = cl.mem_flags
+    buffer_index = {b.param_index: b for b in kernel.buffers}
+    cl_args, outputs = [], []
+    header = np.zeros(MARK_HEADER_WORDS * len(kernel.buffers), dtype=np.uint32)
+    offset = header.size
+    for k, param in enumerate(function.params):
+        if param.name not in args:
+            raise UsageError(f"argument '{param.name}' of kernel '{kernel.kernel_name}' is missing")
+        value = args[param.name]
+        if k in buffer_index:
+            b = buffer_index[k]
+            if not isinstance(value, np.ndarray):
+                raise UsageError(f"argument '{param.name}' is a {b.address_space} buffer: pass a numpy array")
+            host = np.ascontiguousarray(value)
+            capacity = host.nbytes // b.elem_bytes
+            words = (capacity + 31) // 32
+            header[MARK_HEADER_WORDS * b.index:MARK_HEADER_WORDS * b.index + 2] = (offset, capacity)
+            offset += words
+            dev = cl.Buffer(ctx, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=host) if host.nbytes else \
+                cl.Buffer(ctx, mf.READ_WRITE, 4)
+            cl_args.append(dev)
+            outputs.append((value, host, dev))
+        elif param.is_pointer and param.address_space == "local":
+            cl_args.append(value if isinstance(value, cl.LocalMemory) else cl.LocalMemory(int(value)))
+        elif param.is_pointer:
+            raise UsageError(f"argument '{param.name}': {param.address_space} pointer parameters cannot be passed")
+        else:
+            cl_args.append(_scalar(param, value))
+    if offset >= 2**32:
+        raise MeasurementError("buffers too large for the footprint bitmaps (over 2^32 words)")
+    marks = np.zeros(offset, dtype=np.uint32)
+    marks[:header.size] = header
+    counters = np.zeros(len(COUNTER_NAMES), dtype=np.uint64)
+    counters_dev = cl.Buffer(ctx, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=counters)
+    marks_dev = cl.Buffer(ctx, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=marks)
+    try:
+        knl = getattr(program, kernel.kernel_name)
+        knl.set_args(*cl_args, counters_dev, marks_dev)
+        cl.enqueue_nd_range_kernel(queue, knl, tuple(int(g) for g in global_size),
+                                   None if local_size is None else tuple(int(x) for x in local_size))
+        cl.enqueue_copy(queue, counters, counters_dev)
+        cl.enqueue_copy(queue, marks, marks_dev)
+        for value, host, dev in outputs:
+            if host.nbytes:
+                cl.enqueue_copy(queue, host, dev)
+        queue.finish()
+    except cl.Error as exc:
+        raise MeasurementError(f"kernel '{kernel.kernel_name}' failed to launch: {exc}") from None
+    for value, host, _ in outputs:
+        if host is not value:
+            value[...] = host
+    return _collect(kernel, counters, marks)
+
+
+def _collect(kernel: InstrumentedKernel, counters: np.ndarray, marks: np.ndarray) -> WorkCounts:
+    extents = {}
+    for b in kernel.buffers:
+        word0, capacity, max_plus1, out_of_range = (int(x) for x in marks[MARK_HEADER_WORDS * b.index:][:4])
+        bits = marks[word0:word0 + (capacity + 31) // 32]
+        touched = int(np.unpackbits(bits.view(np.uint8)).sum())
+        extents[b.name] = BufferExtent(b.name, b.elem_bytes, capacity, max_plus1 - 1, touched, out_of_range)
+    totals = {name: int(counters[k]) for k, name in enumerate(COUNTER_NAMES)}
+    return WorkCounts(
+        **totals,
+        footprint_bytes=sum(e.footprint_bytes for e in extents.values()),
+        buffers=extents,
+        exact=kernel.exact,
+        warnings=tuple(kernel.warnings),
+    )
+
+
+def _build(ctx, kernel: InstrumentedKernel):
+    import pyopencl as cl
+
+    try:
+        return cl.Program(ctx, kernel.source).build()
+    except cl.Error as exc:
+        log = _first_lines(str(exc))
+    try:
+        cl.Program(ctx, kernel.original_source).build()
+    except cl.Error as exc:
+        raise MeasurementError(f"kernel '{kernel.kernel_name}' does not build:\n{_first_lines(str(exc))}") from None
+    raise MeasurementError(f"the instrumented kernel '{kernel.kernel_name}' does not build "
+                           f"(the original does; an instrumentation defect):\n{log}")
+
+
+def _first_lines(text: str) -> str:
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    return "\n".join(lines[:BUILD_LOG_LINES])
+
+
+def _scalar(param, value):
+    dtype = SCALAR_DTYPES.get(param.base_type)
+    if dtype is None:
+        raise UsageError(f"argument '{param.name}': scalar type '{param.base_type}' is not supported")
+    if param.vector_width > 1:
+        vec = np.asarray(value, dtype=dtype).reshape(-1)
+        if vec.size != param.vector_width:
+            raise UsageError(f"argument '{param.name}' needs {param.vector_width} values")
+        width = 4 if param.vector_width == 3 else param.vector_width
+        return np.concatenate([vec, np.zeros(width - vec.size, dtype)]).tobytes()
+    try:
+        return dtype(value)
+    except (TypeError, ValueError):
+        raise UsageError(f"argument '{param.name}': {value!r} is not a {param.base_type}") from None

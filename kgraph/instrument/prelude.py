@@ -1,0 +1,88 @@
+"""The OpenCL C text the instrumenter adds: counter layout, private counters, helpers, flush.
+
+Layout of the two extra kernel arguments:
+
+* ``__global ulong *__kg_counters`` — ``len(COUNTER_NAMES)`` totals for the whole launch, in
+  that order; each work-item adds its private counts with 64-bit atomics when it finishes.
+* ``__global uint *__kg_marks`` — a header of ``MARK_HEADER_WORDS`` uints per global buffer
+  parameter (bitmap word offset, capacity in elements, highest element index touched + 1,
+  out-of-range access count), then the bitmaps (one bit per element) the header points to.
+"""
+from __future__ import annotations
+
+# Order of the counters in __kg_counters and of the private per-work-item variables.
+COUNTER_NAMES: tuple[str, ...] = (
+    "flops_fp32",
+    "flops_fp64",
+    "int_ops",
+    "transcendental",
+    "global_load_bytes",
+    "global_store_bytes",
+    "atomics",
+)
+# Private variable holding each counter inside the instrumented kernel.
+PRIVATE_NAME: dict[str, str] = {name: f"__kg_c_{name}" for name in COUNTER_NAMES}
+
+MARK_HEADER_WORDS = 4  # word offset of bitmap, capacity (elements), max index + 1, out of range
+COUNTERS_ARG = "__kg_counters"
+MARKS_ARG = "__kg_marks"
+
+_HELPERS = r"""
+#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+/* ---- kgraph instrumentation helpers (generated) ---- */
+void __kg_mark(__global uint *m, uint b, ulong elem, long off, ulong nbytes)
+{
+    __global uint *h = m + 4u * b;
+    if (off < 0 || nbytes == 0) { atomic_inc(&h[3]); return; }
+    ulong first = (ulong)off / elem;
+    ulong last = ((ulong)off + nbytes - 1ul) / elem;
+    atomic_max(&h[2], (uint)min(last + 1ul, (ulong)0xffffffffu));
+    ulong cap = (ulong)h[1];
+    if (last >= cap) {
+        atomic_inc(&h[3]);
+        if (first >= cap) return;
+        last = cap - 1ul;
+    }
+    __global uint *bits = m + h[0];
+    for (ulong e = first; e <= last; ++e)
+        atomic_or(&bits[e >> 5], 1u << (uint)(e & 31ul));
+}
+/* One global access: count its bytes, mark the elements it touches, give its index back. */
+long __kg_access(__private ulong *ld, __private ulong *st, ulong nld, ulong nst,
+                        __global uint *m, uint b, ulong elem, long ptr_off, long i,
+                        ulong scale, ulong nbytes)
+{
+    *ld += nld;
+    *st += nst;
+    __kg_mark(m, b, elem, ptr_off + i * (long)scale, nbytes);
+    return i;
+}
+void __kg_flush(__global ulong *c, ulong v, uint k)
+{
+    if (v != 0ul) atom_add(&c[k], v);
+}
+/* ---- end of kgraph helpers ---- */
+"""
+
+
+def helpers_text() -> str:
+    """The helper functions and pragmas prepended to an instrumented source."""
+    return _HELPERS
+
+
+def declare_counters() -> str:
+    """The declaration of the private counters, placed first in the kernel body."""
+    names = ", ".join(f"{PRIVATE_NAME[n]} = 0" for n in COUNTER_NAMES)
+    return f" ulong {names};"
+
+
+def flush_counters() -> str:
+    """Statements adding the private counters into ``__kg_counters`` (end of kernel, returns)."""
+    return "".join(
+        f" __kg_flush({COUNTERS_ARG}, {PRIVATE_NAME[n]}, {k}u);" for k, n in enumerate(COUNTER_NAMES)
+    )
+
+
+def extra_params() -> str:
+    """The extra kernel parameters, appended after the kernel's own."""
+    return f"__global ulong *{COUNTERS_ARG}, __global uint *{MARKS_ARG}"
