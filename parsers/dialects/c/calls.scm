@@ -1,0 +1,2 @@
+; Calls by name (builtins, math, helpers, barriers, atomics).
+(call_expression function: (identifier) @callee arguments: (argument_list) @args) @call

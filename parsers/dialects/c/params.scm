@@ -1,0 +1,2 @@
+; Parameters of one parameter_list, in order.
+(parameter_list (parameter_declaration) @param)

@@ -1,0 +1,137 @@
+"""The one front-end code path: check input → find/mask qualifiers → tree-sitter → records.
+
+Everything language-specific comes from the :class:`~parsers.dialect.Dialect` data.
+"""
+from __future__ import annotations
+
+import os
+import threading
+
+import tree_sitter as ts
+
+from parsers import preprocessor
+from parsers.declarations import return_type, to_param
+from parsers.diagnostics import position, syntax_diagnostics
+from parsers.dialect import LANGS, Dialect, get_dialect, lang_from_path
+from parsers.errors import UsageError
+from parsers.masking import find_qualifiers, mask
+from parsers.source_input import DEFAULT_MAX_BYTES, check_text, read_source
+from parsers.tokens import tokenize
+from parsers.unit import Function, TranslationUnit
+
+_BOM = "\ufeff".encode()
+_local = threading.local()
+
+
+def _parser(dialect: Dialect) -> ts.Parser:
+    cache = getattr(_local, "parsers", None)
+    if cache is None:
+        cache = _local.parsers = {}
+    if dialect.name not in cache:
+        cache[dialect.name] = ts.Parser(dialect.language)
+    return cache[dialect.name]
+
+
+def _check_lang(lang: str | None, filename: str) -> str:
+    if lang is None:
+        found = lang_from_path(filename)
+        if found is None:
+            raise UsageError(f"{filename}: cannot tell the language from the extension "
+                             f"'{os.path.splitext(filename)[1]}'; pass lang= one of {', '.join(LANGS)} "
+                             f"(.cl → opencl, .cu/.cuh → cuda, .c/.h → c)")
+        return found
+    if lang not in LANGS:
+        raise UsageError(f"unknown language '{lang}': choose one of {', '.join(LANGS)}")
+    return lang
+
+
+def parse_source(text: str, lang: str | None = None, filename: str = "<string>", *,
+                 defines: dict[str, str] | None = None, max_bytes: int = DEFAULT_MAX_BYTES) -> TranslationUnit:
+    """Parse a kernel source text.
+
+    Args:
+        text: the source (str, or UTF-8 bytes).
+        lang: ``opencl`` | ``cuda`` | ``c``; ``None`` picks it from ``filename``'s extension.
+        filename: shown in diagnostics; quoted ``#include``s are looked up next to it.
+        defines: macros given on the compiler's command line (``-DTILE=16`` → ``{"TILE": "16"}``).
+        max_bytes: inputs larger than this raise :class:`InputError`.
+
+    Syntax errors do not raise: they are in ``unit.diagnostics``. Bad input raises InputError; an
+    unknown language UsageError.
+    """
+    lang = _check_lang(lang, filename)
+    text = check_text(text, filename, max_bytes)
+    dialect = get_dialect(lang)
+    original = text.encode("utf-8")
+    spans = find_qualifiers(original, dialect.qualifiers, tokenize(original))
+    source = mask(original, spans)
+    if source.startswith(_BOM):
+        source = b"   " + source[3:]
+    tree = _parser(dialect).parse(source)
+    unit = TranslationUnit(filename=filename, lang=lang, dialect=dialect, text=text, source=source, tree=tree)
+    root = tree.root_node
+    quals: dict[int, set[str]] = {}
+    for s in spans:
+        node = root.descendant_for_byte_range(s.next_start, s.next_start)
+        decl = unit.declaration_of(node) if node is not None else None
+        if decl is None:
+            continue
+        quals.setdefault(decl.start_byte, set()).add(s.canonical)
+        if s.address_space is not None:
+            unit.address_spaces[decl.start_byte] = s.address_space
+    unit.qualifiers = {k: frozenset(v) for k, v in quals.items()}
+    unit.diagnostics.extend(syntax_diagnostics(tree, original, filename, dialect))
+    preprocessor.collect(unit, defines)
+    unit.functions = [_function(unit, caps, original) for caps in dialect.matches("functions", root)]
+    unit.diagnostics.sort(key=lambda d: (d.line, d.col))
+    return unit
+
+
+def _function(unit: TranslationUnit, caps: dict, original: bytes) -> Function:
+    node, name_node, body = caps["function"][0], caps["name"][0], caps["body"][0]
+    params = []
+    for p in unit.dialect.captures("params", caps["params"][0]).get("param", []):
+        if p.child_by_field_name("declarator") is None and p.child_by_field_name("type") is not None \
+                and p.child_by_field_name("type").text == b"void":
+            continue
+        params.append(to_param(p, unit))
+    params.sort(key=lambda p: p.node.start_byte)
+    quals = set(unit.qualifiers_at(node))
+    for child in node.children:  # storage classes the grammar knows (static, inline, __device__, ...)
+        if child.type == "storage_class_specifier":
+            quals.add(child.text.decode())
+    rule_kernel = bool(quals & unit.dialect.kernel_qualifiers)
+    is_kernel = rule_kernel or (unit.dialect.any_non_static_is_kernel and "static" not in quals)
+    line, col = position(original, name_node.start_byte)
+    fn = Function(name=name_node.text.decode(), is_kernel=is_kernel, params=params, return_type=return_type(node),
+                  node=node, body=body, qualifiers=quals, line=line, col=col)
+    _attributes(unit, fn)
+    fn.attributes["pragmas"] = [p for p in unit.pragmas.values() if body.start_byte <= p.start < body.end_byte]
+    return fn
+
+
+def _attributes(unit: TranslationUnit, fn: Function) -> None:
+    for caps in unit.dialect.matches("attributes", fn.node):
+        attr = caps["attribute"][0]
+        if attr.parent is None or attr.parent.id != fn.node.id:
+            continue
+        name = caps["name"][0].text.decode().strip("_")
+        args_node = caps.get("args", [None])[0]
+        if args_node is None and attr.type == "launch_bounds":
+            args = [c for c in attr.named_children if c.type != "comment"]
+        else:
+            args = [c for c in args_node.named_children if c.type != "comment"] if args_node is not None else []
+        values = []
+        for a in args:
+            text = unit.node_text(a)
+            v = unit.fold(text)
+            values.append(int(v) if isinstance(v, (int, float)) and v == int(v) else text)
+        fn.attributes[name] = tuple(values)
+
+
+def parse_file(path: str | os.PathLike, lang: str | None = None, *, defines: dict[str, str] | None = None,
+               max_bytes: int = DEFAULT_MAX_BYTES) -> TranslationUnit:
+    """Parse the source file at ``path`` (language from the extension unless ``lang`` is given)."""
+    path = os.fspath(path)
+    text = read_source(path, max_bytes)
+    return parse_source(text, _check_lang(lang, path), path, defines=defines, max_bytes=max_bytes)
