@@ -1,0 +1,252 @@
+"""The compact head: the small network a runtime calls for every task.
+
+A kernel's code embedding is computed once (by the full model's ``encode_code``) when the kernel is
+registered; at run time only this MLP runs, on ``[code embedding ⊕ launch/size features ⊕ device
+descriptor]``. Feature normalisation lives in buffers during training and is folded into the first
+layer for export (:meth:`CompactHead.folded_layers`), so exported graphs take raw log-features.
+
+Outputs (natural logs, same order everywhere: torch, ONNX, C):
+``log_time_ns, log_bw_gbs, log_footprint_bytes, log_flops, log_bytes`` and 3 bound logits
+(``memory, compute, latency``).
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import torch
+from torch import Tensor, nn
+
+from parsers.errors import ModelError
+
+LOG_TARGETS = ("log_time_ns", "log_bw_gbs", "log_footprint_bytes", "log_flops", "log_bytes")
+BOUND_CLASSES = ("memory", "compute", "latency")
+
+# Hidden widths per size; "base" is the default a runtime ships (see docs/RUNTIME.md).
+SIZES: dict[str, tuple[int, ...]] = {
+    "tiny": (16,),
+    "small": (32, 32),
+    "base": (64, 64),
+    "large": (256, 256, 256),
+}
+DEFAULT_SIZE = "base"
+
+
+@dataclass
+class CompactConfig:
+    """Shape of a compact head.
+
+    Args:
+        code_dim: width of the code embedding (the full model's ``encode_code`` output).
+        launch_names: names of the launch/size features, in order (``data/features.py``).
+        device_names: names of the device descriptor features, in order
+            (``data.harness.descriptor.DEVICE_FEATURES``).
+        size: one of :data:`SIZES`; ``hidden`` overrides it when given.
+        hidden: hidden layer widths.
+    """
+
+    code_dim: int
+    launch_names: list[str]
+    device_names: list[str]
+    size: str = DEFAULT_SIZE
+    hidden: list[int] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if not self.hidden:
+            if self.size not in SIZES:
+                raise ModelError(f"compact size {self.size!r} is not one of {', '.join(SIZES)}")
+            self.hidden = list(SIZES[self.size])
+        if self.code_dim < 0 or not self.launch_names or not self.device_names:
+            raise ModelError("a compact head needs code_dim >= 0 and non-empty launch/device feature names")
+
+    @property
+    def in_dim(self) -> int:
+        return self.code_dim + len(self.launch_names) + len(self.device_names)
+
+    @property
+    def out_dim(self) -> int:
+        return len(LOG_TARGETS) + len(BOUND_CLASSES)
+
+
+class CompactHead(nn.Module):
+    """MLP from concatenated raw features to the log targets and bound logits.
+
+    Args:
+        config: a :class:`CompactConfig`.
+
+    Shapes:
+        - input ``x``: ``[B, code_dim + n_launch + n_device]`` raw (unnormalised) features, in the
+          order code embedding, launch features, device features.
+        - output: ``(log_targets [B, 5], bound_logits [B, 3])``.
+    """
+
+    def __init__(self, config: CompactConfig):
+        super().__init__()
+        self.config = config
+        dims = [config.in_dim, *config.hidden, config.out_dim]
+        self.layers = nn.ModuleList(nn.Linear(a, b) for a, b in zip(dims[:-1], dims[1:]))
+        self.register_buffer("feature_mean", torch.zeros(config.in_dim))
+        self.register_buffer("feature_std", torch.ones(config.in_dim))
+        # Target normalisation is folded into the last layer the same way.
+        self.register_buffer("target_mean", torch.zeros(len(LOG_TARGETS)))
+        self.register_buffer("target_std", torch.ones(len(LOG_TARGETS)))
+
+    def set_normalization(self, features: Tensor, targets: Tensor | None = None) -> None:
+        """Fix the feature (and target) statistics from training data; NaN targets are ignored."""
+        self.feature_mean.copy_(features.mean(0))
+        self.feature_std.copy_(features.std(0, unbiased=False).clamp_min(1e-6))
+        if targets is not None:
+            for j in range(targets.shape[1]):
+                col = targets[:, j][~torch.isnan(targets[:, j])]
+                if col.numel() > 1:
+                    self.target_mean[j] = col.mean()
+                    self.target_std[j] = col.std(unbiased=False).clamp_min(1e-6)
+
+    def forward(self, x: Tensor) -> tuple[Tensor, Tensor]:
+        h = (x - self.feature_mean) / self.feature_std
+        for i, layer in enumerate(self.layers):
+            h = layer(h)
+            if i < len(self.layers) - 1:
+                h = torch.relu(h)
+        n = len(LOG_TARGETS)
+        return h[:, :n] * self.target_std + self.target_mean, h[:, n:]
+
+    @torch.no_grad()
+    def folded_layers(self) -> list[tuple[Tensor, Tensor]]:
+        """``(weight [out, in], bias [out])`` per layer with both normalisations folded in.
+
+        ``relu`` between layers, none after the last; the result maps raw features to raw log targets
+        exactly as :meth:`forward` does (up to float rounding).
+        """
+        out = []
+        for i, layer in enumerate(self.layers):
+            w, b = layer.weight.detach().clone(), layer.bias.detach().clone()
+            if i == 0:
+                b = b - w @ (self.feature_mean / self.feature_std)
+                w = w / self.feature_std
+            if i == len(self.layers) - 1:
+                n = len(LOG_TARGETS)
+                w[:n] = w[:n] * self.target_std[:, None]
+                b[:n] = b[:n] * self.target_std + self.target_mean
+            out.append((w.float().contiguous(), b.float().contiguous()))
+        return out
+
+    def num_parameters(self) -> int:
+        return sum(p.numel() for p in self.parameters())
+
+
+def to_checkpoint(head: CompactHead, path: str | Path, code_table: dict[str, Tensor],
+                  devices: dict[str, Tensor], metrics: dict | None = None) -> Path:
+    """Save a head with the code-embedding table (kernel name → ``[code_dim]``) and device vectors.
+
+    ``devices`` maps a device id to its descriptor feature vector (``[n_device]``, raw values).
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    torch.save({
+        "kind": "kgraph-compact",
+        "config": asdict(head.config),
+        "state_dict": head.state_dict(),
+        "code_table": {k: v.detach().float().cpu() for k, v in code_table.items()},
+        "devices": {k: v.detach().float().cpu() for k, v in devices.items()},
+        "metrics": metrics or {},
+    }, path)
+    return path
+
+
+@dataclass
+class CompactBundle:
+    """What a runtime needs: the head, the code embeddings of registered kernels, device vectors."""
+
+    head: CompactHead
+    code_table: dict[str, Tensor]
+    devices: dict[str, Tensor]
+    metrics: dict
+
+
+def from_checkpoint(path: str | Path) -> CompactBundle:
+    """Load a checkpoint written by :func:`to_checkpoint`; raises :class:`ModelError` if it is not one."""
+    path = Path(path)
+    if not path.is_file():
+        raise ModelError(f"{path}: no such checkpoint file")
+    try:
+        blob = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as exc:  # torch raises many types for corrupt files
+        raise ModelError(f"{path}: not a readable torch checkpoint ({exc.__class__.__name__}: {exc})") from None
+    if not isinstance(blob, dict) or blob.get("kind") != "kgraph-compact":
+        raise ModelError(f"{path}: not a kgraph compact-head checkpoint (write one with models.compact.to_checkpoint)")
+    head = CompactHead(CompactConfig(**blob["config"]))
+    head.load_state_dict(blob["state_dict"])
+    head.eval()
+    for name, emb in blob["code_table"].items():
+        if emb.shape != (head.config.code_dim,):
+            raise ModelError(f"{path}: code embedding of {name!r} has shape {tuple(emb.shape)}, "
+                             f"expected ({head.config.code_dim},)")
+    for name, vec in blob["devices"].items():
+        if vec.shape != (len(head.config.device_names),):
+            raise ModelError(f"{path}: device vector of {name!r} has shape {tuple(vec.shape)}, "
+                             f"expected ({len(head.config.device_names)},)")
+    return CompactBundle(head, dict(blob["code_table"]), dict(blob["devices"]), blob.get("metrics", {}))
+
+
+def compact_loss(head: CompactHead, x: Tensor, log_targets: Tensor, bound: Tensor | None) -> Tensor:
+    """Mean squared error on the normalised log targets (NaN = missing, skipped) + bound cross-entropy.
+
+    ``bound`` holds class indices into :data:`BOUND_CLASSES` (``-1`` = unknown) or soft targets
+    ``[B, 3]`` (a teacher's probabilities, for distillation).
+    """
+    pred, logits = head(x)
+    mask = ~torch.isnan(log_targets)
+    err = ((pred - torch.nan_to_num(log_targets)) / head.target_std) * mask
+    loss = (err ** 2).sum() / mask.sum().clamp_min(1)
+    if bound is not None:
+        if bound.dim() == 2:
+            loss = loss + torch.sum(-bound * torch.log_softmax(logits, -1), -1).mean()
+        elif (bound >= 0).any():
+            loss = loss + nn.functional.cross_entropy(logits, bound, ignore_index=-1)
+    return loss
+
+
+def fit_compact(head: CompactHead, x: Tensor, log_targets: Tensor, bound: Tensor | None = None, *,
+                epochs: int = 200, lr: float = 3e-3, batch_size: int = 256, weight_decay: float = 1e-5,
+                seed: int = 0) -> list[float]:
+    """Train ``head`` on rows ``x [N, in_dim]`` → ``log_targets [N, 5]`` (+ ``bound``); returns epoch losses.
+
+    Sets the normalisation from ``x``/``log_targets`` first. Deterministic for a given seed on CPU.
+    """
+    if x.shape[0] != log_targets.shape[0] or x.shape[1] != head.config.in_dim:
+        raise ModelError(f"fit_compact: x is {tuple(x.shape)} and targets {tuple(log_targets.shape)}; "
+                         f"expected [N, {head.config.in_dim}] and [N, {len(LOG_TARGETS)}]")
+    gen = torch.Generator().manual_seed(seed)
+    head.set_normalization(x, log_targets)
+    opt = torch.optim.AdamW(head.parameters(), lr=lr, weight_decay=weight_decay)
+    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=max(1, epochs))
+    head.train()
+    losses = []
+    for _ in range(epochs):
+        perm = torch.randperm(x.shape[0], generator=gen)
+        total = 0.0
+        for start in range(0, x.shape[0], batch_size):
+            idx = perm[start:start + batch_size]
+            loss = compact_loss(head, x[idx], log_targets[idx], None if bound is None else bound[idx])
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            total += loss.item() * idx.numel()
+        sched.step()
+        losses.append(total / x.shape[0])
+    head.eval()
+    return losses
+
+
+@torch.no_grad()
+def distil(head: CompactHead, teacher, x: Tensor, **fit_kwargs) -> list[float]:
+    """Train ``head`` to reproduce ``teacher(x) -> (log_targets [N, 5], bound_logits [N, 3])``.
+
+    ``teacher`` is any callable on the same raw feature rows (the full model wrapped to take its
+    code embedding from the first ``code_dim`` columns); its bound probabilities are the soft targets.
+    """
+    teacher_targets, teacher_logits = teacher(x)
+    with torch.enable_grad():
+        return fit_compact(head, x, teacher_targets.float(), torch.softmax(teacher_logits.float(), -1),
+                           **fit_kwargs)

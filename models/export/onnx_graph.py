@@ -1,0 +1,83 @@
+"""The compact head as an ONNX graph (opset 17, dynamic batch), built from its folded layers.
+
+The graph is written directly with ``onnx.helper`` (Gemm + Relu per layer), so it is exactly the
+folded network the C export runs and does not depend on the torch exporter of the day.
+Input ``features`` ``[batch, in_dim]`` float32 raw features; outputs ``log_targets`` ``[batch, 5]``
+and ``bound_logits`` ``[batch, 3]``.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from models.compact import BOUND_CLASSES, LOG_TARGETS, CompactHead
+from parsers.errors import ModelError
+
+OPSET = 17
+
+
+def to_onnx(head: CompactHead, path: str | Path) -> Path:
+    """Write ``head`` (normalisation folded in) as an ONNX model at ``path``; returns the path."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    layers = head.folded_layers()
+    n_t = len(LOG_TARGETS)
+    inits, nodes = [], []
+    prev = "features"
+    for i, (w, b) in enumerate(layers):
+        last = i == len(layers) - 1
+        parts = [("t", w[:n_t], b[:n_t], "log_targets"), ("c", w[n_t:], b[n_t:], "bound_logits")] if last \
+            else [("", w, b, f"h{i}")]
+        for tag, wp, bp, out in parts:
+            inits += [numpy_helper.from_array(wp.numpy(), f"W{i}{tag}"), numpy_helper.from_array(bp.numpy(), f"B{i}{tag}")]
+            gemm_out = out if last else f"z{i}"
+            nodes.append(helper.make_node("Gemm", [prev, f"W{i}{tag}", f"B{i}{tag}"], [gemm_out], transB=1,
+                                          name=f"gemm{i}{tag}"))
+            if not last:
+                nodes.append(helper.make_node("Relu", [gemm_out], [out], name=f"relu{i}"))
+        prev = f"h{i}"
+    graph = helper.make_graph(
+        nodes, "kgraph_compact",
+        [helper.make_tensor_value_info("features", TensorProto.FLOAT, ["batch", head.config.in_dim])],
+        [helper.make_tensor_value_info("log_targets", TensorProto.FLOAT, ["batch", n_t]),
+         helper.make_tensor_value_info("bound_logits", TensorProto.FLOAT, ["batch", len(BOUND_CLASSES)])],
+        inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="kgraph")
+    model.ir_version = 8  # readable by onnxruntime >= 1.14
+    meta = {"launch_names": ",".join(head.config.launch_names), "device_names": ",".join(head.config.device_names),
+            "code_dim": str(head.config.code_dim), "log_targets": ",".join(LOG_TARGETS),
+            "bound_classes": ",".join(BOUND_CLASSES)}
+    for k, v in meta.items():
+        model.metadata_props.add(key=k, value=v)
+    onnx.checker.check_model(model)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    onnx.save(model, path)
+    return path
+
+
+def onnx_session(path: str | Path, threads: int = 1):
+    """An onnxruntime CPU session on ``threads`` intra-op threads."""
+    import onnxruntime as ort
+
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = threads
+    opts.inter_op_num_threads = 1
+    return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+
+
+def check_onnx(head: CompactHead, path: str | Path, x: torch.Tensor, tol: float = 1e-5) -> float:
+    """Run the ONNX model and ``head`` on ``x``; return the max abs error on the log outputs.
+
+    Raises :class:`ModelError` when it exceeds ``tol``.
+    """
+    with torch.no_grad():
+        ref_t, ref_c = head(x.float())
+    got_t, got_c = onnx_session(path).run(["log_targets", "bound_logits"], {"features": x.float().numpy()})
+    err = max(float(np.abs(got_t - ref_t.numpy()).max()), float(np.abs(got_c - ref_c.numpy()).max()))
+    if not err <= tol:
+        raise ModelError(f"{path}: ONNX output differs from torch by {err:.3g} (> {tol:g})")
+    return err
