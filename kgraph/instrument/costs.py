@@ -41,7 +41,7 @@ def insert_statement_costs(function, unit, edits: SourceEdits) -> tuple[int, lis
         node = item.node
         depth = depth_below(node, body)
         if item.kind == "stmt":
-            _before_statement(node, " ".join(f"{v} += {k}ul;" for v, k in incs) + " ", edits, depth)
+            _before_statement(node, " ".join(f"{v} += {k}ul;" for v, k in incs) + " ", edits, depth, unit)
         elif item.kind in ("if_cond", "loop_cond", "loop_update"):
             inner = _inside_parens(node)
             edits.open(inner.start_byte, "(" + "".join(f"{v} += {k}ul, " for v, k in incs), depth)
@@ -49,7 +49,7 @@ def insert_statement_costs(function, unit, edits: SourceEdits) -> tuple[int, lis
         elif item.kind == "loop_init":
             loop = node.parent
             _before_statement(loop, " ".join(f"{v} += {k}ul;" for v, k in incs) + " ",
-                              edits, depth_below(loop, body))
+                              edits, depth_below(loop, body), unit)
         else:
             raise ValueError(f"unknown statement cost kind {item.kind!r}")
         inserted += 1
@@ -67,13 +67,26 @@ def _increments(counts) -> list[tuple[str, int]]:
     return out
 
 
-def _before_statement(node, text: str, edits: SourceEdits, depth: int) -> None:
+def _before_statement(node, text: str, edits: SourceEdits, depth: int, unit) -> None:
+    start = statement_start(node, unit)
     parent = node.parent
     if parent is not None and parent.type in _BLOCK_PARENTS:
-        edits.open(node.start_byte, text, depth)
+        edits.open(start, text, depth)
     else:
-        edits.open(node.start_byte, "{ " + text, depth)
+        edits.open(start, "{ " + text, depth)
         edits.close(node.end_byte, " }", depth)
+
+
+def statement_start(node, unit) -> int:
+    """Where a statement really starts: before the OpenCL qualifiers the parser blanked in front
+    of it (``__global float *p = ...`` is parsed as ``         float *p = ...``)."""
+    source, original = unit.source, unit.text.encode("utf-8")
+    start = pos = node.start_byte
+    while pos > 0 and source[pos - 1:pos].isspace():
+        pos -= 1
+        if not original[pos:pos + 1].isspace():
+            start = pos
+    return start
 
 
 def _inside_parens(node):

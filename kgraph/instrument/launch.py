@@ -179,7 +179,7 @@ def run_instrumented(kernel: InstrumentedKernel, unit, global_size, local_size, 
     counters_dev = cl.Buffer(ctx, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=counters)
     marks_dev = cl.Buffer(ctx, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=marks)
     try:
-        knl = getattr(program, kernel.kernel_name)
+        knl = cl.Kernel(program, kernel.kernel_name)
         knl.set_args(*cl_args, counters_dev, marks_dev)
         cl.enqueue_nd_range_kernel(queue, knl, tuple(int(g) for g in global_size),
                                    None if local_size is None else tuple(int(x) for x in local_size))

@@ -1,0 +1,164 @@
+"""Instrumented runs on PoCL: exact global bytes, atomics, footprint and extents (hand-checked)."""
+import numpy as np
+import pytest
+
+from kgraph.errors import KGraphError, MeasurementError, UsageError
+from kgraph.instrument import count_launch, default_context, instrument
+from parsers import parse_source
+
+SAXPY = """
+__kernel void saxpy(const int n, const float a, __global const float *x, __global float *y) {
+    int i = get_global_id(0);
+    if (i < n)
+        y[i] = a * x[i] + y[i];
+}
+"""
+
+SGEMM = """
+__kernel void sgemm(const int M, const int N, const int K, __global const float *A,
+                    __global const float *B, __global float *C) {
+    int row = get_global_id(1), col = get_global_id(0);
+    if (row >= M || col >= N) return;
+    float acc = 0.0f;
+    for (int k = 0; k < K; k++)
+        acc += A[row * K + k] * B[k * N + col];
+    C[row * N + col] = acc;
+}
+"""
+
+MIXED = """
+__kernel void mixed(__global const float4 *a, __global float4 *b, __global const float *x,
+                    __global float *y, __global int *h, __global const int *d, int n) {
+    int i = get_global_id(0);
+    if (i >= n) return;
+    b[i] = a[i] * 2.0f;
+    b[i].x += 1.0f;
+    vstore4(vload4(i, x) * 2.0f, i, y);
+    __global float *row = y + 4 * n;
+    row[i] = (i % 2) ? *(x + 4 * n + i) : 0.0f;
+    atomic_inc(&h[d[i] % 8]);
+    atomic_add(h + 8, 1);
+    if (i < 2 && a[i].y > -1.0f) b[n + i] = a[i];
+}
+"""
+
+AFFINE = """
+__kernel void gather(__global const float *in, __global float *out, int n) {
+    int i = get_global_id(0);
+    if (i >= n) return;
+    out[2 * i + 1] = in[3 * i];
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def ctx():
+    try:
+        return default_context()
+    except MeasurementError as exc:  # pragma: no cover - no OpenCL here
+        pytest.skip(str(exc))
+
+
+def test_saxpy_counts_and_result(ctx):
+    n = 64
+    rng = np.random.default_rng(0)
+    x, y = rng.random(n, dtype=np.float32), rng.random(n, dtype=np.float32)
+    expected = 2.5 * x + y
+    w = count_launch(SAXPY, "saxpy", (80,), (16,), dict(n=n, a=2.5, x=x, y=y), ctx)
+    assert w.global_load_bytes == 2 * 4 * n  # the 16 work-items past n load nothing
+    assert w.global_store_bytes == 4 * n
+    assert w.atomics == 0
+    assert w.footprint_bytes == 2 * 4 * n
+    assert w.buffers["x"].max_index == n - 1 and w.buffers["y"].touched == n
+    np.testing.assert_allclose(y, expected, rtol=1e-6)
+
+
+def test_sgemm_32_counts_and_result(ctx):
+    n = 32
+    rng = np.random.default_rng(1)
+    A, B = rng.random((n, n), dtype=np.float32), rng.random((n, n), dtype=np.float32)
+    C = np.zeros((n, n), np.float32)
+    w = count_launch(SGEMM, "sgemm", (n, n), (8, 8), dict(M=n, N=n, K=n, A=A, B=B, C=C), ctx)
+    assert w.global_load_bytes == 2 * 4 * 32**3 == 262144
+    assert w.global_store_bytes == 4 * 32**2 == 4096
+    assert w.footprint_bytes == 3 * 32 * 32 * 4 == 12288
+    np.testing.assert_allclose(C, A @ B, rtol=1e-5)
+
+
+def test_vectors_ternary_alias_deref_atomics(ctx):
+    n = 16
+    rng = np.random.default_rng(2)
+    a = rng.random((n + 2, 4), dtype=np.float32)
+    b = np.zeros((n + 2, 4), np.float32)
+    x = rng.random(5 * n, dtype=np.float32)
+    y = np.zeros(5 * n, np.float32)
+    h = np.zeros(16, np.int32)
+    d = np.arange(n, dtype=np.int32)
+    w = count_launch(MIXED, "mixed", (20,), (4,), dict(a=a, b=b, x=x, y=y, h=h, d=d, n=n), ctx)
+    # loads: a[i] 16x16, b[i].x 4x16, vload4 16x16, odd-i ternary 4x8, d[i] 4x16, a[i].y 4x2, a[i] 16x2
+    assert w.global_load_bytes == 256 + 64 + 256 + 32 + 64 + 8 + 32 == 712
+    # stores: b[i] 16x16, b[i].x 4x16, vstore4 16x16, row[i] 4x16, b[n+i] 16x2
+    assert w.global_store_bytes == 256 + 64 + 256 + 64 + 32 == 672
+    assert w.atomics == 2 * n
+    ext = w.buffers
+    assert (ext["a"].touched, ext["b"].touched, ext["x"].touched, ext["y"].touched) == (16, 18, 72, 80)
+    assert (ext["h"].touched, ext["h"].max_index, ext["d"].touched) == (9, 8, 16)
+    assert w.footprint_bytes == 16 * 16 + 18 * 16 + 72 * 4 + 80 * 4 + 9 * 4 + 16 * 4 == 1252
+    # the instrumented kernel computed what the kernel computes
+    np.testing.assert_allclose(b[:n], a[:n] * 2 + np.array([1, 0, 0, 0], np.float32), rtol=1e-6)
+    np.testing.assert_allclose(b[n:], a[:2], rtol=0)
+    np.testing.assert_allclose(y[:4 * n], 2 * x[:4 * n], rtol=1e-6)
+    np.testing.assert_array_equal(y[4 * n:][1::2], x[4 * n:][1::2])
+    np.testing.assert_array_equal(h, [2] * 8 + [16] + [0] * 7)
+
+
+def test_extents_of_affine_kernel_with_generous_buffers(ctx):
+    n = 10
+    src, dst = np.arange(1000, dtype=np.float32), np.zeros(1000, np.float32)
+    w = count_launch(AFFINE, "gather", (16,), None, dict(**{"in": src, "out": dst}, n=n), ctx)
+    assert w.buffers["in"].max_index == 3 * (n - 1) == 27
+    assert w.buffers["out"].max_index == 2 * (n - 1) + 1 == 19
+    assert w.buffers["in"].extent_bytes == 28 * 4
+    assert (w.buffers["in"].touched, w.buffers["out"].touched) == (n, n)
+    assert w.buffers["in"].capacity == 1000 and w.buffers["in"].out_of_range == 0
+    np.testing.assert_array_equal(dst[1:20:2], src[0:30:3])
+
+
+def test_too_small_buffer_is_reported_out_of_range(ctx):
+    n = 10
+    src, dst = np.arange(20, dtype=np.float32), np.zeros(40, np.float32)
+    w = count_launch(AFFINE, "gather", (n,), None, dict(**{"in": src, "out": dst}, n=n), ctx)
+    # in[27] is past a 20-element buffer: in[21], in[24], in[27] fall outside
+    assert w.buffers["in"].out_of_range == 3 and w.buffers["in"].max_index == 27
+
+
+def test_build_failure_is_a_measurement_error(ctx):
+    bad = "__kernel void k(__global float *x) { x[0] = undefined_thing; }"
+    with pytest.raises(MeasurementError, match="does not build"):
+        count_launch(bad, "k", (1,), None, dict(x=np.zeros(1, np.float32)), ctx)
+
+
+def test_bad_requests_are_clear_errors(ctx):
+    with pytest.raises(KGraphError, match="no kernel named 'nope'"):
+        count_launch(SAXPY, "nope", (1,), None, {}, ctx)
+    with pytest.raises(UsageError, match="argument 'y' of kernel 'saxpy' is missing"):
+        count_launch(SAXPY, "saxpy", (1,), None, dict(n=1, a=1.0, x=np.zeros(1, np.float32)), ctx)
+    cuda = parse_source("__global__ void k(float *x) { x[threadIdx.x] = 0; }", "cuda")
+    with pytest.raises(KGraphError, match="OpenCL"):
+        instrument(cuda, "k")
+
+
+def test_local_and_private_accesses_untouched():
+    src = """
+    __kernel void k(__global float *g, __local float *l) {
+        float p[4];
+        int i = get_local_id(0);
+        l[i] = g[i];
+        p[i % 4] = l[i];
+        g[i] = p[0];
+    }
+    """
+    ik = instrument(parse_source(src, "opencl"), "k", costs=False)
+    assert ik.accesses.subscripts == 2
+    assert "l[i] =" in ik.source and "p[i % 4] = l[i];" in ik.source
+    assert [b.name for b in ik.buffers] == ["g"] and ik.num_params == 2
