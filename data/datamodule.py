@@ -1,0 +1,250 @@
+"""LightningDataModule over one or more measured dataset directories (``data/datasets/<device_id>/``).
+
+Only ``status == "ok"`` launches with a positive median time are used. Features and targets are
+built once in :meth:`KGraphDataModule.setup` (see :mod:`data.features`), graphs and tokens once per
+distinct kernel (:class:`data.graph_dataset.KernelGraphs`, cached). A batch holds each distinct
+kernel of its launches once (``source_index`` maps launches to them).
+
+Splits (``split``), all seeded by ``seed``; fractions are of the split's unit:
+
+- ``random``: launches (rows) shuffled, ``test_fraction`` / ``val_fraction`` of them held out.
+- ``unseen_launch``: the unit is a launch configuration = (kernel_id, sizes, global, local) across
+  devices; configurations are held out per kernel (stratified: each kernel with n configurations
+  gives round(n*test_fraction) to test, round(n*val_fraction) to val, and keeps at least one for
+  train), so test kernels are all seen in training but never with those configurations.
+- ``leave_kernel_out``: kernels (``kernel_id``) held out whole.
+- ``leave_family_out``: families held out whole.
+- ``leave_device_out``: every launch of ``test_devices`` is test; val is ``val_fraction`` of the
+  remaining launches (random rows).
+
+Grouped splits take max(1, round(G * fraction)) of the G groups (while leaving one for training).
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+import lightning as L
+import numpy as np
+import pandas as pd
+import torch
+from torch.utils.data import DataLoader, Dataset
+from torch_geometric.data import Batch
+
+from data.features import feature_names, to_launch_features, to_targets
+from data.graph_dataset import KernelGraphs, load_tokenizer
+from kgraph.errors import InputError, UsageError
+
+SPLITS = ("random", "unseen_launch", "leave_kernel_out", "leave_family_out", "leave_device_out")
+
+
+@dataclass
+class LaunchBatch:
+    """A batch of B launches over U distinct kernels.
+
+    Shapes: graphs: PyG Batch of U graphs (or None); tokens: {"input_ids", "attention_mask"} Long[U, L]
+    (or None); source_index, bound, family, row: Long[B]; features: Float[B, F]; targets: Float[B, T].
+    """
+
+    graphs: Batch | None
+    tokens: dict[str, torch.Tensor] | None
+    source_index: torch.Tensor
+    features: torch.Tensor
+    targets: torch.Tensor
+    bound: torch.Tensor
+    family: torch.Tensor
+    row: torch.Tensor
+
+    def __len__(self) -> int:
+        return int(self.source_index.numel())
+
+
+def read_dataset(directory: str | Path) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
+    """(ok launches, sources, device descriptor) of one dataset directory."""
+    d = Path(directory)
+    shards = sorted(d.glob("launches-*.parquet"))
+    if not (d / "device.json").is_file() or not (d / "sources.parquet").is_file() or not shards:
+        raise InputError(f"{d}: not a measured dataset (needs device.json, sources.parquet and "
+                         "launches-*.parquet; see docs/DATASETS.md)")
+    device = json.loads((d / "device.json").read_text())
+    launches = pd.concat([pd.read_parquet(p) for p in shards], ignore_index=True)
+    launches = launches[(launches["status"] == "ok") & (launches["median_time_ns"] > 0)]
+    return launches.reset_index(drop=True), pd.read_parquet(d / "sources.parquet"), device
+
+
+def to_splits(table: pd.DataFrame, split: str, val_fraction: float, test_fraction: float,
+              seed: int, test_devices: list[str] | None = None) -> dict[str, np.ndarray]:
+    """Row indices of ``train``, ``val`` and ``test`` (sorted) for one of :data:`SPLITS`."""
+    if split not in SPLITS:
+        raise UsageError(f"--data.split: unknown split '{split}' (choose from {', '.join(SPLITS)})")
+    rng = np.random.default_rng(seed)
+    n = len(table)
+    role = np.zeros(n, dtype=np.int8)  # 0 train, 1 val, 2 test
+
+    def hold_out(groups: pd.Series, candidates: np.ndarray) -> None:
+        names = np.array(sorted(groups.iloc[candidates].unique()))
+        rng.shuffle(names)
+        g = len(names)
+        n_test = min(max(1, round(g * test_fraction)) if test_fraction > 0 else 0, max(g - 1, 0))
+        n_val = min(max(1, round(g * val_fraction)) if val_fraction > 0 else 0, max(g - 1 - n_test, 0))
+        values = groups.iloc[candidates].to_numpy()
+        role[candidates[np.isin(values, names[:n_test])]] = 2
+        role[candidates[np.isin(values, names[n_test:n_test + n_val])]] = 1
+
+    if split == "random":
+        order = rng.permutation(n)
+        n_test, n_val = round(n * test_fraction), round(n * val_fraction)
+        role[order[:n_test]], role[order[n_test:n_test + n_val]] = 2, 1
+    elif split == "leave_kernel_out":
+        hold_out(table["kernel_id"], np.arange(n))
+    elif split == "leave_family_out":
+        hold_out(table["family"], np.arange(n))
+    elif split == "unseen_launch":
+        config = (table["kernel_id"].astype(str) + "|" + table["sizes"].astype(str) + "|"
+                  + table[["g0", "g1", "g2", "l0", "l1", "l2"]].astype(str).agg(",".join, axis=1))
+        for kernel in sorted(table["kernel_id"].unique()):
+            hold_out(config, np.flatnonzero(table["kernel_id"].to_numpy() == kernel))
+    else:
+        devices = sorted(table["device_id"].unique())
+        if not test_devices or set(test_devices) - set(devices):
+            raise UsageError(f"--data.test_devices: leave_device_out needs held-out devices among "
+                             f"the loaded ones ({', '.join(devices)}); got {test_devices or 'none'}")
+        test = table["device_id"].isin(test_devices).to_numpy()
+        role[test] = 2
+        rest = rng.permutation(np.flatnonzero(~test))
+        role[rest[:round(len(rest) * val_fraction)]] = 1
+    return {name: np.flatnonzero(role == r) for r, name in enumerate(("train", "val", "test"))}
+
+
+class _Rows(Dataset):
+    def __init__(self, rows: np.ndarray):
+        self.rows = rows
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def __getitem__(self, i: int) -> int:
+        return int(self.rows[i])
+
+
+class KGraphDataModule(L.LightningDataModule):
+    """Measured launches joined with their kernels' graphs and tokens.
+
+    Args:
+        datasets: dataset directories (``data/datasets/<device_id>``); their ok launches are pooled.
+        split: one of ``random``, ``unseen_launch``, ``leave_kernel_out``, ``leave_family_out``,
+            ``leave_device_out`` (see the module docstring for their exact meaning).
+        val_fraction: share of the split unit held out for validation.
+        test_fraction: share of the split unit held out for test (unused by leave_device_out).
+        test_devices: device ids held out by ``leave_device_out``.
+        seed: seed of the split and of the training order.
+        batch_size: launches per batch.
+        num_workers: DataLoader worker processes.
+        cache_dir: where processed graphs/tokens are cached.
+        with_graphs: build kernel graphs (set from ``model.arch.use_graph``).
+        tokenizer: local HF model directory whose tokenizer is used, or None for no tokens (set from
+            ``model.arch.tokens.path`` when ``use_tokens``).
+        max_tokens: tokens kept per source (set from ``model.arch.tokens.max_length``).
+    """
+
+    def __init__(self, datasets: list[str] | None = None, split: str = "random",
+                 val_fraction: float = 0.1, test_fraction: float = 0.1,
+                 test_devices: list[str] | None = None, seed: int = 0, batch_size: int = 64,
+                 num_workers: int = 0, cache_dir: str = "runs/cache", with_graphs: bool = True,
+                 tokenizer: str | None = None, max_tokens: int = 512):
+        super().__init__()
+        if split not in SPLITS:
+            raise UsageError(f"--data.split: unknown split '{split}' (choose from {', '.join(SPLITS)})")
+        for name, value in (("val_fraction", val_fraction), ("test_fraction", test_fraction)):
+            if not 0 <= value < 1:
+                raise UsageError(f"--data.{name}: must be in [0, 1), got {value}")
+        self.datasets = list(datasets or ["data/datasets/ci-tiny"])
+        self.split, self.seed = split, seed
+        self.val_fraction, self.test_fraction = val_fraction, test_fraction
+        self.test_devices = list(test_devices or [])
+        self.batch_size, self.num_workers = batch_size, num_workers
+        self.cache_dir, self.with_graphs = cache_dir, with_graphs
+        self.tokenizer, self.max_tokens = tokenizer, max_tokens
+        self.table: pd.DataFrame | None = None
+
+    @property
+    def feature_names(self) -> list[str]:
+        return feature_names()
+
+    def setup(self, stage: str | None = None) -> None:
+        if self.table is not None:
+            return
+        parts = [read_dataset(d) for d in self.datasets]
+        launches = pd.concat([p[0] for p in parts], ignore_index=True)
+        sources = pd.concat([p[1] for p in parts], ignore_index=True).drop_duplicates("source_id")
+        devices = {p[2]["device_id"]: p[2] for p in parts}
+        if launches.empty:
+            raise InputError(f"no ok launch in {', '.join(self.datasets)}")
+        kernels = launches[["source_id", "kernel_name"]].merge(sources[["source_id", "lang", "source"]],
+                                                               on="source_id")
+        self.graphs = KernelGraphs(self.cache_dir, kernels, self.tokenizer, self.max_tokens)
+        keys = launches["source_id"] + ":" + launches["kernel_name"]
+        keep = keys.isin(self.graphs.index_of).to_numpy()
+        self.table = launches[keep].reset_index(drop=True)
+        self.item = np.array([self.graphs.index_of[k] for k in keys[keep]], dtype=np.int64)
+        self.features = torch.from_numpy(to_launch_features(self.table, sources, devices))
+        targets, bound = to_targets(self.table)
+        self.targets, self.bound = torch.from_numpy(targets), torch.from_numpy(bound)
+        self.families = sorted(self.table["family"].unique())
+        self.family = torch.tensor(pd.Categorical(self.table["family"], self.families).codes, dtype=torch.long)
+        self.pad_id = int(load_tokenizer(self.tokenizer).pad_token_id or 0) if self.tokenizer else 0
+        self.splits = to_splits(self.table, self.split, self.val_fraction, self.test_fraction,
+                                self.seed, self.test_devices)
+
+    def _statistics(self, values: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        v = values[torch.from_numpy(self.splits["train"])].double()
+        known = ~torch.isnan(v)
+        count = known.sum(0).clamp(min=1)
+        mean = torch.where(known, v, 0).sum(0) / count
+        var = torch.where(known, (v - mean) ** 2, 0).sum(0) / count
+        return mean.float(), var.sqrt().float()
+
+    def feature_statistics(self) -> tuple[torch.Tensor, torch.Tensor]:
+        """Per-column mean and std of the launch features over the training split."""
+        return self._statistics(self.features)
+
+    def target_statistics(self) -> tuple[torch.Tensor, torch.Tensor]:
+        """Per-target mean and std (NaN-aware) of the log targets over the training split."""
+        return self._statistics(self.targets)
+
+    def collate(self, rows: list[int]) -> LaunchBatch:
+        """Gather launches; each distinct kernel's graph and tokens appear once."""
+        idx = torch.tensor(rows, dtype=torch.long)
+        unique, inverse = np.unique(self.item[rows], return_inverse=True)
+        items = [self.graphs.items[u] for u in unique]
+        graphs = Batch.from_data_list(items, exclude_keys=["tokens", "key"]) if self.with_graphs else None
+        tokens = None
+        if self.tokenizer:
+            length = max(int(d.tokens.numel()) for d in items)
+            ids = torch.full((len(items), length), self.pad_id, dtype=torch.long)
+            mask = torch.zeros((len(items), length), dtype=torch.long)
+            for i, d in enumerate(items):
+                ids[i, :d.tokens.numel()], mask[i, :d.tokens.numel()] = d.tokens, 1
+            tokens = {"input_ids": ids, "attention_mask": mask}
+        return LaunchBatch(graphs, tokens, torch.from_numpy(inverse.reshape(-1)).long(), self.features[idx],
+                           self.targets[idx], self.bound[idx], self.family[idx], idx)
+
+    def _loader(self, name: str, shuffle: bool) -> DataLoader:
+        rows = self.splits[name]
+        return DataLoader(_Rows(rows), batch_size=self.batch_size, shuffle=shuffle,
+                          collate_fn=self.collate, num_workers=self.num_workers,
+                          generator=torch.Generator().manual_seed(self.seed) if shuffle else None)
+
+    def train_dataloader(self) -> DataLoader:
+        return self._loader("train", shuffle=True)
+
+    def val_dataloader(self) -> DataLoader:
+        return self._loader("val", shuffle=False)
+
+    def test_dataloader(self) -> DataLoader:
+        return self._loader("test", shuffle=False)
+
+    def predict_dataloader(self) -> DataLoader:
+        return self._loader("test", shuffle=False)

@@ -1,0 +1,196 @@
+"""Per-launch feature vectors and training targets, built vectorised from a launches table.
+
+Feature columns (their name prefix is the group an ablation can drop, see models.launch_encoder):
+
+- ``hw_<name>``: the device descriptor vector of ``data.harness.descriptor.to_feature_vector``, in
+  ``DEVICE_FEATURES`` order (roofline peaks, compute units, clocks, memories; log-scaled there).
+- ``launch_dims``; ``launch_log2_g0..2``, ``launch_log2_l0..2`` (global and local sizes, unused = 1);
+  ``launch_log2_items`` (g0*g1*g2), ``launch_log2_group_size`` (l0*l1*l2), ``launch_log2_groups``
+  (number of work-groups), ``launch_log2_groups_per_cu`` (work-groups per compute unit, may be < 0);
+  ``launch_arg0..3``: the first four scalar arguments (``args`` JSON order), sign(x)*log1p(|x|), 0 if absent.
+- ``static_known`` (1 when the static analysis of the kernel evaluated, else 0 and all static_ = 0);
+  for each count of ``kgraph.analysis`` (``STATIC_COUNTS``): ``static_<count>`` = log1p(per-work-item
+  count) and ``static_<count>_total`` = log1p(count * work items), evaluated at each launch's sizes;
+  ``static_log_intensity`` = log1p(total flops / total global bytes).
+
+The symbolic counts of a source are turned into one numpy function (``sympy.lambdify``) once per
+source and evaluated over all its launches at once; sympy never runs per row.
+
+Targets (``REGRESSION_TARGETS``, natural log): ``time`` = ln(median_time_ns); ``bandwidth`` =
+ln(1 + achieved_bw_gbs*1000) (MB/s); ``footprint`` = ln(1 + footprint_bytes); ``flops`` =
+ln(1 + flops_fp32 + flops_fp64); ``bytes`` = ln(1 + global_load_bytes + global_store_bytes).
+Unknown values (-1 or NaN) are NaN. ``bound`` is the index in ``BOUND_CLASSES`` or -1.
+"""
+from __future__ import annotations
+
+import json
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+
+REGRESSION_TARGETS = ("time", "bandwidth", "footprint", "flops", "bytes")
+BOUND_CLASSES = ("memory", "compute", "latency")
+STATIC_COUNTS = (
+    "flops_fp32", "flops_fp64", "int_ops", "transcendental", "global_load_bytes",
+    "global_store_bytes", "local_load_bytes", "local_store_bytes", "barriers", "atomics", "branches",
+)
+NUM_SCALAR_ARGS = 4
+LAUNCH_FEATURES = (
+    "launch_dims", "launch_log2_g0", "launch_log2_g1", "launch_log2_g2", "launch_log2_l0",
+    "launch_log2_l1", "launch_log2_l2", "launch_log2_items", "launch_log2_group_size",
+    "launch_log2_groups", "launch_log2_groups_per_cu",
+    *(f"launch_arg{i}" for i in range(NUM_SCALAR_ARGS)),
+)
+STATIC_FEATURES = (
+    "static_known",
+    *(f"static_{c}" for c in STATIC_COUNTS),
+    *(f"static_{c}_total" for c in STATIC_COUNTS),
+    "static_log_intensity",
+)
+
+
+def hardware_feature_names() -> list[str]:
+    from data.harness.descriptor import DEVICE_FEATURES
+
+    return [f"hw_{name}" for name in DEVICE_FEATURES]
+
+
+def feature_names() -> list[str]:
+    """All feature columns, in order."""
+    return [*hardware_feature_names(), *LAUNCH_FEATURES, *STATIC_FEATURES]
+
+
+# ---------------------------------------------------------------------------------------- targets
+def to_targets(launches: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """(Float[N, len(REGRESSION_TARGETS)] log targets with NaN = unknown, Long[N] bound index or -1)."""
+
+    def col(name: str) -> np.ndarray:
+        if name not in launches:
+            return np.full(len(launches), np.nan)
+        v = pd.to_numeric(launches[name], errors="coerce").to_numpy(dtype=np.float64)
+        return np.where(v < 0, np.nan, v)
+
+    time = col("median_time_ns")
+    y = np.stack([
+        np.log(np.where(time > 0, time, np.nan)),
+        np.log1p(col("achieved_bw_gbs") * 1000.0),
+        np.log1p(col("footprint_bytes")),
+        np.log1p(col("flops_fp32") + np.nan_to_num(col("flops_fp64"))),
+        np.log1p(col("global_load_bytes") + col("global_store_bytes")),
+    ], axis=1)
+    index = {name: i for i, name in enumerate(BOUND_CLASSES)}
+    bound = launches["bound"] if "bound" in launches else pd.Series([None] * len(launches))
+    bound_ids = np.array([index.get(b, -1) for b in bound], dtype=np.int64)
+    return y.astype(np.float32), bound_ids
+
+
+def to_natural(target: str, log_values: np.ndarray) -> np.ndarray:
+    """Invert one target's log transform (``time`` -> ns, ``bandwidth`` -> GB/s, others -> counts)."""
+    if target == "time":
+        return np.exp(log_values)
+    if target == "bandwidth":
+        return np.expm1(log_values) / 1000.0
+    return np.expm1(log_values)
+
+
+# ---------------------------------------------------------------------------------- static counts
+def compile_static_counts(source: str, lang: str, kernel_name: str) -> Callable[[dict], np.ndarray] | None:
+    """Lambdify the kernel's symbolic per-work-item counts once.
+
+    Returns ``fn(env) -> Float[len(STATIC_COUNTS), N]`` where ``env`` maps symbol names (scalar
+    parameters, ``gsz0..2``, ``lsz0..2``, ``ngrp0..2``) to Float[N] arrays, or None when the kernel
+    does not parse or has no analysis.
+    """
+    import sympy
+
+    import kgraph
+    from kgraph.errors import KGraphError
+
+    try:
+        graphs = kgraph.from_source(source, lang, filename=f"<{kernel_name}>")
+    except KGraphError:
+        return None
+    graph = next((g for g in graphs if g.name == kernel_name), None)
+    if graph is None or graph.analysis is None:
+        return None
+    exprs = [sympy.sympify(graph.analysis.counts.get(c, 0)) for c in STATIC_COUNTS]
+    symbols = sorted(set().union(*(e.free_symbols for e in exprs)), key=lambda s: s.name)
+    fn = sympy.lambdify(symbols, exprs, modules="numpy")
+    names = [s.name for s in symbols]
+
+    def evaluate(env: dict[str, np.ndarray]) -> np.ndarray:
+        n = len(next(iter(env.values())))
+        values = [env.get(name, np.full(n, np.nan)) for name in names]
+        with np.errstate(all="ignore"):
+            out = fn(*values)
+        return np.stack([np.broadcast_to(np.asarray(v, dtype=np.float64), (n,)) for v in out])
+
+    return evaluate
+
+
+def _launch_env(rows: pd.DataFrame) -> dict[str, np.ndarray]:
+    env: dict[str, np.ndarray] = {}
+    for d in range(3):
+        g = rows[f"g{d}"].to_numpy(np.float64)
+        lsz = rows[f"l{d}"].to_numpy(np.float64)
+        env[f"gsz{d}"], env[f"lsz{d}"], env[f"ngrp{d}"] = g, lsz, np.ceil(g / np.maximum(lsz, 1))
+    args = [json.loads(a) if isinstance(a, str) and a else {} for a in rows["args"]]
+    for name in sorted({k for a in args for k in a}):
+        env[name] = np.array([float(a.get(name, np.nan)) for a in args])
+    return env
+
+
+# ------------------------------------------------------------------------------------- features
+def to_launch_features(launches: pd.DataFrame, sources: pd.DataFrame,
+                       devices: dict[str, dict]) -> np.ndarray:
+    """Feature matrix Float32[N, len(feature_names())] for ``launches`` (rows of launches-*.parquet).
+
+    Args:
+        launches: launch rows (``device_id, source_id, kernel_name, g0..2, l0..2, dims, args``).
+        sources: rows of sources.parquet (``source_id, lang, source``) covering every launch.
+        devices: device_id -> device.json descriptor.
+    """
+    from data.harness.descriptor import to_feature_vector
+
+    n = len(launches)
+    hw_names = hardware_feature_names()
+    hw = np.zeros((n, len(hw_names)))
+    cus = np.ones(n)
+    for device_id, idx in launches.groupby("device_id").indices.items():
+        hw[idx] = np.asarray(to_feature_vector(devices[device_id]), dtype=np.float64)
+        cus[idx] = max(1, int(devices[device_id].get("compute_units", 1)))
+
+    g = launches[["g0", "g1", "g2"]].to_numpy(np.float64)
+    lsz = launches[["l0", "l1", "l2"]].to_numpy(np.float64)
+    items, group_size = g.prod(1), lsz.prod(1)
+    groups = np.ceil(g / np.maximum(lsz, 1)).prod(1)
+    args = np.zeros((n, NUM_SCALAR_ARGS))
+    for i, a in enumerate(launches["args"]):
+        values = list(json.loads(a).values()) if isinstance(a, str) and a else []
+        for j, v in enumerate(values[:NUM_SCALAR_ARGS]):
+            args[i, j] = np.sign(float(v)) * np.log1p(abs(float(v)))
+    launch = np.column_stack([
+        launches["dims"].to_numpy(np.float64), np.log2(g), np.log2(lsz), np.log2(items),
+        np.log2(group_size), np.log2(groups), np.log2(groups / cus), args,
+    ])
+
+    static = np.zeros((n, len(STATIC_FEATURES)))
+    by_source = sources.set_index("source_id")
+    for (source_id, kernel_name), idx in launches.groupby(["source_id", "kernel_name"]).indices.items():
+        src = by_source.loc[source_id]
+        evaluate = compile_static_counts(src["source"], src["lang"], kernel_name)
+        if evaluate is None:
+            continue
+        per_item = evaluate(_launch_env(launches.iloc[idx]))  # [C, n_idx]
+        if not np.isfinite(per_item).all():
+            continue
+        per_item = np.maximum(per_item, 0.0)
+        total = per_item * items[idx]
+        flops = total[STATIC_COUNTS.index("flops_fp32")] + total[STATIC_COUNTS.index("flops_fp64")]
+        nbytes = total[STATIC_COUNTS.index("global_load_bytes")] + total[STATIC_COUNTS.index("global_store_bytes")]
+        static[idx] = np.column_stack([
+            np.ones(len(idx)), np.log1p(per_item.T), np.log1p(total.T),
+            np.log1p(flops / np.maximum(nbytes, 1.0)),
+        ])
+    return np.concatenate([hw, launch, static], axis=1).astype(np.float32)

@@ -1,0 +1,129 @@
+"""Kernel graphs and source tokens, built once per distinct (source, kernel) and cached on disk.
+
+PyG ``InMemoryDataset`` style: :meth:`KernelGraphs.process` parses every kernel with
+``kgraph.from_source`` -> ``kgraph.to_pyg`` and tokenises its source with the token encoder's
+tokenizer (when one is configured), then saves one collated file. ``__getitem__`` only slices.
+The cache file name hashes the kernels' identities, the graph vocabulary version and the tokenizer
+settings, so a stale cache is never reused.
+"""
+from __future__ import annotations
+
+import hashlib
+import logging
+from pathlib import Path
+
+import pandas as pd
+import torch
+from torch_geometric.data import Data, InMemoryDataset
+
+log = logging.getLogger(__name__)
+
+
+def schema_vocab_sizes() -> tuple[list[int], int, int]:
+    """(embedding size of each ``x`` column, number of edge flows, number of edge positions)."""
+    from kgraph import schema, vocab
+
+    node_sizes = [
+        len(schema.NodeType),
+        len(vocab.load_vocabulary()),  # known tokens + unknown buckets
+        len(schema.DTYPES),
+        len(schema.ADDRESS_SPACES),
+        schema.MAX_LOOP_DEPTH + 1,
+    ]
+    return node_sizes, len(schema.Flow), schema.MAX_EDGE_POSITION + 1
+
+
+def load_tokenizer(path: str):
+    """The Hugging Face tokenizer in a local model directory (never downloads)."""
+    from transformers import AutoTokenizer
+
+    from models.token_encoder import resolve_model_dir
+
+    return AutoTokenizer.from_pretrained(str(resolve_model_dir(path)), local_files_only=True)
+
+
+class KernelGraphs(InMemoryDataset):
+    """One ``Data`` per kernel: graph tensors (``x, edge_index, edge_type, edge_pos``), ``tokens``
+    Long[L] (when a tokenizer is set) and the string ``key`` = ``"<source_id>:<kernel_name>"``.
+
+    Args:
+        root: cache directory (``processed/`` goes under it).
+        kernels: rows with ``source_id, kernel_name, lang, source`` (duplicates are dropped).
+        tokenizer_path: local HF model directory whose tokenizer tokenises sources, or None.
+        max_length: tokens kept per source.
+
+    Kernels that fail to parse are left out and listed in ``failed`` (key -> message).
+    """
+
+    def __init__(self, root: str | Path, kernels: pd.DataFrame, tokenizer_path: str | None = None,
+                 max_length: int = 512):
+        self.kernels = (kernels[["source_id", "kernel_name", "lang", "source"]]
+                        .drop_duplicates(["source_id", "kernel_name"])
+                        .sort_values(["source_id", "kernel_name"]).reset_index(drop=True))
+        self.tokenizer_path, self.max_length = tokenizer_path, max_length
+        self.failed: dict[str, str] = {}
+        super().__init__(str(root))
+        self.load(self.processed_paths[0])
+        self.failed = torch.load(self.processed_paths[1], weights_only=True)
+        self.items = [self.get(i) for i in range(len(self))]  # sliced once, kept in memory
+        self.index_of = {d.key: i for i, d in enumerate(self.items)}
+
+    @property
+    def cache_key(self) -> str:
+        from kgraph.schema import VOCAB_VERSION
+
+        h = hashlib.sha1(VOCAB_VERSION.encode())
+        h.update(f"|{self.tokenizer_path}|{self.max_length}|".encode())
+        if self.tokenizer_path:
+            from models.token_encoder import resolve_model_dir
+
+            for name in sorted(p.name for p in resolve_model_dir(self.tokenizer_path).glob("*token*")):
+                h.update(name.encode())
+        for sid, name in zip(self.kernels.source_id, self.kernels.kernel_name):
+            h.update(f"{sid}:{name};".encode())
+        return h.hexdigest()[:16]
+
+    @property
+    def raw_file_names(self) -> list[str]:
+        return []
+
+    @property
+    def processed_file_names(self) -> list[str]:
+        return [f"kernels-{self.cache_key}.pt", f"failed-{self.cache_key}.pt"]
+
+    def download(self) -> None:  # sources come from the dataframe, nothing to download
+        return None
+
+    def process(self) -> None:
+        import kgraph
+        from kgraph.errors import InputError, KGraphError
+
+        tokenizer = load_tokenizer(self.tokenizer_path) if self.tokenizer_path else None
+        items: list[Data] = []
+        failed: dict[str, str] = {}
+        for row in self.kernels.itertuples(index=False):
+            key = f"{row.source_id}:{row.kernel_name}"
+            try:
+                graphs = kgraph.from_source(row.source, row.lang, filename=f"{row.kernel_name}.{row.lang}")
+            except KGraphError as exc:
+                failed[key] = str(exc).splitlines()[0]
+                continue
+            graph = next((g for g in graphs if g.name == row.kernel_name), None)
+            if graph is None:
+                failed[key] = f"no kernel named {row.kernel_name}"
+                continue
+            data = kgraph.to_pyg(graph)
+            data = Data(x=data.x, edge_index=data.edge_index, edge_type=data.edge_type,
+                        edge_pos=data.edge_pos, num_nodes=data.num_nodes, key=key)
+            if tokenizer is not None:
+                ids = tokenizer(row.source, truncation=True, max_length=self.max_length)["input_ids"]
+                data.tokens = torch.tensor(ids, dtype=torch.long)
+            items.append(data)
+        if failed:
+            log.warning("%d kernel(s) failed to parse and are left out: %s", len(failed),
+                        "; ".join(f"{k}: {v}" for k, v in list(failed.items())[:5]))
+        if not items:
+            raise InputError(f"none of the {len(self.kernels)} kernel(s) could be turned into a graph; first: "
+                             + "; ".join(f"{k}: {v}" for k, v in list(failed.items())[:3]))
+        self.save(items, self.processed_paths[0])
+        torch.save(failed, self.processed_paths[1])

@@ -1,0 +1,136 @@
+"""The full kgraph model: code encoders (graph, tokens) + launch/hardware encoder -> fusion -> heads.
+
+Ablations are switches of :class:`ModelConfig` (presets in ``conf/model/*.yaml``):
+
+======================  ==========  ==========  ============  =================
+variant                 use_graph   use_tokens  use_hardware  use_static_counts
+======================  ==========  ==========  ============  =================
+hybrid (default)        yes         yes         yes           yes
+graph_only              yes         no          yes           yes
+tokens_only             no          yes         yes           yes
+static_only             no          no          yes           yes
+no_hardware             yes         yes         no            yes
+======================  ==========  ==========  ============  =================
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import torch
+from torch import Tensor, nn
+from torch_geometric.utils import to_dense_batch
+
+from kgraph.errors import ModelError
+from models.fusion import Fusion, FusionConfig
+from models.graph_encoder import GraphEncoder, GraphEncoderConfig
+from models.heads import HeadConfig, MultiTaskHead, Prediction
+from models.launch_encoder import LaunchEncoder, LaunchEncoderConfig
+from models.token_encoder import TokenEncoder, TokenEncoderConfig
+
+
+@dataclass
+class ModelConfig:
+    """Architecture of :class:`KGraphModel`.
+
+    Args:
+        graph: graph encoder settings.
+        tokens: token encoder settings.
+        launch: launch/hardware MLP settings.
+        fusion: fusion settings.
+        head: multi-task head and loss settings.
+        use_graph: encode the kernel graph (GNN).
+        use_tokens: encode the source tokens (language model).
+        use_hardware: feed the device descriptor (``hw_`` features) to the launch encoder.
+        use_static_counts: feed the static-analysis counts (``static_`` features).
+    """
+
+    graph: GraphEncoderConfig = field(default_factory=GraphEncoderConfig)
+    tokens: TokenEncoderConfig = field(default_factory=TokenEncoderConfig)
+    launch: LaunchEncoderConfig = field(default_factory=LaunchEncoderConfig)
+    fusion: FusionConfig = field(default_factory=FusionConfig)
+    head: HeadConfig = field(default_factory=HeadConfig)
+    use_graph: bool = True
+    use_tokens: bool = True
+    use_hardware: bool = True
+    use_static_counts: bool = True
+
+    def feature_groups(self) -> tuple[str, ...]:
+        """Prefixes of the launch feature groups this variant uses."""
+        return ("launch_",) + (("hw_",) if self.use_hardware else ()) + (
+            ("static_",) if self.use_static_counts else ())
+
+
+class KGraphModel(nn.Module):
+    """Predict a launch's log time, bandwidth, footprint, FLOPs, bytes and bound class.
+
+    Args:
+        config: :class:`ModelConfig`.
+        feature_names: column names of the launch feature vector (``data.features.feature_names()``).
+
+    Shapes:
+        - graphs: a PyG ``Batch`` of U distinct kernel graphs (or None without ``use_graph``)
+        - tokens: ``{"input_ids", "attention_mask"}`` Long[U, L] (or None without ``use_tokens``)
+        - source_index: Long[B], the distinct source (0..U-1) of each launch
+        - features: Float[B, F]
+        - returns :class:`~models.heads.Prediction` (each Float[B], bound_logits Float[B, 3])
+    """
+
+    def __init__(self, config: ModelConfig, feature_names: list[str]):
+        super().__init__()
+        self.config = config
+        self.graph_encoder = GraphEncoder(config.graph) if config.use_graph else None
+        self.token_encoder = TokenEncoder(config.tokens) if config.use_tokens else None
+        self.launch_encoder = LaunchEncoder(config.launch, feature_names, config.feature_groups())
+        code_dims = [e.out_dim for e in (self.graph_encoder, self.token_encoder) if e is not None]
+        if config.fusion.kind == "cross_attention" and not code_dims:
+            raise ModelError("fusion.kind=cross_attention needs use_graph or use_tokens")
+        self.fusion = Fusion(config.fusion, self.launch_encoder.out_dim, code_dims)
+        self.head = MultiTaskHead(config.head, self.fusion.out_dim)
+
+    @property
+    def code_dim(self) -> int:
+        """Width D of :meth:`encode_code`'s output."""
+        return sum(e.out_dim for e in (self.graph_encoder, self.token_encoder) if e is not None)
+
+    def _encode(self, graphs, tokens) -> tuple[list[Tensor], list[tuple[Tensor, Tensor]]]:
+        vectors: list[Tensor] = []
+        sets: list[tuple[Tensor, Tensor]] = []
+        if self.graph_encoder is not None:
+            if graphs is None:
+                raise ModelError("the model encodes graphs (use_graph) but the batch has none")
+            nodes, pooled = self.graph_encoder(graphs.x, graphs.edge_index, graphs.edge_type,
+                                               graphs.edge_pos, graphs.batch, graphs.num_graphs)
+            vectors.append(pooled)  # [U, Hg]
+            sets.append(to_dense_batch(nodes, graphs.batch, batch_size=graphs.num_graphs))  # [U, Nmax, Hg]
+        if self.token_encoder is not None:
+            if tokens is None:
+                raise ModelError("the model encodes tokens (use_tokens) but the batch has none")
+            states, pooled = self.token_encoder(tokens["input_ids"], tokens["attention_mask"])
+            vectors.append(pooled)  # [U, Ht]
+            sets.append((states, tokens["attention_mask"].bool()))  # [U, L, Ht]
+        return vectors, sets
+
+    def encode_code(self, graph_batch, tokens: dict[str, Tensor] | None) -> Tensor:
+        """Code embedding Float[U, D] of U distinct kernels (graph and/or token vectors concatenated).
+
+        Public and stable: the compact runtime head (``models/compact.py``) consumes it.
+        """
+        vectors, _ = self._encode(graph_batch, tokens)
+        if not vectors:
+            raise ModelError("encode_code: this model variant has no code encoder (static_only)")
+        return torch.cat(vectors, dim=-1)
+
+    def forward(self, graphs, tokens: dict[str, Tensor] | None, source_index: Tensor,
+                features: Tensor) -> Prediction:
+        # 1. code: one vector per distinct source, then gathered per launch
+        vectors, sets = self._encode(graphs, tokens)
+        code = [v.index_select(0, source_index) for v in vectors]  # each [B, D_i]
+        # 2. launch + hardware
+        launch = self.launch_encoder(features)  # [B, H_l]
+        # 3. fusion
+        code_sets = None
+        if self.config.fusion.kind == "cross_attention":
+            code_sets = [(s.index_select(0, source_index), m.index_select(0, source_index)) for s, m in sets]
+        fused = self.fusion(launch, code, code_sets)  # [B, H_f]
+        # 4. heads
+        return self.head(fused)

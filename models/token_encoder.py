@@ -1,0 +1,101 @@
+"""Token encoder: a Hugging Face encoder loaded from a local directory, pooled to one vector per source.
+
+Nothing is ever downloaded (``local_files_only=True``). The default directory ``models/lm`` holds the
+project's own small RoBERTa encoder and BPE tokenizer, written by ``kgraph pretrain-lm --out models/lm``.
+Tokenisation happens once per source in :mod:`data.graph_dataset`, never here.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+import torch
+from torch import Tensor, nn
+
+from kgraph.errors import ModelError
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass
+class TokenEncoderConfig:
+    """Token encoder settings.
+
+    Args:
+        path: local directory of a Hugging Face model + tokenizer (relative paths are tried from the
+            working directory, then from the repository root).
+        freeze: keep the encoder's weights fixed (only pooling output is used) or fine-tune them.
+        pooling: ``mean`` over non-padding tokens or the first (``cls``) token state.
+        max_length: tokens kept per source (longer sources are truncated).
+    """
+
+    path: str = "models/lm"
+    freeze: bool = True
+    pooling: Literal["mean", "cls"] = "mean"
+    max_length: int = 512
+
+
+def resolve_model_dir(path: str) -> Path:
+    """Find a local model directory; raise :class:`ModelError` naming the path when there is none."""
+    candidates = [Path(path)] if Path(path).is_absolute() else [Path.cwd() / path, REPO_ROOT / path]
+    for cand in candidates:
+        if (cand / "config.json").is_file():
+            return cand
+    raise ModelError(
+        f"token encoder: no Hugging Face model at '{path}' (looked for config.json in "
+        f"{', '.join(str(c) for c in candidates)}); train one with `kgraph pretrain-lm --out {path}` "
+        "or set model.tokens.path to a local model directory"
+    )
+
+
+class TokenEncoder(nn.Module):
+    """Pooled states of a local Hugging Face encoder.
+
+    Args:
+        config: :class:`TokenEncoderConfig`.
+
+    Shapes:
+        - input_ids, attention_mask: Long[S, L] (one row per distinct source)
+        - returns (token_states Float[S, L, D], pooled Float[S, D]) with D = ``out_dim``
+    """
+
+    def __init__(self, config: TokenEncoderConfig):
+        super().__init__()
+        from transformers import AutoModel
+        from transformers.utils import logging as hf_logging
+
+        self.config = config
+        directory = resolve_model_dir(config.path)
+        verbosity = hf_logging.get_verbosity()
+        hf_logging.disable_progress_bar()
+        hf_logging.set_verbosity_error()  # an MLM checkpoint loads into AutoModel with an unused LM head
+        try:
+            self.encoder = AutoModel.from_pretrained(str(directory), local_files_only=True)
+        except (OSError, ValueError) as exc:
+            raise ModelError(f"token encoder: cannot load the model in {directory}: {exc}") from exc
+        finally:
+            hf_logging.set_verbosity(verbosity)
+        if config.freeze:
+            self.encoder.requires_grad_(False)
+            self.encoder.eval()
+
+    @property
+    def out_dim(self) -> int:
+        return int(self.encoder.config.hidden_size)
+
+    def train(self, mode: bool = True) -> "TokenEncoder":
+        super().train(mode)
+        if self.config.freeze:
+            self.encoder.eval()  # a frozen encoder never uses dropout
+        return self
+
+    def forward(self, input_ids: Tensor, attention_mask: Tensor) -> tuple[Tensor, Tensor]:
+        with torch.set_grad_enabled(torch.is_grad_enabled() and not self.config.freeze):
+            states = self.encoder(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
+        # states: [S, L, D]
+        if self.config.pooling == "cls":
+            return states, states[:, 0]
+        mask = attention_mask.unsqueeze(-1).to(states.dtype)  # [S, L, 1]
+        pooled = (states * mask).sum(1) / mask.sum(1).clamp(min=1.0)  # [S, D]
+        return states, pooled
