@@ -136,10 +136,12 @@ class CompactHead(nn.Module):
 
 
 def to_checkpoint(head: CompactHead, path: str | Path, code_table: dict[str, Tensor],
-                  devices: dict[str, Tensor], metrics: dict | None = None) -> Path:
+                  devices: dict[str, Tensor], metrics: dict | None = None,
+                  sources: dict[str, tuple[str, str]] | None = None) -> Path:
     """Save a head with the code-embedding table (kernel name → ``[code_dim]``) and device vectors.
 
-    ``devices`` maps a device id to its descriptor feature vector (``[n_device]``, raw values).
+    ``devices`` maps a device id to its descriptor feature vector (``[n_device]``, raw values);
+    ``sources`` maps kernel names to ``(source, lang)`` (for the C ``kgraph_features`` helper).
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -150,6 +152,7 @@ def to_checkpoint(head: CompactHead, path: str | Path, code_table: dict[str, Ten
         "code_table": {k: v.detach().float().cpu() for k, v in code_table.items()},
         "devices": {k: v.detach().float().cpu() for k, v in devices.items()},
         "metrics": metrics or {},
+        "sources": {k: [v[0], v[1]] for k, v in (sources or {}).items()},
     }, path)
     return path
 
@@ -162,6 +165,7 @@ class CompactBundle:
     code_table: dict[str, Tensor]
     devices: dict[str, Tensor]
     metrics: dict
+    sources: dict[str, tuple[str, str]] = field(default_factory=dict)
 
 
 def from_checkpoint(path: str | Path) -> CompactBundle:
@@ -186,7 +190,8 @@ def from_checkpoint(path: str | Path) -> CompactBundle:
         if vec.shape != (len(head.config.device_names),):
             raise ModelError(f"{path}: device vector of {name!r} has shape {tuple(vec.shape)}, "
                              f"expected ({len(head.config.device_names)},)")
-    return CompactBundle(head, dict(blob["code_table"]), dict(blob["devices"]), blob.get("metrics", {}))
+    sources = {k: (v[0], v[1]) for k, v in blob.get("sources", {}).items()}
+    return CompactBundle(head, dict(blob["code_table"]), dict(blob["devices"]), blob.get("metrics", {}), sources)
 
 
 def compact_loss(head: CompactHead, x: Tensor, log_targets: Tensor, bound: Tensor | None) -> Tensor:

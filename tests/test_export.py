@@ -119,3 +119,19 @@ def test_fit_compact_learns_a_linear_law():
     with torch.no_grad():
         pred, _ = head(x)
     assert float((pred[:, 0] - y[:, 0]).abs().mean()) < 0.3
+
+
+def test_cli_export_onnx_and_c(tmp_path, capsys):
+    from kgraph.cli.main import main
+    head = make_head("tiny")
+    ckpt = to_checkpoint(head, tmp_path / "c.pt", {"k": torch.ones(8)}, {"dev": torch.zeros(3)})
+    assert main(["export", "--ckpt", str(ckpt), "--format", "onnx", "--out", str(tmp_path / "o")]) == 0
+    assert (tmp_path / "o" / "kgraph_model.onnx").is_file()
+    assert main(["export", "--ckpt", str(ckpt), "--format", "c", "--out", str(tmp_path / "c")]) == 0
+    assert "KGRAPH_N_KERNELS 1" in (tmp_path / "c" / "kgraph_model.h").read_text()
+    assert main(["export", "--ckpt", str(tmp_path / "nope.pt"), "--format", "c", "--out", str(tmp_path)]) == 1
+    assert "no such checkpoint file" in capsys.readouterr().err
+    (tmp_path / "k.txt").write_text("x")
+    assert main(["export", "--ckpt", str(ckpt), "--format", "c", "--out", str(tmp_path / "c"),
+                 "--kernels", str(tmp_path / "k.txt")]) == 2
+    assert "--kernels" in capsys.readouterr().err

@@ -1,0 +1,77 @@
+"""``kgraph export``: write the compact head as ONNX or as dependency-free C99.
+
+    kgraph export --ckpt compact.pt --format onnx --out DIR
+    kgraph export --ckpt compact.pt --format c --out DIR [--kernels a.cl b.cl ...]
+
+``--kernels`` registers kernel sources for the C ``kgraph_features`` helper (their static counts are
+compiled to C); a kernel must also be in the checkpoint's code-embedding table to be predicted.
+The ONNX export is checked against torch with onnxruntime (max abs error <= 1e-5) before returning.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from kgraph.errors import InputError, UsageError
+
+FORMATS = ("onnx", "c")
+LANG_BY_SUFFIX = {".cl": "opencl", ".cu": "cuda", ".cuh": "cuda", ".c": "c", ".h": "c"}
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("--ckpt", required=True, help="compact-head checkpoint (models.compact.to_checkpoint)")
+    parser.add_argument("--format", required=True, choices=FORMATS, help="onnx or c")
+    parser.add_argument("--out", required=True, help="output directory")
+    parser.add_argument("--kernels", nargs="+", default=[], metavar="FILE",
+                        help="kernel sources (.cl/.cu/.c) whose kernels the C feature helper knows")
+
+
+def read_kernel_sources(paths: list[str]) -> dict[str, tuple[str, str]]:
+    """kernel name -> (source, lang) for every kernel in ``paths``."""
+    from parsers import parse_source
+
+    out: dict[str, tuple[str, str]] = {}
+    for p in map(Path, paths):
+        lang = LANG_BY_SUFFIX.get(p.suffix)
+        if lang is None:
+            raise UsageError(f"--kernels: {p}: unknown source suffix {p.suffix!r} (use .cl, .cu or .c)")
+        if not p.is_file():
+            raise InputError(f"--kernels: {p}: no such file")
+        text = p.read_text(encoding="utf-8", errors="strict")
+        unit = parse_source(text, lang, filename=str(p))
+        unit.raise_on_errors()
+        for fn in unit.kernels:
+            out[fn.name] = (text, lang)
+    return out
+
+
+def run(args) -> int:
+    from models.compact import from_checkpoint
+
+    bundle = from_checkpoint(args.ckpt)
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"--out: {out} exists and is not a directory")
+    if args.format == "onnx":
+        import torch
+
+        from models.export import check_onnx, to_onnx
+
+        path = to_onnx(bundle.head, out / "kgraph_model.onnx")
+        g = torch.Generator().manual_seed(0)
+        probe = bundle.head.feature_mean + bundle.head.feature_std * torch.randn(
+            64, bundle.head.config.in_dim, generator=g)
+        err = check_onnx(bundle.head, path, probe)
+        print(f"wrote {path} (max abs error against torch {err:.2e})")
+        return 0
+    from models.export import to_c
+    from models.export.features_c import to_features_c
+
+    sources = dict(bundle.sources)
+    sources.update(read_kernel_sources(args.kernels))
+    features_c = ""
+    if set(bundle.head.config.launch_names) >= {"launch_dims", "static_known"}:
+        features_c = to_features_c(sorted(bundle.code_table), sources, bundle.head.config.device_names)
+    h, c = to_c(bundle.head, out, bundle.code_table, bundle.devices, features_c)
+    print(f"wrote {h} and {c} ({len(bundle.code_table)} kernels, {len(bundle.devices)} devices); "
+          f"build: gcc -O2 -std=c99 -c {c}")
+    return 0

@@ -1,0 +1,150 @@
+"""C code for ``kgraph_features``: the launch + static feature vector, built as ``data/features.py`` does.
+
+The compact head's launch part is ``LAUNCH_FEATURES + STATIC_FEATURES`` of :mod:`data.features`.
+Launch features are plain arithmetic on the NDRange and scalar arguments; static features come from
+the kernel's symbolic per-work-item counts (``kgraph.analysis``), which are printed here as C with
+``sympy.ccode`` once per registered kernel, so C evaluates exactly the expressions Python lambdifies.
+
+C API (added to ``kgraph_model.h``)::
+
+    int kgraph_features(int kernel, int dims, const double global[3], const double local[3],
+                        const double *args, int n_args, int device, double *out);
+
+``args`` are the kernel's scalar arguments in parameter order (the ``args`` JSON order of the
+datasets); ``out`` receives ``KGRAPH_N_LAUNCH`` values, ready for ``kgraph_predict_index``.
+"""
+from __future__ import annotations
+
+import sympy
+
+from data.features import LAUNCH_FEATURES, NUM_SCALAR_ARGS, STATIC_COUNTS, STATIC_FEATURES
+from parsers.errors import ModelError
+
+FEATURE_ORDER = (*LAUNCH_FEATURES, *STATIC_FEATURES)
+_WORK_SYMBOLS = tuple(f"{p}{d}" for p in ("gsz", "lsz", "ngrp") for d in range(3))
+
+
+def static_count_exprs(source: str, lang: str, kernel_name: str) -> tuple[list, list[str]] | None:
+    """(sympy expressions in ``STATIC_COUNTS`` order, scalar parameter names in order), or None.
+
+    None when the kernel does not parse or has no analysis (its static features are then 0 with
+    ``static_known`` = 0, as in :func:`data.features.compile_static_counts`).
+    """
+    import kgraph
+    from kgraph.errors import KGraphError
+
+    try:
+        graphs = kgraph.from_source(source, lang, filename=f"<{kernel_name}>")
+    except KGraphError:
+        return None
+    graph = next((g for g in graphs if g.name == kernel_name), None)
+    if graph is None or graph.analysis is None:
+        return None
+    exprs = [sympy.sympify(graph.analysis.counts.get(c, 0)) for c in STATIC_COUNTS]
+    scalars = [p.name for p in graph.function.params if not p.is_pointer]
+    return exprs, scalars
+
+
+def _static_function(index: int, exprs: list, scalars: list[str]) -> str:
+    head = f"static int kgraph_static_{index}(const double *kg_w, const double *kg_args, int kg_n, double *kg_c) {{"
+    known = set(_WORK_SYMBOLS) | set(scalars)
+    for e in exprs:
+        unknown = sorted(s.name for s in e.free_symbols if s.name not in known)
+        if unknown:  # a symbol Python would also lack: its count is NaN there, so no static features
+            return (f"{head}\n  (void)kg_w; (void)kg_args; (void)kg_n; (void)kg_c;\n"
+                    f"  return 0; /* free symbols {unknown} */\n}}\n")
+    lines = [head]
+    # C names v_<symbol>: no clash with C keywords, math functions or the locals above
+    for d, name in enumerate(_WORK_SYMBOLS):
+        lines.append(f"  const double v_{name} = kg_w[{d}];")
+    for i, name in enumerate(scalars):
+        lines.append(f"  const double v_{name} = kg_n > {i} ? kg_args[{i}] : NAN;")
+    for i, e in enumerate(exprs):
+        renamed = e.xreplace({s: sympy.Symbol(f"v_{s.name}") for s in e.free_symbols})
+        lines.append(f"  kg_c[{i}] = {sympy.ccode(renamed, standard='c99')};")
+    used = " ".join(f"(void)v_{n};" for n in (*_WORK_SYMBOLS, *scalars))
+    lines.append(f"  {used}")
+    lines.append("  return 1;")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def to_features_c(kernel_names: list[str], sources: dict[str, tuple[str, str]], device_names: list[str]) -> str:
+    """C for ``kgraph_features`` over ``kernel_names`` (the sorted names of the C export).
+
+    ``sources`` maps a kernel name to ``(source text, lang)``; kernels without one get no static
+    features (``static_known`` = 0).
+    """
+    n_static = len(STATIC_COUNTS)
+    funcs, table = [], []
+    for i, name in enumerate(kernel_names):
+        parsed = static_count_exprs(*sources[name], name) if name in sources else None
+        if parsed is None:
+            table.append("0")
+            continue
+        funcs.append(_static_function(i, *parsed))
+        table.append(f"kgraph_static_{i}")
+    if len(FEATURE_ORDER) != 15 + 1 + 2 * n_static + 1:
+        raise ModelError("data/features.py changed its feature layout; update models/export/features_c.py")
+    decls = """/* Launch + static features of registered kernel `kernel` (see kgraph_launch_feature_names).
+   args: the kernel's scalar arguments in parameter order. Returns KGRAPH_OK or an error code. */
+int kgraph_features(int kernel, int dims, const double global[3], const double local[3],
+                    const double *args, int n_args, int device, double *out);
+"""
+    i_flops32, i_flops64 = STATIC_COUNTS.index("flops_fp32"), STATIC_COUNTS.index("flops_fp64")
+    i_load, i_store = STATIC_COUNTS.index("global_load_bytes"), STATIC_COUNTS.index("global_store_bytes")
+    if "hw_log2_compute_units" not in device_names:
+        raise ModelError("the device features lack hw_log2_compute_units, needed by kgraph_features")
+    defs = f"""#define KGRAPH_HW_LOG2_CU {device_names.index("hw_log2_compute_units")}
+typedef int (*kgraph_static_fn)(const double *, const double *, int, double *);
+{chr(10).join(funcs)}
+static const kgraph_static_fn kgraph_static_table[KGRAPH_N_KERNELS] = {{{", ".join(table)}}};
+/* compute units per device, for launch_log2_groups_per_cu */
+static double kgraph_device_cus(int device) {{
+  return exp2(kgraph_device_table[device][KGRAPH_HW_LOG2_CU]);
+}}
+
+int kgraph_features(int kernel, int dims, const double global[3], const double local[3],
+                    const double *args, int n_args, int device, double *out) {{
+  double w[9], c[{n_static}], items = 1.0, group = 1.0, groups = 1.0, cus;
+  int d, i;
+  if (kernel < 0 || kernel >= KGRAPH_N_KERNELS) return KGRAPH_E_KERNEL;
+  if (device < 0 || device >= KGRAPH_N_DEVICES) return KGRAPH_E_DEVICE;
+  cus = kgraph_device_cus(device);
+  if (cus < 1.0) cus = 1.0;
+  out[0] = (double)dims;
+  for (d = 0; d < 3; ++d) {{
+    double ng = ceil(global[d] / (local[d] > 1.0 ? local[d] : 1.0));
+    out[1 + d] = log2(global[d]);
+    out[4 + d] = log2(local[d]);
+    items *= global[d];
+    group *= local[d];
+    groups *= ng;
+    w[d] = global[d]; w[3 + d] = local[d]; w[6 + d] = ng;
+  }}
+  out[7] = log2(items);
+  out[8] = log2(group);
+  out[9] = log2(groups);
+  out[10] = log2(groups / cus);
+  for (i = 0; i < {NUM_SCALAR_ARGS}; ++i) {{
+    double v = i < n_args ? args[i] : 0.0;
+    out[11 + i] = v > 0 ? log1p(v) : (v < 0 ? -log1p(-v) : 0.0);
+  }}
+  for (i = 0; i < {1 + 2 * n_static + 1}; ++i) out[{15} + i] = 0.0;
+  if (kgraph_static_table[kernel] && kgraph_static_table[kernel](w, args, n_args, c)) {{
+    double flops, nbytes;
+    for (i = 0; i < {n_static}; ++i) if (!isfinite(c[i])) return KGRAPH_OK; /* as Python: unknown */
+    out[15] = 1.0;
+    for (i = 0; i < {n_static}; ++i) {{
+      double per_item = c[i] > 0.0 ? c[i] : 0.0;
+      out[16 + i] = log1p(per_item);
+      out[16 + {n_static} + i] = log1p(per_item * items);
+    }}
+    flops = (c[{i_flops32}] > 0 ? c[{i_flops32}] : 0) * items + (c[{i_flops64}] > 0 ? c[{i_flops64}] : 0) * items;
+    nbytes = (c[{i_load}] > 0 ? c[{i_load}] : 0) * items + (c[{i_store}] > 0 ? c[{i_store}] : 0) * items;
+    out[16 + 2 * {n_static}] = log1p(flops / (nbytes > 1.0 ? nbytes : 1.0));
+  }}
+  return KGRAPH_OK;
+}}
+"""
+    return decls + "\n/* definitions */\n" + defs
