@@ -65,6 +65,7 @@ def test_saxpy_counts_and_result(ctx):
     x, y = rng.random(n, dtype=np.float32), rng.random(n, dtype=np.float32)
     expected = 2.5 * x + y
     w = count_launch(SAXPY, "saxpy", (80,), (16,), dict(n=n, a=2.5, x=x, y=y), ctx)
+    assert w.flops_fp32 == 2 * n  # a * x[i] + y[i]
     assert w.global_load_bytes == 2 * 4 * n  # the 16 work-items past n load nothing
     assert w.global_store_bytes == 4 * n
     assert w.atomics == 0
@@ -79,6 +80,9 @@ def test_sgemm_32_counts_and_result(ctx):
     A, B = rng.random((n, n), dtype=np.float32), rng.random((n, n), dtype=np.float32)
     C = np.zeros((n, n), np.float32)
     w = count_launch(SGEMM, "sgemm", (n, n), (8, 8), dict(M=n, N=n, K=n, A=A, B=B, C=C), ctx)
+    assert w.flops_fp32 == 2 * 32**3 and w.flops_fp64 == 0 and w.transcendental == 0
+    # index arithmetic per work-item: 2 ops x 2 loads x 32 iterations + k++ x 32 + C's index 2
+    assert w.int_ops == 32 * 32 * (128 + 32 + 2)
     assert w.global_load_bytes == 2 * 4 * 32**3 == 262144
     assert w.global_store_bytes == 4 * 32**2 == 4096
     assert w.footprint_bytes == 3 * 32 * 32 * 4 == 12288
@@ -95,10 +99,11 @@ def test_vectors_ternary_alias_deref_atomics(ctx):
     h = np.zeros(16, np.int32)
     d = np.arange(n, dtype=np.int32)
     w = count_launch(MIXED, "mixed", (20,), (4,), dict(a=a, b=b, x=x, y=y, h=h, d=d, n=n), ctx)
-    # loads: a[i] 16x16, b[i].x 4x16, vload4 16x16, odd-i ternary 4x8, d[i] 4x16, a[i].y 4x2, a[i] 16x2
-    assert w.global_load_bytes == 256 + 64 + 256 + 32 + 64 + 8 + 32 == 712
-    # stores: b[i] 16x16, b[i].x 4x16, vstore4 16x16, row[i] 4x16, b[n+i] 16x2
-    assert w.global_store_bytes == 256 + 64 + 256 + 64 + 32 == 672
+    # a component access moves its whole element (the static analysis' rule)
+    # loads: a[i] 16x16, b[i].x 16x16, vload4 16x16, odd-i ternary 4x8, d[i] 4x16, a[i].y 16x2, a[i] 16x2
+    assert w.global_load_bytes == 256 + 256 + 256 + 32 + 64 + 32 + 32 == 928
+    # stores: b[i] 16x16, b[i].x 16x16, vstore4 16x16, row[i] 4x16, b[n+i] 16x2
+    assert w.global_store_bytes == 256 + 256 + 256 + 64 + 32 == 864
     assert w.atomics == 2 * n
     ext = w.buffers
     assert (ext["a"].touched, ext["b"].touched, ext["x"].touched, ext["y"].touched) == (16, 18, 72, 80)

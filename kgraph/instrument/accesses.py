@@ -21,15 +21,8 @@ from kgraph.instrument.buffers import BufferTable, PointerRoot
 from kgraph.instrument.edits import SourceEdits
 from kgraph.instrument.prelude import MARKS_ARG, PRIVATE_NAME
 
-ATOMIC_FUNCTIONS = frozenset(
-    f"{prefix}_{op}"
-    for prefix in ("atomic", "atom")
-    for op in ("add", "sub", "xchg", "inc", "dec", "cmpxchg", "min", "max", "and", "or", "xor")
-)
-VECTOR_WIDTHS = (2, 3, 4, 8, 16)
-_LOADS = {f"vload{n}": n for n in VECTOR_WIDTHS}
-_STORES = {f"vstore{n}": n for n in VECTOR_WIDTHS}
-_SIDE_EFFECTS = ("assignment_expression", "update_expression", "call_expression")
+VECTOR_WIDTHS = ("", "2", "3", "4", "8", "16")
+ROUNDING_SUFFIXES = ("", "_rte", "_rtz", "_rtp", "_rtn")
 _PURE_CALL_PREFIXES = ("get_", "mad", "mul24", "mad24", "min", "max", "clamp", "abs")
 
 
@@ -44,16 +37,36 @@ class AccessSummary:
     warnings: list[str] | None = None
 
 
-def rewrite_accesses(body: Node, table: BufferTable, edits: SourceEdits, filename: str) -> AccessSummary:
-    """Add the counting/marking rewrites of every global access under ``body`` to ``edits``."""
-    rw = _Rewriter(table, edits, filename)
+def vector_memory_call(name: str) -> tuple[bool, int, bool] | None:
+    """``(is_load, width, half)`` for ``vloadN``/``vstoreN``/``vload_halfN``/``vstorea_halfN_rte``...,
+    None for any other name (name classification, not source matching)."""
+    for prefix, is_load in (("vload", True), ("vstore", False)):
+        for aligned in ("", "a"):
+            for half in ("", "_half"):
+                for width in VECTOR_WIDTHS:
+                    for rounding in ROUNDING_SUFFIXES if (half and not is_load) else ("",):
+                        if name == f"{prefix}{aligned}{half}{width}{rounding}":
+                            if not half and (aligned or not width):
+                                continue
+                            return is_load, int(width or 1), bool(half)
+    return None
+
+
+def rewrite_accesses(body: Node, table: BufferTable, edits: SourceEdits, filename: str,
+                     dialect) -> AccessSummary:
+    """Add the counting/marking rewrites of every global access under ``body`` to ``edits``.
+
+    ``dialect`` (the unit's :class:`parsers.Dialect`) says which calls are atomic built-ins.
+    """
+    rw = _Rewriter(table, edits, filename, dialect)
     rw.walk(body, 0)
     rw.summary.warnings = rw.warnings
     return rw.summary
 
 
 class _Rewriter:
-    def __init__(self, table: BufferTable, edits: SourceEdits, filename: str):
+    def __init__(self, table: BufferTable, edits: SourceEdits, filename: str, dialect):
+        self.dialect = dialect
         self.t = table
         self.edits = edits
         self.filename = filename
@@ -84,13 +97,12 @@ class _Rewriter:
         if self._has_side_effects(base):
             self._warn(node, "buffer expression with side effects: access not counted")
             return
-        outer, fields = self._with_fields(node)
+        outer, _ = self._with_fields(node)
         nld, nst = self._direction(outer)
         if nld is None:
             return
-        b = root.buffer
         x = self.t.text(base)
-        size = f"sizeof(({x})[0]{fields})"
+        size = f"sizeof(({x})[0])"
         nld_t = size if nld else "0ul"
         nst_t = size if nst else "0ul"
         self.edits.open(index.start_byte, self._call_head(root, x, nld_t, nst_t) + "(long)(", depth)
@@ -102,7 +114,7 @@ class _Rewriter:
         root = self.t.root(operand)
         if root is None:
             return
-        outer, fields = self._with_fields(node)
+        outer, _ = self._with_fields(node)
         nld, nst = self._direction(outer)
         if nld is None:
             return
@@ -110,7 +122,7 @@ class _Rewriter:
             self._warn(node, "dereference of a cast or side-effecting pointer: access not counted")
             return
         r = self.t.text(root.ident)
-        size = f"sizeof((*({r})){fields})"
+        size = f"sizeof(*({r}))"
         nld_t = size if nld else "0ul"
         nst_t = size if nst else "0ul"
         star = node.child_by_field_name("operator")
@@ -127,16 +139,21 @@ class _Rewriter:
             return
         name = self.t.text(fn)
         argv = [a for a in args.named_children if a.type != "comment"]
-        if name in _LOADS and len(argv) == 2:
-            self._vector(node, argv[0], argv[1], _LOADS[name], True, depth)
-        elif name in _STORES and len(argv) == 3:
-            self._vector(node, argv[1], argv[2], _STORES[name], False, depth)
-        elif name in ATOMIC_FUNCTIONS and argv:
+        vector = vector_memory_call(name)
+        if vector is not None and len(argv) == (2 if vector[0] else 3):
+            is_load, width, half = vector
+            self._vector(node, argv[-2], argv[-1], width, half, is_load, depth)
+        elif self._is_atomic(name) and argv:
             self._atomic(node, argv[0], depth)
-        elif any(self.t.root(a) is not None for a in argv) and not name.startswith(("vload", "vstore")):
+        elif any(self.t.root(a) is not None for a in argv):
             self._warn(node, f"buffer passed to '{name}': accesses inside it are not counted")
 
-    def _vector(self, node: Node, offset: Node, ptr: Node, width: int, load: bool, depth: int) -> None:
+    def _is_atomic(self, name: str) -> bool:
+        builtin = self.dialect.builtin(name) if self.dialect is not None else None
+        return builtin is not None and builtin.category == "atomic"
+
+    def _vector(self, node: Node, offset: Node, ptr: Node, width: int, half: bool, load: bool,
+                depth: int) -> None:
         root = self.t.root(ptr)
         if root is None:
             return
@@ -144,7 +161,8 @@ class _Rewriter:
             self._warn(node, "vector load/store through a side-effecting pointer: not counted")
             return
         p = self.t.text(ptr)
-        size = f"({width}ul * sizeof(*({p})))"
+        elem = "2ul" if half else f"sizeof(*({p}))"
+        size = f"({width}ul * {elem})"
         head = self._call_head(root, p, size if load else "0ul", "0ul" if load else size)
         self.edits.open(offset.start_byte, head + "(long)(", depth)
         self.edits.close(offset.end_byte, f"), {size}, {size})", depth)
@@ -179,7 +197,8 @@ class _Rewriter:
         )
 
     def _with_fields(self, node: Node) -> tuple[Node, str]:
-        """Extend an access by its vector components (``X[i].xy``): the node and the suffix text."""
+        """Extend an access by its vector components (``X[i].xy``): the node and the suffix text.
+        The access still moves the whole element (the static analysis counts it so too)."""
         outer = node
         while (
             outer.parent is not None
@@ -217,7 +236,7 @@ class _Rewriter:
         args = [a for a in parent.named_children if a.type != "comment"]
         call = parent.parent
         fn = call.child_by_field_name("function") if call is not None else None
-        return bool(args) and args[0] == node and fn is not None and self.t.text(fn) in ATOMIC_FUNCTIONS
+        return bool(args) and args[0] == node and fn is not None and self._is_atomic(self.t.text(fn))
 
     def _has_side_effects(self, node: Node) -> bool:
         stack = [node]

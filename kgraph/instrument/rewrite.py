@@ -100,7 +100,7 @@ def instrument(unit, kernel_name: str, *, costs: bool = True) -> InstrumentedKer
     for name in sorted(table.conflicts):
         warnings.append(f"{unit.filename}:{function.line}:{function.col}: pointer '{name}' is re-pointed "
                         "to another buffer: its accesses are not counted")
-    summary = rewrite_accesses(body, table, edits, unit.filename)
+    summary = rewrite_accesses(body, table, edits, unit.filename, unit.dialect)
     warnings.extend(summary.warnings or [])
     n_costs = 0
     if costs:
