@@ -33,6 +33,23 @@ def _shown(text: str) -> str:
     return text if len(text) <= 20 else text[:20] + "..."
 
 
+def _missing_semicolon_hint(original: bytes, byte: int) -> str:
+    """`` (missing ';' on line N?)`` when the unexpected token starts a line and the previous line
+    does not end a statement: the usual cause of an ERROR there."""
+    before = original[:byte]
+    line_start = before.rfind(b"\n") + 1
+    if before[line_start:].strip():
+        return ""
+    prev = before[:line_start].rstrip()
+    if not prev or prev[-1:] in b";{},:\\" or prev.endswith(b"*/"):
+        return ""
+    last_line = prev[prev.rfind(b"\n") + 1:].lstrip()
+    if last_line.startswith((b"#", b"//", b"if", b"for", b"while", b"else", b"do", b"switch")):
+        return ""
+    line = prev.count(b"\n") + 1
+    return f" (missing ';' at the end of line {line}?)"
+
+
 def syntax_diagnostics(tree: ts.Tree, original: bytes, filename: str, dialect: Dialect) -> list[Diagnostic]:
     """One error Diagnostic per outermost ERROR node and per MISSING node, in source order."""
     root = tree.root_node
@@ -41,17 +58,21 @@ def syntax_diagnostics(tree: ts.Tree, original: bytes, filename: str, dialect: D
     caps = dialect.captures("errors", root)
     found: list[tuple[int, str]] = []
     errors = sorted(caps.get("error", []), key=lambda n: (n.start_byte, -n.end_byte))
-    covered_until = -1
+    outer: list[tuple[ts.Node, list[ts.Node]]] = []
     for node in errors:
-        if node.start_byte < covered_until:
-            continue
-        covered_until = max(covered_until, node.end_byte)
-        leaf = _first_leaf(node)
-        text = original[leaf.start_byte:max(leaf.end_byte, leaf.start_byte)].decode("utf-8", "replace")
+        if outer and node.start_byte < outer[-1][0].end_byte:
+            outer[-1][1].append(node)  # nested inside the previous outermost ERROR
+        else:
+            outer.append((node, []))
+    for node, nested in outer:
+        # a nested ERROR is the token the parser could not place at all (``@`` in ``x = @``): report it
+        target = min(nested, key=lambda n: (n.start_byte, n.end_byte)) if nested else node
+        leaf = _first_leaf(target)
+        text = original[leaf.start_byte:leaf.end_byte].decode("utf-8", "replace")
         if not text.strip():
-            text = original[node.start_byte:node.end_byte].decode("utf-8", "replace").strip()
+            text = original[target.start_byte:target.end_byte].decode("utf-8", "replace").strip()
         message = f"unexpected '{_shown(text)}'" if text else "unexpected end of input"
-        found.append((leaf.start_byte, message))
+        found.append((leaf.start_byte, message + _missing_semicolon_hint(original, leaf.start_byte)))
     for node in caps.get("missing", []):
         what = node.type if not node.is_named else node.type.replace("_", " ")
         found.append((node.start_byte, f"missing '{what}'" if not node.is_named else f"missing {what}"))
