@@ -111,7 +111,7 @@ def pretrain(texts: list[str], out: str | Path, config: LMConfig) -> dict[str, f
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step(), sched.step(), opt.zero_grad()
-        losses.append(float(loss))
+        losses.append(loss.item())
         if step % 100 == 0:
             log.info("step %d mlm loss %.4f", step, losses[-1])
     out = Path(out)
