@@ -167,3 +167,32 @@ def test_local_and_private_accesses_untouched():
     assert ik.accesses.subscripts == 2
     assert "l[i] =" in ik.source and "p[i % 4] = l[i];" in ik.source
     assert [b.name for b in ik.buffers] == ["g"] and ik.num_params == 2
+
+
+def test_infer_extents_grows_buffers_until_nothing_falls_outside(ctx):
+    from kgraph.instrument.extents import infer_extents
+
+    src = """
+    __kernel void spread(__global const float *in, __global float4 *out, int n) {
+        int i = get_global_id(0);
+        if (i >= n) return;
+        out[2 * i + 1] = (float4)(in[300 * i]);
+    }
+    """
+    extents, w = infer_extents(src, "spread", (16,), None, dict(n=10), ctx, capacity=64)
+    assert extents == {"in": 300 * 9 + 1, "out": 2 * 9 + 2}
+    assert w.global_load_bytes == 4 * 10 and w.global_store_bytes == 16 * 10
+    assert w.footprint_bytes == 4 * 10 + 16 * 10
+
+
+def test_helper_call_with_a_buffer_is_flagged_not_exact():
+    src = """
+    float get(__global const float *p, int i) { return p[i]; }
+    __kernel void k(__global const float *x, __global float *y) {
+        int i = get_global_id(0);
+        y[i] = get(x, i);
+    }
+    """
+    ik = instrument(parse_source(src, "opencl", filename="h.cl"), "k")
+    assert not ik.exact
+    assert any(w.startswith("h.cl:5:16:") and "'get'" in w for w in ik.warnings)

@@ -33,8 +33,13 @@ def insert_statement_costs(function, unit, edits: SourceEdits) -> tuple[int, lis
     except ImportError as exc:
         return 0, [f"{unit.filename}: static statement costs unavailable ({exc}): FLOPs not counted"]
     body = function.body
-    inserted = 0
+    inserted, warnings = 0, []
     for item in statement_costs(function, unit):
+        for call in item.calls:
+            row, col = call.node.start_point
+            name = getattr(call.callee, "name", "?")
+            warnings.append(f"{unit.filename}:{row + 1}:{col + 1}: the work inside helper '{name}' "
+                            "is not counted (only the kernel body is instrumented)")
         incs = _increments(item.counts)
         if not incs:
             continue
@@ -53,7 +58,7 @@ def insert_statement_costs(function, unit, edits: SourceEdits) -> tuple[int, lis
         else:
             raise ValueError(f"unknown statement cost kind {item.kind!r}")
         inserted += 1
-    return inserted, []
+    return inserted, warnings
 
 
 def _increments(counts) -> list[tuple[str, int]]:
