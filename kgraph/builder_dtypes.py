@@ -1,0 +1,84 @@
+"""Expression dtypes for the ``dtype`` column: a bottom-up pass with C's usual arithmetic conversions.
+
+Identifiers, literals and types get their dtype while the graph is built; this pass fills in the
+expressions above them: arithmetic takes the wider operand (a vector operand wins), comparisons and
+logical operators give ``int``, an assignment has its left side's type, a subscript or ``*`` the
+element type, ``.x``/``.s0`` of a vector its scalar, a cast its target type, a call of a known math
+builtin its first argument's type, a work-item builtin ``size_t``.
+"""
+from __future__ import annotations
+
+from kgraph.schema import VECTOR_BASES, dtype_name
+
+_RANK = {name: r for r, name in enumerate(("bool", "char", "uchar", "short", "ushort", "int", "uint", "long",
+                                           "ulong", "size_t", "half", "float", "double"))}
+_COMPARISONS = frozenset({"==", "!=", "<", ">", "<=", ">=", "&&", "||", "!"})
+_WORK_ITEM = frozenset({"get_global_id", "get_local_id", "get_group_id", "get_global_size", "get_local_size",
+                        "get_num_groups", "get_global_offset"})
+_VECTOR_FIELDS_SCALAR = frozenset({"x", "y", "z", "w", *(f"s{c}" for c in "0123456789abcdefABCDEF")})
+
+
+def _scalar_of(dtype: str) -> str:
+    stripped = dtype.rstrip("0123456789")
+    return stripped if stripped in VECTOR_BASES and stripped != dtype else dtype
+
+
+def _wider(a: str, b: str) -> str:
+    if a in ("none", "other"):
+        return b
+    if b in ("none", "other"):
+        return a
+    if _scalar_of(a) != a:
+        return a
+    if _scalar_of(b) != b:
+        return b
+    return a if _RANK.get(a, -1) >= _RANK.get(b, -1) else b
+
+
+def infer_dtypes(b, lo: int, hi: int) -> None:
+    """Set ``dtype`` on expression nodes of [lo, hi) whose dtype is still ``none`` (children first)."""
+    nodes, kind = b.nodes, b.kind
+    for i in range(hi - 1, lo - 1, -1):
+        node = nodes[i]
+        if node.dtype != "none":
+            continue
+        k = kind[i]
+        kids = b.children[i]
+        if k == "binary_expression":
+            if b.op[i] in _COMPARISONS:
+                node.dtype = "int"
+            elif len(kids) == 2:
+                node.dtype = _wider(nodes[kids[0]].dtype, nodes[kids[1]].dtype)
+        elif k in ("assignment_expression", "update_expression", "unary_expression", "comma_expression"):
+            if k == "unary_expression" and b.op[i] == "!":
+                node.dtype = "int"
+            elif kids:
+                node.dtype = nodes[kids[0] if k != "comma_expression" else kids[-1]].dtype
+        elif k == "conditional_expression" and len(kids) == 3:
+            node.dtype = _wider(nodes[kids[1]].dtype, nodes[kids[2]].dtype)
+        elif k == "subscript_expression" and kids:
+            node.dtype = nodes[kids[0]].dtype
+        elif k == "pointer_expression" and kids and b.op[i] == "*":
+            node.dtype = nodes[kids[0]].dtype
+        elif k == "field_expression" and len(kids) == 2:
+            base = nodes[kids[0]].dtype
+            if b.text[kids[1]] in _VECTOR_FIELDS_SCALAR and _scalar_of(base) != base:
+                node.dtype = _scalar_of(base)
+            elif base in ("none", "other") and b.text[kids[0]] in ("threadIdx", "blockIdx", "blockDim", "gridDim"):
+                node.dtype = "uint"
+        elif k == "cast_expression":
+            t = b.child(i, "type")
+            if t is not None:
+                node.dtype = dtype_name(b.source[nodes[t].span[0]:nodes[t].span[1]].decode("utf-8", "replace"))
+        elif k == "call_expression":
+            fn = b.child(i, "function")
+            args = b.child(i, "arguments")
+            name = b.text[fn] if fn is not None else None
+            if name in _WORK_ITEM:
+                node.dtype = "size_t"
+            elif name and name.startswith(("convert_", "as_")):
+                node.dtype = dtype_name(name.split("_", 1)[1].replace("_sat", "").split("_rt")[0])
+            elif name in b.functions:
+                node.dtype = dtype_name(b.functions[name].return_type)
+            elif args is not None and b.children[args]:
+                node.dtype = nodes[b.children[args][0]].dtype

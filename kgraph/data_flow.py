@@ -1,0 +1,218 @@
+"""DATA edges of one function: reaching definitions over scalars, buffer traffic through BUFFER nodes.
+
+Scalars: a definition is an ``init_declarator`` with a value, an assignment to a scalar, a ``++``/``--``
+of one, or — at the function entry — a parameter's VARIABLE node. Iterative reaching-definitions
+dataflow over the CONTROL graph (bitsets, one bit per definition) gives, for each statement, the
+definitions reaching it; walking the statement in evaluation order (right-hand side before the
+definition it feeds) then links each definition to every identifier use it reaches (DATA_VALUE).
+
+Buffers (flow-insensitive): an access is the outermost ``subscript_expression`` of a chain
+(``tile[ty][tx]``) or a ``*`` dereference whose base names a BUFFER. A store is the assignment (or
+``++``) whose left side is the access: ``assignment -> BUFFER`` (DATA_WRITE); a load is
+``BUFFER -> access`` (DATA_VALUE; a compound assignment is both); every index expression gets
+``index -> BUFFER`` (DATA_INDEX). A bare buffer name (``vload4(i, A)``, a helper argument) is read
+``BUFFER -> identifier``; passed to ``vstore*``/``atomic*`` it is also written by the call.
+"""
+from __future__ import annotations
+
+from kgraph.schema import DATA_INDEX, DATA_VALUE, DATA_WRITE, Flow
+
+_USE, _DEF = 0, 1
+
+
+def _scalar(b, i: int | None):
+    if i is None or b.kind[i] != "identifier":
+        return None
+    symbol = b.sym_of.get(i)
+    return symbol if symbol is not None and not symbol.is_buffer else None
+
+
+def _events(b, i: int, out: list) -> None:
+    """Append (USE, symbol, identifier) / (DEF, symbol, defining node) of subtree ``i`` in evaluation order."""
+    k = b.kind[i]
+    if k == "assignment_expression":
+        left = b.child(i, "left")
+        symbol = _scalar(b, left)
+        if symbol is not None:
+            right = b.child(i, "right")
+            if right is not None:
+                _events(b, right, out)
+            if b.op[i] not in (None, "="):
+                out.append((_USE, symbol, left))
+            out.append((_DEF, symbol, i))
+            return
+    elif k == "update_expression":
+        arg = b.child(i, "argument")
+        symbol = _scalar(b, arg)
+        if symbol is not None:
+            out.append((_USE, symbol, arg))
+            out.append((_DEF, symbol, i))
+            return
+    elif k == "init_declarator":
+        value = b.child(i, "value")
+        if value is not None:
+            _events(b, value, out)
+        ident = b.child(i, "declarator")
+        symbol = b.declared.get(ident) if ident is not None else None
+        if symbol is not None and not symbol.is_buffer and value is not None:
+            out.append((_DEF, symbol, i))
+        elif ident is not None:
+            _events(b, ident, out)
+        return
+    elif k == "identifier":
+        symbol = b.sym_of.get(i)
+        if symbol is not None and not symbol.is_buffer:
+            out.append((_USE, symbol, i))
+        return
+    for c in b.children[i]:
+        _events(b, c, out)
+
+
+def add_scalar_edges(b, cfg, params) -> None:
+    """Reaching-definition DATA edges (def -> use) of the function whose CONTROL graph is ``cfg``."""
+    def_nodes: list[int] = []
+    def_var: list[int] = []
+    events: dict[int, list] = {}
+    for p in params:
+        if not p.is_buffer:
+            def_nodes.append(p.node)
+            def_var.append(p.node)
+    entry_defs = (1 << len(def_nodes)) - 1
+    for n in cfg.nodes:
+        evs: list = []
+        for root in cfg.evaluates[n]:
+            if root is not None:
+                _events(b, root, evs)
+        numbered = []
+        for tag, symbol, node in evs:
+            if tag == _DEF:
+                numbered.append((tag, symbol.node, len(def_nodes)))
+                def_nodes.append(node)
+                def_var.append(symbol.node)
+            else:
+                numbered.append((tag, symbol.node, node))
+        events[n] = numbered
+    mask: dict[int, int] = {}
+    for d, var in enumerate(def_var):
+        mask[var] = mask.get(var, 0) | (1 << d)
+    gen: dict[int, int] = {}
+    kill: dict[int, int] = {}
+    for n in cfg.nodes:
+        g = k = 0
+        for tag, var, d in events[n]:
+            if tag == _DEF:
+                g = (g & ~mask[var]) | (1 << d)
+                k |= mask[var]
+        gen[n], kill[n] = g, k
+    gen[cfg.entry] |= entry_defs
+    out = {n: gen[n] for n in cfg.nodes}
+    inn = {n: 0 for n in cfg.nodes}
+    changed = True
+    while changed:
+        changed = False
+        for n in cfg.nodes:
+            reach = 0
+            for p in cfg.preds.get(n, ()):
+                reach |= out.get(p, 0)
+            inn[n] = reach
+            new = gen[n] | (reach & ~kill[n])
+            if new != out[n]:
+                out[n] = new
+                changed = True
+    for n in cfg.nodes:
+        current = inn[n]
+        for tag, var, x in events[n]:
+            if tag == _DEF:
+                current = (current & ~mask[var]) | (1 << x)
+                continue
+            bits = current & mask.get(var, 0)
+            while bits:
+                low = bits & -bits
+                b.add_edge(def_nodes[low.bit_length() - 1], x, Flow.DATA, DATA_VALUE)
+                bits ^= low
+
+
+def _access_base(b, i: int) -> tuple[int | None, list[int]]:
+    """The base identifier of an access and its index expressions."""
+    k = b.kind[i]
+    if k == "subscript_expression":
+        indices = []
+        while b.kind[i] == "subscript_expression":
+            indices.extend(c for c in b.children[i] if b.field[c] != "argument")
+            arg = b.child(i, "argument")
+            if arg is None:
+                return None, []
+            i = arg
+        return (i if b.kind[i] == "identifier" else None), indices
+    arg = b.child(i, "argument")  # '*' dereference: the first identifier down the left spine
+    index = arg
+    while arg is not None and b.kind[arg] != "identifier":
+        if b.kind[arg] == "binary_expression":
+            arg = b.child(arg, "left")
+        elif b.kind[arg] == "cast_expression":
+            arg = b.child(arg, "value")
+        else:
+            return None, []
+    return arg, ([index] if index is not None and index != arg else [])
+
+
+def _enclosing_call(b, i: int) -> tuple[int | None, str]:
+    p = b.parent[i]
+    while p >= 0 and b.kind[p] == "pointer_expression":
+        p = b.parent[p]
+    if p >= 0 and b.kind[p] == "argument_list":
+        call = b.parent[p]
+        fn = b.child(call, "function")
+        return call, (b.text[fn] or "") if fn is not None else ""
+    return None, ""
+
+
+def _writes(name: str) -> bool:
+    return name.startswith(("atom", "vstore", "write_image"))
+
+
+def add_buffer_edges(b, lo: int, hi: int) -> None:
+    """Buffer load/store/index DATA edges of nodes [lo, hi)."""
+    bases: set[int] = set()
+    for i in range(lo, hi):
+        k = b.kind[i]
+        if k == "subscript_expression":
+            p = b.parent[i]
+            if p >= 0 and b.kind[p] == "subscript_expression" and b.field[i] == "argument":
+                continue
+        elif not (k == "pointer_expression" and b.op[i] == "*"):
+            continue
+        base, indices = _access_base(b, i)
+        symbol = b.sym_of.get(base) if base is not None else None
+        if symbol is None or not symbol.is_buffer:
+            continue
+        bases.add(base)
+        buffer = symbol.node
+        b.nodes[i].address_space = symbol.space
+        p = b.parent[i]
+        pk = b.kind[p] if p >= 0 else ""
+        if pk == "assignment_expression" and b.field[i] == "left":
+            b.add_edge(p, buffer, Flow.DATA, DATA_WRITE)
+            if b.op[p] not in (None, "="):
+                b.add_edge(buffer, i, Flow.DATA, DATA_VALUE)
+        elif pk == "update_expression":
+            b.add_edge(buffer, i, Flow.DATA, DATA_VALUE)
+            b.add_edge(p, buffer, Flow.DATA, DATA_WRITE)
+        else:
+            b.add_edge(buffer, i, Flow.DATA, DATA_VALUE)
+            if pk == "pointer_expression" and b.op[p] == "&":
+                call, name = _enclosing_call(b, p)
+                if call is not None and _writes(name):
+                    b.add_edge(call, buffer, Flow.DATA, DATA_WRITE)
+        for index in indices:
+            b.add_edge(index, buffer, Flow.DATA, DATA_INDEX)
+    for i in range(lo, hi):
+        if b.kind[i] != "identifier" or i in bases:
+            continue
+        symbol = b.sym_of.get(i)
+        if symbol is None or not symbol.is_buffer:
+            continue
+        b.add_edge(symbol.node, i, Flow.DATA, DATA_VALUE)
+        call, name = _enclosing_call(b, i)
+        if call is not None and _writes(name):
+            b.add_edge(call, symbol.node, Flow.DATA, DATA_WRITE)
