@@ -7,7 +7,7 @@ from parsers.__main__ import main
 EX = Path(__file__).resolve().parent.parent / "examples"
 
 
-def test_main_summary_and_exit_codes(capsys):
+def test_main_summary_and_exit_codes(capsys, tmp_path):
     assert main([str(EX / "opencl/vec4_add.cl"), "-D", "X=3"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out == [f"{EX / 'opencl/vec4_add.cl'}:2:15: kernel vec4_add(global const float4* a, global const float4* b, "
@@ -16,7 +16,8 @@ def test_main_summary_and_exit_codes(capsys):
     assert capsys.readouterr().err == f"{EX / 'bad/stray_token.cl'}:5:19: error: unexpected '@'\n"
     assert main([str(EX / "nope.cl")]) == 2
     assert capsys.readouterr().err == f"error: {EX / 'nope.cl'}: no such file\n"
-    assert main(["k.txt"]) == 2
+    (tmp_path / "k.txt").write_text("void f() {}\n")
+    assert main([str(tmp_path / "k.txt")]) == 2
     assert "cannot tell the language from the extension '.txt'" in capsys.readouterr().err
 
 
