@@ -69,3 +69,24 @@ def test_wrong_belief_costs_makespan():
                                   ("syrk", 64, "cpu"): 20.0, ("syrk", 64, "gpu"): 500.0})
     r = simulate(cholesky_dag(2, 64), TRUTH, wrong, PLATFORM)
     assert [w for _, w, _, _ in r.schedule] == ["cpu0"] * 4 and r.makespan_us == pytest.approx(60.0)
+
+
+def test_run_compares_models(tmp_path, capsys):
+    from kgraph.scheduling.run import main
+    rows = ["kind,tile,device,time_us"]
+    for tile in (16, 32, 64):
+        s = (tile / 32) ** 3
+        for kind, cpu, gpu in (("potrf", 10, 40), ("trsm", 20, 5), ("syrk", 20, 5), ("gemm", 40, 4), ("getrf", 12, 50)):
+            rows += [f"{kind},{tile},cpu,{cpu * s}", f"{kind},{tile},gpu,{gpu * s}"]
+    (tmp_path / "t.csv").write_text("\n".join(rows))
+    (tmp_path / "p.csv").write_text("\n".join(rows))  # a perfect model
+    assert main(["--truth", str(tmp_path / "t.csv"), "--predictions", f"perfect={tmp_path / 'p.csv'}",
+                 "--sizes", "3", "--cpus", "2", "--out", str(tmp_path / "r.md")]) == 0
+    lines = (tmp_path / "r.md").read_text().splitlines()
+    assert len(lines) == 2 + 2 * 3 * 5  # 2 dags x 3 tiles x 5 models
+    for line in lines[2:]:
+        cells = [c.strip() for c in line.split("|")[1:-1]]
+        if cells[3] in ("oracle", "perfect", "history-warm", "regression"):
+            assert cells[5] == "1.000", line  # exact beliefs (regression: exact n^3 law) = oracle
+    assert main(["--truth", str(tmp_path / "missing.csv")]) == 1
+    assert "no such time table" in capsys.readouterr().err
