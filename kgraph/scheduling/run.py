@@ -24,10 +24,14 @@ from kgraph.scheduling.time_table import TimeTable
 DAGS = {"cholesky": cholesky_dag, "lu": lu_dag}
 
 
-def warm_history(tasks, truth: TimeTable, platform: Platform, noise: float, seed: int) -> dict:
-    """The history a calibration run leaves: run once cold, keep every observed execution."""
+def warm_history(tasks, truth: TimeTable, platform: Platform, noise: float, seed: int,
+                 max_runs: int = 10) -> dict:
+    """The history calibration runs leave (as ``STARPU_CALIBRATE=1``): run the workload again until
+    no task is placed without an estimate (at most ``max_runs`` times), keep every execution."""
     belief = HistoryBelief()
-    simulate(tasks, truth, belief, platform, noise, seed + 1)
+    for run in range(max_runs):
+        if simulate(tasks, truth, belief, platform, noise, seed + 1 + run).uncalibrated == 0:
+            break
     return {k: list(v) for k, v in belief.history.items()}
 
 
