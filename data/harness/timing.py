@@ -30,7 +30,7 @@ class TimingPolicy:
     max_repeats: int = 50
     warmup: int = 1
     time_cap_s: float = 0.5
-    slow_launch_s: float = 1.0
+    slow_launch_s: float = 0.25
 
 
 @dataclass(frozen=True)
