@@ -1,0 +1,301 @@
+"""analyze(): per-work-item counts of a kernel as sympy expressions.
+
+Every statement's one-execution counts come from :func:`statement_costs`; this module multiplies them
+by how often the statement runs per work-item: loop trip counts (:mod:`kgraph.analysis.loops`),
+branch fractions (:mod:`kgraph.analysis.guards`; non-guard conditions weigh each arm 1/2) and early
+``return`` guards (statements after ``if (gid >= n) return;`` run for the fraction that stays).
+A ``for`` condition runs trip+1 times, its update trip times. Helper calls are inlined (their analysis,
+parameters replaced by the call's arguments), with a recursion guard. A loop body that depends on
+the loop variable is evaluated at the variable's mean (affine loops: exact for linear dependence) or
+summed over the iterations (halving/doubling loops).
+"""
+from __future__ import annotations
+
+import sympy as sp
+
+from kgraph.analysis.context import Context, condition_value, node_text
+from kgraph.analysis.counts import COUNT_KEYS, add_into, zero_counts
+from kgraph.analysis.guards import guard_fraction
+from kgraph.analysis.loops import Loop, for_loop, opaque_loop
+from kgraph.analysis.patterns import classify
+from kgraph.analysis.result import Access, KernelAnalysis
+from kgraph.analysis.statements import statement_costs, statement_key
+from kgraph.analysis.symbolic import SymbolicEnv, assigned_names, average_over_ids, id_symbols
+
+HALF = sp.Rational(1, 2)
+
+
+def analyze(function, unit) -> KernelAnalysis:
+    """Static analysis of ``function`` (a kernel or helper of ``unit``): see docs/ANALYSIS.md."""
+    return _Analyzer(function, unit, (function.name,)).run()
+
+
+class _Analyzer:
+    def __init__(self, function, unit, stack: tuple):
+        self.function, self.unit, self.stack = function, unit, stack
+        self.entries = {s.key: s for s in statement_costs(function, unit)}
+        self.ctx = Context(function, unit)
+        multi = {n for n, k in assigned_names(function.body).items() if k > 1}
+        self.env = SymbolicEnv(self.ctx, multi)
+        self.loops: list[Loop] = []
+        self.open_loops: list[int] = []
+        self.loop_symbols: dict[sp.Symbol, Loop] = {}
+        self.accesses: list[Access] = []
+        self.notes: list[str] = []
+        self.weight = sp.Integer(1)
+        self.helpers: dict[str, KernelAnalysis] = {}
+
+    def run(self) -> KernelAnalysis:
+        counts = self.block(self.function.body.named_children) if self.function.body is not None else zero_counts()
+        final = {}
+        for k in COUNT_KEYS:
+            expr = average_over_ids(sp.sympify(counts[k]))
+            final[k] = sp.simplify(expr) if sp.count_ops(expr) < 150 else expr
+        for a in self.accesses:
+            a.executions = average_over_ids(sp.sympify(a.executions))
+        params = [p.name for p in self.function.params if not p.is_pointer]
+        return KernelAnalysis(self.function.name, self.unit.lang, final, self.loops, self.accesses, params, self.notes)
+
+    # -- statements -----------------------------------------------------------------------------
+    def block(self, children) -> dict:
+        acc, factor = zero_counts(), sp.Integer(1)
+        saved = self.weight
+        for child in children:
+            if _is_early_return(child):
+                cond = child.child_by_field_name("condition")
+                add_into(acc, self.entry(condition_value(cond), "if_cond"), factor)
+                frac = guard_fraction(cond, self.env, set(self.loop_symbols))
+                if frac is None:
+                    frac = HALF
+                    self.notes.append(f"line {child.start_point[0] + 1}: early return on a non-guard condition: 1/2")
+                factor = factor * (1 - frac)
+                self.weight = saved * factor
+                continue
+            add_into(acc, self.statement(child), factor)
+        self.weight = saved
+        return acc
+
+    def statement(self, node) -> dict:
+        t = node.type
+        if t == "compound_statement":
+            return self.block(node.named_children)
+        if t in ("declaration", "expression_statement", "return_statement"):
+            out = self.entry(node, "stmt")
+            if t == "declaration":
+                self.ctx.declare(node)
+            return out
+        if t == "if_statement":
+            return self.if_statement(node)
+        if t == "for_statement":
+            return self.for_statement(node)
+        if t in ("while_statement", "do_statement"):
+            return self.while_statement(node)
+        if t == "switch_statement":
+            cond = condition_value(node.child_by_field_name("condition"))
+            acc = self.entry(cond, "if_cond")
+            cases = [c for c in node.child_by_field_name("body").named_children if c.type == "case_statement"]
+            for case in cases:
+                body = [c for c in case.named_children if c.type.endswith("statement") or c.type == "declaration"]
+                add_into(acc, self.weighted(lambda b=body: self.block(b), sp.Rational(1, max(1, len(cases)))))
+            return acc
+        if t == "labeled_statement":
+            return self.block(node.named_children[1:])
+        return zero_counts()
+
+    def weighted(self, fn, w) -> dict:
+        saved = self.weight
+        self.weight = saved * w
+        try:
+            out = fn()
+        finally:
+            self.weight = saved
+        return {k: w * v for k, v in out.items()}
+
+    def if_statement(self, node) -> dict:
+        cond = node.child_by_field_name("condition")
+        acc = self.entry(condition_value(cond), "if_cond")
+        frac = guard_fraction(cond, self.env, set(self.loop_symbols))
+        if frac is None:
+            frac = HALF
+        add_into(acc, self.weighted(lambda: self.statement(node.child_by_field_name("consequence")), frac))
+        alt = node.child_by_field_name("alternative")
+        if alt is not None:
+            arm = alt.named_children[0] if alt.type == "else_clause" and alt.named_child_count else alt
+            add_into(acc, self.weighted(lambda: self.statement(arm), 1 - frac))
+        return acc
+
+    def for_statement(self, node) -> dict:
+        acc = zero_counts()
+        init = node.child_by_field_name("initializer")
+        if init is not None:
+            add_into(acc, self.entry(init, "loop_init"))
+        loop = for_loop(node, self.env, None)
+        return self.loop_body(node, loop, acc, node.child_by_field_name("condition"),
+                              node.child_by_field_name("update"), cond_extra=1)
+
+    def while_statement(self, node) -> dict:
+        kind = "while" if node.type == "while_statement" else "do"
+        loop = opaque_loop(node, kind, f"{kind} loop: trip count not derived")
+        return self.loop_body(node, loop, zero_counts(), condition_value(node.child_by_field_name("condition")),
+                              None, cond_extra=1 if kind == "while" else 0)
+
+    def loop_body(self, node, loop: Loop, acc: dict, cond, update, cond_extra: int) -> dict:
+        pragma = getattr(self.unit, "pragmas", {}).get(node.start_byte)
+        loop.unroll = getattr(pragma, "value", None) if pragma is not None else None
+        loop.depth = len(self.open_loops)
+        loop.parent = self.open_loops[-1] if self.open_loops else -1
+        self.loops.append(loop)
+        self.open_loops.append(len(self.loops) - 1)
+        sym, previous = None, None
+        if loop.var and loop.symbolic:
+            sym = sp.Symbol(f"{loop.var}_L{loop.line}", integer=True)
+            previous = self.env.values.get(loop.var)
+            self.env.bind(loop.var, sym)
+            self.loop_symbols[sym] = loop
+        first_access = len(self.accesses)
+        body = self.weighted(lambda: self.statement(node.child_by_field_name("body")), 1)
+        per_iter = zero_counts()
+        add_into(per_iter, body)
+        if update is not None:
+            add_into(per_iter, self.entry(update, "loop_update"))
+        if cond is not None:
+            add_into(acc, self.entry(cond, "loop_cond"), cond_extra)
+            add_into(per_iter, self.entry(cond, "loop_cond"))
+        for k in COUNT_KEYS:
+            acc[k] = acc[k] + self.over_iterations(sp.sympify(per_iter[k]), loop, sym)
+        for a in self.accesses[first_access:]:
+            a.executions = self.over_iterations(sp.sympify(a.executions), loop, sym)
+        if sym is not None:
+            del self.loop_symbols[sym]
+            if previous is None:
+                self.env.values.pop(loop.var, None)
+            else:
+                self.env.bind(loop.var, previous)
+        self.open_loops.pop()
+        return acc
+
+    def over_iterations(self, expr, loop: Loop, sym):
+        """Sum of ``expr`` over the loop's iterations (``expr`` may depend on the loop variable)."""
+        if sym is None or sym not in expr.free_symbols:
+            return loop.trip * expr
+        if loop.geometric:
+            k = sp.Symbol("k_iter", integer=True, nonnegative=True)
+            ratio = sp.Rational(1, 2) if loop.note.startswith("geometric (halving") else 2
+            total = sp.summation(expr.subs(sym, loop.start * ratio ** k), (k, 0, loop.trip - 1))
+            return sp.simplify(total)
+        mean = loop.start + loop.step * (loop.trip - 1) / 2
+        return loop.trip * expr.subs(sym, mean)
+
+    # -- one statement --------------------------------------------------------------------------
+    def entry(self, node, kind: str) -> dict:
+        s = self.entries.get(statement_key(node, kind)) if node is not None else None
+        if s is None:
+            return zero_counts()
+        out = dict(s.counts)
+        for site in s.accesses:
+            self.record_access(site)
+        for call in s.calls:
+            add_into(out, self.inline(call))
+        if kind in ("stmt", "loop_init") and node.type == "declaration":
+            self.bind_declaration(node)
+        return out
+
+    def bind_declaration(self, decl) -> None:
+        for d in decl.children_by_field_name("declarator"):
+            if d.type != "init_declarator":
+                continue
+            target = d.child_by_field_name("declarator")
+            while target is not None and target.type != "identifier":
+                target = target.child_by_field_name("declarator")
+            if target is None:
+                continue
+            name = node_text(target)
+            if name not in self.env.multi_assigned:
+                self.env.bind(name, self.env.to_sympy(d.child_by_field_name("value")))
+
+    def record_access(self, site) -> None:
+        index = self.index_expr(site)
+        pattern, stride = classify(self.at_first_iteration(index))
+        text = "".join(f"[{node_text(i)}]" for i in site.indices) if site.indices else node_text(site.index)
+        self.accesses.append(Access(site.buffer, site.space, site.kind, site.bytes, " ".join(text.split()),
+                                    site.node.start_point[0] + 1, pattern, stride, self.weight, self.function.name))
+        self.accesses[-1].index_expr = index
+
+    def at_first_iteration(self, expr):
+        """``expr`` with each open loop's variable at its start value (its work-item dependence)."""
+        if expr is None:
+            return None
+        for sym in sorted(self.loop_symbols, key=lambda s: -self.loop_symbols[s].depth):
+            loop = self.loop_symbols[sym]
+            if loop.start is not None:
+                expr = expr.subs(sym, loop.start)
+        return expr
+
+    def index_expr(self, site):
+        if site.indices:
+            var = self.ctx.scope.lookup(site.buffer)
+            dims = [self.unit.fold(t) if hasattr(self.unit, "fold") else None for t in (var.dims if var else ())]
+            expr = sp.Integer(0)
+            for i, idx in enumerate(site.indices):
+                stride = sp.Integer(1)
+                for dim in dims[i + 1:]:
+                    stride *= sp.Integer(dim) if isinstance(dim, int) else sp.Symbol("v_dim")
+                expr += self.env.to_sympy(idx) * stride
+            return expr
+        if site.index is None:
+            return None
+        base = self.env.to_sympy_name(site.pointer) if site.pointer else sp.Integer(0)
+        if site.node.type == "pointer_expression":
+            return self.env.to_sympy(site.index)
+        return base / site.scale + self.env.to_sympy(site.index)
+
+    def inline(self, call) -> dict:
+        callee = call.callee
+        if callee.name in self.stack:
+            self.notes.append(f"line {call.node.start_point[0] + 1}: recursive call of {callee.name} not inlined")
+            return zero_counts()
+        if callee.name not in self.helpers:
+            self.helpers[callee.name] = _Analyzer(callee, self.unit, self.stack + (callee.name,)).run()
+        sub = self.helpers[callee.name]
+        mapping, offsets = {}, {}
+        for p, arg in zip(callee.params, call.args):
+            if p.is_pointer:
+                offsets[p.name] = (self.env.to_sympy(arg), _arg_buffer(arg, self))
+            else:
+                mapping[p.name] = self.env.to_sympy(arg)
+
+        def subs(expr):
+            expr = sp.sympify(expr)
+            return expr.subs({s: mapping[s.name] for s in expr.free_symbols if s.name in mapping})
+
+        for a in sub.accesses:
+            off, buf = offsets.get(a.buffer, (sp.Integer(0), a.buffer))
+            index = getattr(a, "index_expr", None)
+            index = None if index is None else subs(index) + off
+            pattern, stride = classify(index)
+            new = Access(buf or a.buffer, a.space, a.kind, a.bytes, a.index, a.line, pattern, stride,
+                         self.weight * subs(a.executions), a.function)
+            new.index_expr = index
+            self.accesses.append(new)
+        for lp in sub.loops:
+            self.notes.append(f"line {lp.line}: loop in helper {callee.name} (trip {lp.trip}) inlined")
+        return {k: subs(v) for k, v in sub.counts.items()}
+
+
+def _arg_buffer(arg, analyzer) -> str:
+    for n in [arg] + list(arg.named_children):
+        if n.type == "identifier":
+            var = analyzer.ctx.scope.lookup(node_text(n))
+            if var is not None and var.ctype.pointer:
+                return var.alias or var.name
+    return ""
+
+
+def _is_early_return(node) -> bool:
+    if node.type != "if_statement" or node.child_by_field_name("alternative") is not None:
+        return False
+    body = node.child_by_field_name("consequence")
+    if body.type == "compound_statement":
+        stmts = [c for c in body.named_children if c.type != "comment"]
+        return len(stmts) == 1 and stmts[0].type == "return_statement"
+    return body.type == "return_statement"

@@ -1,0 +1,191 @@
+"""Loop trip counts as sympy expressions.
+
+Recognised ``for`` shapes (``i`` the loop variable, ``a`` its start, ``b`` the bound, ``c`` the step):
+
+- additive ``i += c`` / ``i++`` with ``<`` / ``!=``: ``ceiling((b - a)/c)``; ``<=``: ``ceiling((b - a + 1)/c)``;
+  ``i -= c`` / ``i--`` with ``>``: ``ceiling((a - b)/c)``; ``>=``: ``ceiling((a - b + 1)/c)``.
+- doubling ``i *= 2`` / ``i <<= 1`` with ``<``: ``ceil_log2(b/a)``; ``<=``: ``floor_log2(b/a) + 1``.
+- halving ``i /= 2`` / ``i >>= 1`` with ``> 0``: ``floor_log2(a) + 1``; ``> b``: ``ceil_log2(a/b)``;
+  ``>= b``: ``floor_log2(a/b) + 1``.
+- grid-stride: start ``a = id + a0`` and step = that id's range (``gsz`` for a global id, ``lsz`` for a
+  local id): the mean over the NDRange is exactly ``(b - a0)/c`` (every index in [a0, b) is visited once).
+- a trip count that still depends on work-item ids (triangular loops) is averaged over the NDRange
+  (each id uniform in [0, size)); the loop's ``note`` says so.
+
+Anything else (``while`` loops, a bound loaded from memory, a variable written in the body) is the
+symbol ``trip_<line>`` with ``symbolic=False``. ``#pragma unroll`` never changes a count.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import sympy as sp
+
+from kgraph.analysis.context import condition_value, node_text
+from kgraph.analysis.symbolic import (SIZE_OF_ID, assigned_names, average_over_ids, ceil_log2, floor_log2, id_symbols,
+                                      is_opaque, normalize_ids, work_symbol)
+
+_FLIP = {"<": ">", ">": "<", "<=": ">=", ">=": "<=", "!=": "!="}
+
+
+@dataclass
+class Loop:
+    """One loop of the nest.
+
+    Args:
+        line: 1-based line of the loop keyword.
+        kind: ``for`` | ``while`` | ``do``.
+        var: the loop variable (``""`` if none was recognised).
+        trip: trip count per execution of the loop (sympy; averaged over work items where noted).
+        symbolic: ``True`` when ``trip`` was derived from the source, ``False`` for ``trip_<line>``.
+        depth: nesting depth (0 = outermost); parent: index of the enclosing loop in the list, or -1.
+        note: how the count was obtained.
+        start, step: the variable's start value and step (additive: ``+c``/``-c``; geometric: ``*k``/``/k``),
+            used to average a body that depends on the variable.
+        unroll: the ``#pragma unroll`` value written before the loop (information only).
+    """
+
+    line: int
+    kind: str
+    var: str
+    trip: object
+    symbolic: bool
+    depth: int = 0
+    parent: int = -1
+    note: str = ""
+    start: object = None
+    step: object = None
+    geometric: bool = False
+    unroll: object = None
+
+    def to_dict(self) -> dict:
+        return {"line": self.line, "kind": self.kind, "var": self.var, "trip": str(self.trip),
+                "symbolic": self.symbolic, "depth": self.depth, "parent": self.parent, "note": self.note,
+                "unroll": self.unroll}
+
+
+def opaque_loop(node, kind: str, note: str) -> Loop:
+    line = node.start_point[0] + 1
+    return Loop(line, kind, "", sp.Symbol(f"trip_{line}", integer=True, nonnegative=True), False, note=note)
+
+
+def for_loop(node, env, loop_symbol) -> Loop:
+    """Trip count of a ``for_statement`` under the symbolic environment ``env``.
+
+    ``loop_symbol(name)`` gives the symbol the body will see for the loop variable.
+    """
+    line = node.start_point[0] + 1
+    init = node.child_by_field_name("initializer")
+    cond = condition_value(node.child_by_field_name("condition"))
+    update = node.child_by_field_name("update")
+    var, start = _init(init, env)
+    if not var or cond is None or update is None:
+        return opaque_loop(node, "for", "not an affine for loop (missing init, condition or update)")
+    op, bound = _condition(cond, var, env)
+    step_kind, step = _update(update, var, env)
+    if op is None or step_kind is None:
+        return opaque_loop(node, "for", "condition or update not of a recognised form")
+    if is_opaque(start) or is_opaque(bound) or is_opaque(step) or var in assigned_names(node.child_by_field_name("body")):
+        return opaque_loop(node, "for", "bound or step not derivable from parameters and work sizes")
+    trip, note = _trip(op, start, bound, step_kind, step)
+    if trip is None:
+        return opaque_loop(node, "for", note)
+    trip, avg_note = _average(trip, start, bound, step_kind, step, op)
+    note = "; ".join(n for n in (note, avg_note) if n)
+    return Loop(line, "for", var, sp.simplify(trip) if not trip.has(floor_log2) else trip, True, note=note,
+                start=start, step=step if step_kind == "add" else None, geometric=step_kind != "add")
+
+
+def _init(init, env):
+    if init is None:
+        return "", None
+    if init.type == "declaration":
+        for d in init.children_by_field_name("declarator"):
+            if d.type == "init_declarator":
+                return node_text(d.child_by_field_name("declarator")), env.to_sympy(d.child_by_field_name("value"))
+        return "", None
+    if init.type == "assignment_expression" and node_text(init.child_by_field_name("operator")) == "=":
+        left = init.child_by_field_name("left")
+        if left.type == "identifier":
+            return node_text(left), env.to_sympy(init.child_by_field_name("right"))
+    return "", None
+
+
+def _condition(cond, var, env):
+    if cond.type != "binary_expression":
+        return None, None
+    op = node_text(cond.child_by_field_name("operator"))
+    left, right = cond.child_by_field_name("left"), cond.child_by_field_name("right")
+    if op not in _FLIP:
+        return None, None
+    if left.type == "identifier" and node_text(left) == var:
+        return op, env.to_sympy(right)
+    if right.type == "identifier" and node_text(right) == var:
+        return _FLIP[op], env.to_sympy(left)
+    return None, None
+
+
+def _update(update, var, env):
+    t = update.type
+    if t == "update_expression":
+        if node_text(update.child_by_field_name("argument")) != var:
+            return None, None
+        return "add", sp.Integer(1 if "++" in node_text(update) else -1)
+    if t != "assignment_expression" or node_text(update.child_by_field_name("left")) != var:
+        return None, None
+    op = node_text(update.child_by_field_name("operator"))
+    right = update.child_by_field_name("right")
+    val = env.to_sympy(right)
+    if op == "=" and right.type == "binary_expression":  # i = i + c, i = i * 2, i = i >> 1
+        inner = node_text(right.child_by_field_name("operator"))
+        l, r = right.child_by_field_name("left"), right.child_by_field_name("right")
+        if node_text(l) != var:
+            return None, None
+        op, val = inner + "=", env.to_sympy(r)
+    table = {"+=": ("add", val), "-=": ("add", -val), "*=": ("mul", val), "/=": ("div", val),
+             "<<=": ("mul", 2 ** val if val.is_Integer else None), ">>=": ("div", 2 ** val if val.is_Integer else None)}
+    kind, step = table.get(op, (None, None))
+    return (kind, step) if step is not None else (None, None)
+
+
+def _trip(op, a, b, kind, c):
+    if kind == "add":
+        if op in ("<", "!=") and c.is_positive is not False:
+            return sp.ceiling((b - a) / c), "affine"
+        if op == "<=" and c.is_positive is not False:
+            return sp.ceiling((b - a + 1) / c), "affine"
+        if op in (">", "!=") and c.is_negative:
+            return sp.ceiling((a - b) / -c), "affine"
+        if op == ">=" and c.is_negative:
+            return sp.ceiling((a - b + 1) / -c), "affine"
+        return None, "loop direction and condition disagree"
+    if not (c.is_Integer and int(c) >= 2):
+        return None, "geometric step is not a constant"
+    k = int(c)
+    log = (lambda x: floor_log2(x)) if k == 2 else (lambda x: sp.floor(sp.log(x, k)))
+    clog = ceil_log2 if k == 2 else (lambda x: sp.ceiling(sp.log(x, k)))
+    if kind == "mul":
+        if op == "<":
+            return clog(b / a), "geometric (doubling)"
+        if op == "<=":
+            return log(b / a) + 1, "geometric (doubling)"
+    if kind == "div":
+        if op in (">", "!=") and b == 0:
+            return log(a) + 1, "geometric (halving)"
+        if op == ">":
+            return clog(a / b), "geometric (halving)"
+        if op == ">=":
+            return log(a / b) + 1, "geometric (halving)"
+    return None, "geometric loop with an unrecognised condition"
+
+
+def _average(trip, a, b, kind, c, op):
+    if not id_symbols(normalize_ids(trip)) and not id_symbols(trip):
+        return trip, ""
+    if kind == "add" and op in ("<", "!="):
+        na, nc = normalize_ids(a), normalize_ids(c)
+        for s in id_symbols(na):
+            size = work_symbol(SIZE_OF_ID[s.name[:-1]], int(s.name[-1]))
+            if sp.simplify(sp.diff(na, s) - 1) == 0 and sp.simplify(nc - size) == 0 and not id_symbols(b):
+                return (b - na.subs(s, 0)) / nc, f"grid-stride over {s.name}: mean over the NDRange"
+    return average_over_ids(normalize_ids(trip)), "depends on work-item ids: averaged over the NDRange"

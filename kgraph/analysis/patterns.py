@@ -1,0 +1,37 @@
+"""Access-pattern classes of memory accesses, from the index expression against the work-item ids.
+
+- ``indirect``: the index contains a value loaded from memory (``x[col[k]]``).
+- ``broadcast``: the index does not depend on the fastest-varying id (``get_global_id(0)``,
+  ``get_local_id(0)``, ``threadIdx.x``): every work-item of a row reads the same element.
+- ``coalesced``: unit stride in that id (neighbouring work-items touch neighbouring elements).
+- ``strided``: any other stride (a constant > 1, or a symbol as in ``A[gid0*K + k]``).
+
+The stride is d(index)/d(gid0) in elements of the accessed type (``vload4(i, p)`` strides in float4s),
+after rewriting ``grp0*lsz0 + lid0`` as ``gid0``.
+"""
+from __future__ import annotations
+
+import sympy as sp
+
+from kgraph.analysis.symbolic import normalize_ids, work_symbol
+
+PATTERNS = ("coalesced", "strided", "broadcast", "indirect")
+
+
+def classify(index) -> tuple[str, object]:
+    """(pattern, stride) of a sympy index expression; stride is None for ``indirect``."""
+    if index is None:
+        return "broadcast", sp.Integer(0)
+    expr = normalize_ids(index)
+    if any(s.name.startswith("ld_") for s in expr.free_symbols):
+        return "indirect", None
+    gid0, lid0 = work_symbol("gid", 0), work_symbol("lid", 0)
+    var = gid0 if gid0 in expr.free_symbols else (lid0 if lid0 in expr.free_symbols else None)
+    if var is None:
+        return "broadcast", sp.Integer(0)
+    stride = sp.simplify(sp.diff(expr, var))
+    if stride == 0:
+        return "broadcast", stride
+    if stride in (1, -1):
+        return "coalesced", stride
+    return "strided", stride

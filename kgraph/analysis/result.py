@@ -1,0 +1,146 @@
+"""KernelAnalysis: the symbolic per-work-item counts of one kernel and their evaluation."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import sympy as sp
+
+from parsers.errors import UsageError
+
+from kgraph.analysis.counts import COUNT_KEYS
+
+_SIZE_PREFIXES = ("gsz", "lsz", "ngrp")
+
+
+@dataclass
+class Access:
+    """One memory access site, classified.
+
+    Args:
+        buffer: buffer parameter or array; space: ``global`` | ``local``; kind: ``load`` | ``store``.
+        bytes: bytes per execution; index: index expression as written; line: 1-based line.
+        pattern: ``coalesced`` | ``strided`` | ``broadcast`` | ``indirect``; stride: sympy (None if indirect).
+        executions: executions per work-item (sympy), function: where it is (helpers are inlined).
+    """
+
+    buffer: str
+    space: str
+    kind: str
+    bytes: int
+    index: str
+    line: int
+    pattern: str
+    stride: object
+    executions: object = 1
+    function: str = ""
+
+    def to_dict(self) -> dict:
+        return {"buffer": self.buffer, "space": self.space, "kind": self.kind, "bytes": self.bytes,
+                "index": self.index, "line": self.line, "pattern": self.pattern,
+                "stride": None if self.stride is None else str(self.stride),
+                "executions": str(self.executions), "function": self.function}
+
+
+@dataclass
+class KernelAnalysis:
+    """Static analysis of one kernel.
+
+    Args:
+        name: kernel name; lang: its language.
+        counts: count key → sympy expression, per work-item, in the scalar parameters and work sizes
+            ``gsz0..2`` / ``lsz0..2`` / ``ngrp0..2`` (and ``trip_<line>`` for loops it could not count).
+        loops: the loop nest (:class:`~kgraph.analysis.loops.Loop`, outer before inner).
+        accesses: memory accesses (:class:`Access`), global and local.
+        params: scalar parameter names; notes: what was approximated and how.
+    """
+
+    name: str
+    lang: str
+    counts: dict
+    loops: list = field(default_factory=list)
+    accesses: list = field(default_factory=list)
+    params: list = field(default_factory=list)
+    notes: list = field(default_factory=list)
+
+    def __post_init__(self):
+        self._compiled = {}
+
+    @property
+    def symbols(self) -> set[str]:
+        """Names that need a value for :meth:`evaluate`."""
+        out = set()
+        for expr in self.counts.values():
+            out |= {s.name for s in sp.sympify(expr).free_symbols}
+        return out
+
+    def resolve_env(self, env: dict) -> dict[str, float]:
+        """Complete ``env`` with derived work sizes: ``ngrp = gsz/lsz``, ``gsz = lsz*ngrp`` and unused
+        dimensions 1 and 2 (no size given) = 1. Also accepts ``global_size``/``local_size`` lists."""
+        out = {k: v for k, v in env.items() if not isinstance(v, (list, tuple))}
+        for key, prefix in (("global_size", "gsz"), ("local_size", "lsz"), ("num_groups", "ngrp")):
+            for d, v in enumerate(env.get(key, ()) or ()):
+                out.setdefault(f"{prefix}{d}", v)
+        for d in range(3):
+            g, l, n = (out.get(f"{p}{d}") for p in _SIZE_PREFIXES)
+            if g is not None and l is not None and n is None:
+                out[f"ngrp{d}"] = g / l
+            elif l is not None and n is not None and g is None:
+                out[f"gsz{d}"] = l * n
+            elif g is not None and n is not None and l is None:
+                out[f"lsz{d}"] = g / n
+            elif g is None and l is None and n is None and d > 0:
+                out.update({f"gsz{d}": 1, f"lsz{d}": 1, f"ngrp{d}": 1})
+        return out
+
+    def _function(self, key: str):
+        if key not in self._compiled:
+            expr = sp.sympify(self.counts[key])
+            names = sorted(s.name for s in expr.free_symbols)
+            syms = sorted(expr.free_symbols, key=lambda s: s.name)
+            fn = sp.lambdify(syms, expr, modules=[{"floor_log2": _floor_log2}, "math"])
+            self._compiled[key] = (names, fn)
+        return self._compiled[key]
+
+    def evaluate(self, env: dict) -> dict[str, float]:
+        """Every per-work-item count as a number, given values of the parameters and work sizes."""
+        values = self.resolve_env(env)
+        missing = sorted(self.symbols - set(values))
+        if missing:
+            raise UsageError(f"kernel '{self.name}': no value given for {', '.join(missing)} "
+                             "(scalar parameters, gsz/lsz/ngrp work sizes, trip_<line> loop counts)")
+        out = {}
+        for key in COUNT_KEYS:
+            names, fn = self._function(key)
+            out[key] = float(fn(*(values[n] for n in names)))
+        return out
+
+    def work_items(self, env: dict) -> float:
+        values = self.resolve_env(env)
+        return float(values["gsz0"] * values["gsz1"] * values["gsz2"])
+
+    def total(self, env: dict) -> dict[str, float]:
+        """Counts for the whole launch: per-work-item counts × number of work-items."""
+        n = self.work_items(env)
+        return {k: v * n for k, v in self.evaluate(env).items()}
+
+    def arithmetic_intensity(self, env: dict) -> float:
+        """Total FLOPs (fp32 + fp64) per byte of global traffic (inf when there is no traffic)."""
+        c = self.evaluate(env)
+        flops = c["flops_fp32"] + c["flops_fp64"]
+        nbytes = c["global_load_bytes"] + c["global_store_bytes"]
+        return flops / nbytes if nbytes else math.inf
+
+    def to_dict(self) -> dict:
+        """JSON-able form; expressions as strings (``sympy.sympify`` reads them back)."""
+        return {"name": self.name, "lang": self.lang, "params": list(self.params),
+                "counts": {k: str(self.counts[k]) for k in COUNT_KEYS},
+                "loops": [lp.to_dict() for lp in self.loops],
+                "accesses": [a.to_dict() for a in self.accesses], "notes": list(self.notes)}
+
+
+def _floor_log2(x: float) -> int:
+    if x <= 0:
+        return -1
+    m, e = math.frexp(x)
+    return e - 1

@@ -1,0 +1,227 @@
+"""C integer expressions as sympy expressions over parameters, work sizes and work-item ids.
+
+Symbols: scalar parameters by name; work sizes ``gsz0..2`` (global size), ``lsz0..2`` (local size),
+``ngrp0..2`` (number of groups); work-item ids ``gid0..2``, ``lid0..2``, ``grp0..2`` (unknowns the
+analysis averages over). Loop variables are ``<name>_L<line>``. Values the analysis cannot follow
+become opaque symbols: ``v_<name>`` (a variable assigned more than once), ``ld_<buffer>`` (a value
+loaded from memory: an index that contains one is *indirect*), ``call_<name>``, ``sel``.
+"""
+from __future__ import annotations
+
+import sympy as sp
+
+from kgraph.analysis.context import node_text, subscript_index
+from kgraph.analysis.ctype import from_literal
+
+SIZE_OF_ID = {"gid": "gsz", "lid": "lsz", "grp": "ngrp"}
+_KIND_PREFIX = {"global_id": "gid", "local_id": "lid", "group_id": "grp", "global_size": "gsz",
+                "local_size": "lsz", "num_groups": "ngrp"}
+OPAQUE_PREFIXES = ("v_", "ld_", "call_", "sel", "trip_")
+
+
+def work_symbol(prefix: str, dim: int) -> sp.Symbol:
+    """``gid0`` .. ``ngrp2``; sizes are positive integers, ids non-negative integers."""
+    if prefix in SIZE_OF_ID:
+        return sp.Symbol(f"{prefix}{dim}", integer=True, nonnegative=True)
+    return sp.Symbol(f"{prefix}{dim}", integer=True, positive=True)
+
+
+def param_symbol(name: str, integer: bool = True) -> sp.Symbol:
+    return sp.Symbol(name, integer=True) if integer else sp.Symbol(name, real=True)
+
+
+class floor_log2(sp.Function):
+    """``floor(log2(x))`` computed exactly for rationals (halving/doubling loop trip counts)."""
+
+    @classmethod
+    def eval(cls, x):
+        if x.is_Rational and x > 0:
+            p, q = int(x.p), int(x.q)
+            k = p.bit_length() - q.bit_length()
+            return sp.Integer(k if (p >> k if k >= 0 else p << -k) >= q else k - 1)
+        return None
+
+
+def ceil_log2(x):
+    """``ceiling(log2(x))`` for x >= 1, through :class:`floor_log2` (exact)."""
+    return floor_log2(2 * x - 1) if x.is_integer else -floor_log2(1 / x)
+
+
+def is_opaque(expr) -> bool:
+    return any(s.name.startswith(OPAQUE_PREFIXES) for s in getattr(expr, "free_symbols", ()))
+
+
+def id_symbols(expr) -> set:
+    return {s for s in getattr(expr, "free_symbols", ()) if s.name[:-1] in SIZE_OF_ID and s.name[-1].isdigit()}
+
+
+def normalize_ids(expr):
+    """Rewrite ``grp*lsz + lid`` as ``gid`` (and ``lsz*ngrp`` as ``gsz``) where that removes ``grp``."""
+    expr = sp.sympify(expr)
+    for d in range(3):
+        lid, grp, gid = work_symbol("lid", d), work_symbol("grp", d), work_symbol("gid", d)
+        lsz, ngrp, gsz = work_symbol("lsz", d), work_symbol("ngrp", d), work_symbol("gsz", d)
+        if ngrp in expr.free_symbols and lsz in expr.free_symbols:
+            cand = sp.expand(expr.subs(ngrp, gsz / lsz))
+            if lsz not in cand.free_symbols:
+                expr = cand
+        if lid in expr.free_symbols and grp in expr.free_symbols:
+            cand = sp.expand(expr.subs(lid, gid - grp * lsz))
+            if grp not in cand.free_symbols:
+                expr = cand
+    return expr
+
+
+def average_over_ids(expr):
+    """Replace each work-item id by its mean over the NDRange (id uniform in [0, size))."""
+    subs = {s: (work_symbol(SIZE_OF_ID[s.name[:-1]], int(s.name[-1])) - 1) / 2 for s in id_symbols(expr)}
+    return expr.subs(subs) if subs else expr
+
+
+class SymbolicEnv:
+    """Symbolic values of the names visible in a function, filled while ``analyze`` walks it.
+
+    Args:
+        ctx: the function's :class:`~kgraph.analysis.context.Context`.
+        multi_assigned: names assigned more than once (never given a value).
+    """
+
+    def __init__(self, ctx, multi_assigned: set):
+        self.ctx = ctx
+        self.multi_assigned = multi_assigned
+        self.values: dict[str, sp.Expr] = {}
+        self.pointers: set[str] = set()
+        for p in ctx.function.params:
+            if p.is_pointer:
+                self.pointers.add(p.name)
+            else:
+                self.values[p.name] = param_symbol(p.name, p.base_type not in ("float", "double", "half"))
+
+    def bind(self, name: str, expr) -> None:
+        self.values[name] = expr
+
+    def to_sympy(self, node):
+        """The sympy value of an integer/index expression node (opaque symbols where unknown)."""
+        if node is None:
+            return sp.Symbol("sel")
+        t = node.type
+        text = node_text(node)
+        if t == "number_literal":
+            ct = from_literal(text)
+            clean = text.rstrip("uUlLfFhH") if not text.lower().startswith("0x") else text.rstrip("uUlL")
+            try:
+                return sp.Integer(int(clean, 0)) if not ct.is_float else sp.nsimplify(float(clean))
+            except ValueError:
+                return sp.Symbol("sel")
+        if t == "identifier":
+            return self._identifier(text)
+        if t in ("parenthesized_expression", "condition_clause"):
+            return self.to_sympy(node.named_children[-1]) if node.named_child_count else sp.Symbol("sel")
+        if t == "cast_expression":
+            return self.to_sympy(node.child_by_field_name("value"))
+        if t == "field_expression":
+            b = self.ctx.dialect.builtin(text.replace(" ", ""))
+            if b is not None and b.category == "work_item":
+                return self._work_item(b.kind, b.dim)
+            return sp.Symbol("v_" + text.replace(".", "_").replace("->", "_"))
+        if t == "subscript_expression":
+            base = node.child_by_field_name("argument")
+            return sp.Symbol("ld_" + node_text(base).split("[")[0].strip())
+        if t == "pointer_expression":
+            return sp.Symbol("ld_" + node_text(node.child_by_field_name("argument")))
+        if t == "unary_expression":
+            op = node_text(node.child_by_field_name("operator"))
+            v = self.to_sympy(node.child_by_field_name("argument"))
+            return -v if op == "-" else (v if op == "+" else sp.Symbol("sel"))
+        if t == "binary_expression":
+            return self._binary(node)
+        if t == "call_expression":
+            return self._call(node)
+        return sp.Symbol("sel")
+
+    def to_sympy_name(self, name: str):
+        """Sympy value of a variable by name (a buffer is 0, a pointer variable its offset)."""
+        return self._identifier(name)
+
+    def _identifier(self, name: str):
+        if name in self.pointers:
+            return sp.Integer(0)  # a buffer is offset 0 of itself
+        if name in self.values:
+            return self.values[name]
+        macro = self.ctx.macros.get(name)
+        if macro is not None and isinstance(macro.value, (int, float)) and not isinstance(macro.value, bool):
+            return sp.Integer(macro.value) if isinstance(macro.value, int) else sp.nsimplify(macro.value)
+        b = self.ctx.dialect.builtin(name)
+        if b is not None and b.category == "work_item" and b.dim is not None:
+            return self._work_item(b.kind, b.dim)
+        return sp.Symbol("v_" + name)
+
+    def _work_item(self, kind: str, dim):
+        if kind == "global_offset":
+            return sp.Integer(0)
+        if dim is None or kind not in _KIND_PREFIX:
+            return sp.Symbol("sel")
+        return work_symbol(_KIND_PREFIX[kind], int(dim))
+
+    def _binary(self, node):
+        op = node_text(node.child_by_field_name("operator"))
+        a = self.to_sympy(node.child_by_field_name("left"))
+        b = self.to_sympy(node.child_by_field_name("right"))
+        if op == "+":
+            return a + b
+        if op == "-":
+            return a - b
+        if op == "*":
+            return a * b
+        if op == "/":
+            if a.is_Integer and b.is_Integer and b != 0:
+                return sp.Integer(int(a) // int(b))
+            return a / b if b != 0 else sp.Symbol("sel")
+        if op == "%":
+            return sp.Mod(a, b) if b != 0 else sp.Symbol("sel")
+        if op in ("<<", ">>") and b.is_Integer:
+            return a * 2 ** int(b) if op == "<<" else (a / 2 ** int(b) if not a.is_Integer else sp.Integer(int(a) >> int(b)))
+        return sp.Symbol("sel")
+
+    def _call(self, node):
+        fn = node_text(node.child_by_field_name("function"))
+        args_node = node.child_by_field_name("arguments")
+        args = list(args_node.named_children) if args_node is not None else []
+        b = self.ctx.dialect.builtin(fn)
+        if b is not None and b.category == "work_item":
+            dim = self.to_sympy(args[0]) if args else sp.Integer(0)
+            return self._work_item(b.kind, int(dim) if dim.is_Integer else None)
+        vals = [self.to_sympy(a) for a in args]
+        if fn in ("min", "fmin", "umin") and len(vals) == 2:
+            return sp.Min(*vals)
+        if fn in ("max", "fmax", "umax") and len(vals) == 2:
+            return sp.Max(*vals)
+        if fn.startswith(("convert_", "as_")) and len(vals) == 1:
+            return vals[0]
+        return sp.Symbol("call_" + fn)
+
+
+def subscript_index_expr(env: SymbolicEnv, node):
+    """Sympy value of the index of a subscript node."""
+    return env.to_sympy(subscript_index(node))
+
+
+def assigned_names(node) -> dict:
+    """How many times each identifier is assigned in ``node`` (declarations with initialisers,
+    ``=``/compound assignments, ``++``/``--``)."""
+    out: dict[str, int] = {}
+    stack = [node] if node is not None else []
+    while stack:
+        n = stack.pop()
+        target = None
+        if n.type == "assignment_expression":
+            target = n.child_by_field_name("left")
+        elif n.type == "update_expression":
+            target = n.child_by_field_name("argument")
+        elif n.type == "init_declarator":
+            target = n.child_by_field_name("declarator")
+        if target is not None and target.type == "identifier":
+            name = node_text(target)
+            out[name] = out.get(name, 0) + 1
+        stack.extend(n.named_children)
+    return out
