@@ -1,0 +1,157 @@
+"""DataModule tests on a small dataset written in the documented parquet format (docs/DESIGN.md)."""
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+from data.datamodule import KGraphDataModule, to_splits
+from data.features import LAUNCH_FEATURES, feature_names
+
+KERNELS = {  # kernel_id: (family, kernel_name, source)
+    "saxpy": ("blas1", "saxpy", "__kernel void saxpy(__global float* y, __global const float* x, float a, int n)"
+              "{int i = get_global_id(0); if (i < n) y[i] = a * x[i] + y[i];}"),
+    "scale": ("blas1", "scale", "__kernel void scale(__global float* x, float s, int n)"
+              "{int i = get_global_id(0); if (i < n) x[i] *= s;}"),
+    "copy": ("memory", "copy", "__kernel void copy(__global float* d, __global const float* s, int n)"
+             "{int i = get_global_id(0); if (i < n) d[i] = s[i];}"),
+    "fill": ("memory", "fill", "__kernel void fill(__global int* d, int v, int n)"
+             "{int i = get_global_id(0); if (i < n) d[i] = v;}"),
+}
+SIZES, LOCALS = [1024, 2048, 4096, 8192], [64, 128]
+
+
+def device(device_id: str, gpu: bool) -> dict:
+    return {"device_id": device_id, "name": device_id, "vendor": "v", "type": "GPU" if gpu else "CPU",
+            "platform": "p", "driver": "d", "compute_units": 64 if gpu else 8, "max_clock_mhz": 1500,
+            "global_mem_bytes": 2**34, "local_mem_bytes": 2**16, "max_work_group_size": 1024,
+            "global_cache_bytes": 2**22, "roofline": {"copy_bw_gbs": 1000.0 if gpu else 50.0,
+                                                      "fp32_gflops": 20000.0 if gpu else 500.0,
+                                                      "fp64_gflops": 10000.0 if gpu else 250.0,
+                                                      "local_bw_gbs": 5000.0, "launch_overhead_us": 5.0}}
+
+
+def write_dataset(root, device_id: str, gpu: bool):
+    d = root / device_id
+    d.mkdir(parents=True)
+    (d / "device.json").write_text(json.dumps(device(device_id, gpu)))
+    sources, rows = [], []
+    for kid, (family, name, src) in KERNELS.items():
+        sid = hashlib.sha1(src.encode()).hexdigest()[:16]
+        sources.append({"source_id": sid, "lang": "opencl", "kernel_id": kid, "family": family,
+                        "kernel_name": name, "source": src, "spec_json": "{}"})
+        for n in SIZES:
+            for lsz in LOCALS:
+                time = 1000.0 + n * (0.5 if gpu else 4.0)
+                rows.append({"key": f"{device_id}|{kid}|{n}|{lsz}", "device_id": device_id, "kernel_id": kid,
+                             "family": family, "source_id": sid, "kernel_name": name,
+                             "sizes": json.dumps({"N": n}), "args": json.dumps({"n": n}), "dims": 1,
+                             "g0": n, "g1": 1, "g2": 1, "l0": lsz, "l1": 1, "l2": 1,
+                             "status": "timeout" if (n == 8192 and lsz == 128 and kid == "fill") else "ok",
+                             "median_time_ns": time, "achieved_bw_gbs": 8.0 * n / time,
+                             "footprint_bytes": 8 * n if kid != "copy" else -1, "flops_fp32": 2 * n,
+                             "flops_fp64": 0, "global_load_bytes": 4 * n, "global_store_bytes": 4 * n,
+                             "bound": "memory" if kid != "scale" else "latency"})
+    pd.DataFrame(sources).to_parquet(d / "sources.parquet")
+    pd.DataFrame(rows).to_parquet(d / "launches-00000.parquet")
+    return d
+
+
+@pytest.fixture(scope="module")
+def datasets(tmp_path_factory):
+    root = tmp_path_factory.mktemp("datasets")
+    return [str(write_dataset(root, "gpu-a", True)), str(write_dataset(root, "cpu-b", False))]
+
+
+def make(datasets, tmp_path, **kw) -> KGraphDataModule:
+    dm = KGraphDataModule(datasets=datasets, cache_dir=str(tmp_path / "cache"), batch_size=8, **kw)
+    dm.setup("fit")
+    return dm
+
+
+def test_setup_rows_features_targets(datasets, tmp_path):
+    dm = make(datasets, tmp_path)
+    assert len(dm.table) == 2 * (4 * 8 - 1)  # one timeout per device dropped
+    assert dm.features.shape == (62, len(feature_names()))
+    col = feature_names().index("launch_log2_g0")
+    row = dm.table.index[(dm.table.kernel_id == "copy") & (dm.table.g0 == 2048)][0]
+    assert dm.features[row, col].item() == pytest.approx(11.0)
+    assert dm.features[row, feature_names().index("launch_log2_groups")].item() in (
+        pytest.approx(5.0), pytest.approx(4.0))  # 2048/64 or 2048/128 work-groups
+    assert dm.targets[row, 0].item() == pytest.approx(math.log(dm.table.median_time_ns[row]))
+    assert math.isnan(dm.targets[row, 2].item())  # copy's footprint is unknown (-1)
+    assert dm.families == ["blas1", "memory"]
+    assert sorted(dm.bound.unique().tolist()) == [0, 2]
+    assert len(LAUNCH_FEATURES) == 15
+
+
+def test_collate_gathers_each_kernel_once(datasets, tmp_path):
+    dm = make(datasets, tmp_path)
+    rows = [0, 1, 8, 2, 40]
+    batch = dm.collate(rows)
+    keys = (dm.table.source_id + ":" + dm.table.kernel_name).to_numpy()
+    assert batch.graphs.num_graphs == len(set(keys[rows]))
+    graph_keys = [dm.graphs.items[u].key for u in np.unique(dm.item[rows])]
+    assert [graph_keys[i] for i in batch.source_index.tolist()] == list(keys[rows])
+    assert batch.features.shape == (5, len(feature_names())) and batch.targets.shape == (5, 5)
+    assert batch.tokens is None and batch.row.tolist() == rows
+
+
+def test_graph_cache_is_reused(datasets, tmp_path):
+    dm = make(datasets, tmp_path)
+    files = sorted((tmp_path / "cache" / "processed").glob("kernels-*.pt"))
+    assert len(files) == 1 and len(dm.graphs) == 4
+    mtime = files[0].stat().st_mtime_ns
+    make(datasets, tmp_path)
+    assert files[0].stat().st_mtime_ns == mtime
+
+
+@pytest.mark.parametrize("split,unit", [("leave_kernel_out", "kernel_id"), ("leave_family_out", "family"),
+                                        ("leave_device_out", "device_id"), ("unseen_launch", "config")])
+def test_no_unit_crosses_its_split(datasets, tmp_path, split, unit):
+    dm = make(datasets, tmp_path, split=split, val_fraction=0.25, test_fraction=0.25, test_devices=["cpu-b"])
+    t = dm.table.assign(config=dm.table.kernel_id + dm.table.sizes + dm.table.g0.astype(str) + dm.table.l0.astype(str))
+    parts = {k: set(t[unit].iloc[v]) for k, v in dm.splits.items()}
+    assert parts["train"] and parts["test"]
+    assert not parts["train"] & parts["test"] and not parts["val"] & parts["test"]
+    if split != "leave_device_out":  # there, val is a random share of the training devices' launches
+        assert not parts["train"] & parts["val"]
+    assert sum(len(v) for v in dm.splits.values()) == len(t)
+    if split == "unseen_launch":  # every test kernel is seen in training
+        assert set(t.kernel_id.iloc[dm.splits["test"]]) <= set(t.kernel_id.iloc[dm.splits["train"]])
+        assert len(dm.splits["test"]) == 4 * 2 * 2  # round(8 * 0.25) configs per kernel, on both devices
+    if split == "leave_device_out":
+        assert parts["test"] == {"cpu-b"} and len(dm.splits["test"]) == 31
+
+
+def test_random_split_is_seeded(datasets, tmp_path):
+    a = make(datasets, tmp_path, split="random", seed=3).splits
+    b = make(datasets, tmp_path, split="random", seed=3).splits
+    c = make(datasets, tmp_path, split="random", seed=4).splits
+    assert all(np.array_equal(a[k], b[k]) for k in a)
+    assert not np.array_equal(a["test"], c["test"])
+    assert [len(a[k]) for k in ("train", "val", "test")] == [50, 6, 6]
+
+
+def test_bad_split_and_device_are_usage_errors(datasets, tmp_path):
+    from kgraph.errors import InputError, UsageError
+
+    with pytest.raises(UsageError, match="--data.split"):
+        KGraphDataModule(datasets=datasets, split="by_moon")
+    with pytest.raises(UsageError, match="--data.test_devices"):
+        to_splits(pd.DataFrame({"device_id": ["a"]}), "leave_device_out", 0.1, 0.1, 0, ["zz"])
+    with pytest.raises(InputError, match="not a measured dataset"):
+        make([str(tmp_path / "nowhere")], tmp_path)
+
+
+def test_statistics_use_training_rows_only(datasets, tmp_path):
+    dm = make(datasets, tmp_path, split="leave_device_out", test_devices=["cpu-b"], val_fraction=0.0)
+    mean, std = dm.target_statistics()
+    train_times = torch.log(torch.tensor(dm.table.median_time_ns.iloc[dm.splits["train"]].to_numpy()))
+    assert mean[0].item() == pytest.approx(train_times.mean().item(), rel=1e-5)
+    assert std[0].item() == pytest.approx(train_times.std(unbiased=False).item(), rel=1e-4)
