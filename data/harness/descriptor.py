@@ -43,6 +43,7 @@ def opencl_properties(info: DeviceInfo, device) -> dict:
         "compute_units": int(device.max_compute_units), "max_clock_mhz": int(device.max_clock_frequency),
         "global_mem_bytes": int(device.global_mem_size), "local_mem_bytes": int(device.local_mem_size),
         "max_work_group_size": int(device.max_work_group_size),
+        "max_work_item_sizes": [int(x) for x in device.max_work_item_sizes],
         "global_cache_bytes": int(device.global_mem_cache_size),
         "max_mem_alloc_bytes": int(device.max_mem_alloc_size),
         "has_fp64": bool(getattr(device, "double_fp_config", 0)),

@@ -93,11 +93,13 @@ def fits_memory(spec, sizes: dict, limits: DeviceLimits, mem_fraction: float = 0
     return total <= mem_fraction * limits.global_mem_bytes
 
 
-def candidates(spec, limits: DeviceLimits) -> list[LaunchConfig]:
+def candidates(spec, limits: DeviceLimits, max_launch_bytes: int | None = None) -> list[LaunchConfig]:
     """Every valid launch of ``spec`` on a device with these limits (unordered)."""
     found = []
     for sizes in spec.size_grid():
         if not fits_memory(spec, sizes, limits):
+            continue
+        if max_launch_bytes is not None and spec.launch_bytes(sizes) > max_launch_bytes:
             continue
         gsize = tuple(spec.global_size_of(sizes))
         for local in spec.valid_local_sizes(sizes, limits.max_work_group_size, list(limits.max_work_item_sizes)):
@@ -111,9 +113,9 @@ def _work(config: LaunchConfig) -> float:
 
 
 def sample_launches(spec, limits: DeviceLimits, seed: int = 0, max_count: int | None = None,
-                    bands: int = 4) -> list[LaunchConfig]:
+                    bands: int = 4, max_launch_bytes: int | None = None) -> list[LaunchConfig]:
     """The launches of ``spec`` in measuring order (stratified round-robin; see module doc)."""
-    pool = candidates(spec, limits)
+    pool = candidates(spec, limits, max_launch_bytes)
     if not pool:
         return []
     rng = random.Random(zlib.crc32(f"{seed}|{spec.kernel_id}".encode()))

@@ -131,7 +131,8 @@ class DatasetStore:
             self.manifest["failed_kernels"][entry["kernel_id"]] = {"status": entry["status"],
                                                                    "message": entry["message"]}
         elif kind == "ceiling":
-            self.manifest["ceilings"].setdefault(entry["kernel_id"], []).append(entry["sizes"])
+            old = self.manifest["ceilings"].get(entry["kernel_id"])
+            self.manifest["ceilings"][entry["kernel_id"]] = entry["work"] if old is None else min(old, entry["work"])
 
     def _log(self, entry: dict) -> None:
         self._journal.write(json.dumps(entry, default=_json_default) + "\n")
@@ -162,10 +163,11 @@ class DatasetStore:
         self._log({"t": "failed", "kernel_id": kernel_id, "status": status, "message": message[:2000]})
         self.manifest["failed_kernels"][kernel_id] = {"status": status, "message": message[:2000]}
 
-    def add_ceiling(self, kernel_id: str, sizes: dict) -> None:
-        """Problem sizes at least this large (in every parameter) are too slow on this device."""
-        self._log({"t": "ceiling", "kernel_id": kernel_id, "sizes": sizes})
-        self.manifest["ceilings"].setdefault(kernel_id, []).append(sizes)
+    def add_ceiling(self, kernel_id: str, work: float) -> None:
+        """Launches of this kernel whose problem-size product reaches ``work`` are too slow here."""
+        entry = {"t": "ceiling", "kernel_id": kernel_id, "work": float(work)}
+        self._log(entry)
+        self._apply(entry)
 
     def flush(self) -> None:
         """Turn pending rows into a shard and commit the manifest; then empty the journal."""

@@ -1,0 +1,278 @@
+"""Resumable measurement campaigns: every corpus kernel, round-robin, under a time budget.
+
+    python -m data.harness.campaign --device nvidia --budget-s 500 --out data/datasets/nvidia-h200
+
+Pass 0 gives every kernel ``--first-chunk`` launches (so a time-limited run covers all kernels);
+later passes deepen by ``--chunk`` launches per kernel until ``--max-per-kernel`` or the budget.
+Re-running the same command resumes: stored keys are skipped, failed kernels are not retried.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from kgraph.errors import KGraphError, UsageError
+
+from .columns import source_id_of
+from .derived import derive
+from .descriptor import load_descriptor, save_descriptor
+from .devices import pick_device
+from .runner import base_row
+from .sampling import DeviceLimits, sample_launches
+from .store import DatasetStore
+from .timing import TimingPolicy
+from .worker import Worker, WorkerDied, WorkerTimeout, load_specs, work_of
+
+DEFAULT_PROVIDER = "data.corpus:all_specs"
+
+
+@dataclass
+class CampaignOptions:
+    """Everything a campaign needs (the CLI options one to one)."""
+
+    device: str | None = None
+    out: str | None = None
+    budget_s: float | None = None
+    max_per_kernel: int | None = None
+    families: list[str] | None = None
+    kernels: list[str] | None = None
+    seed: int = 0
+    specs: str = DEFAULT_PROVIDER
+    first_chunk: int = 4
+    chunk: int = 16
+    build_timeout_s: float = 120.0
+    launch_timeout_s: float = 60.0
+    shard_rows: int = 2000
+    counts: str = "auto"
+    max_launch_mb: float | None = None
+    policy: TimingPolicy = field(default_factory=TimingPolicy)
+    progress: bool = True
+
+
+@dataclass
+class CampaignSummary:
+    device_id: str
+    out: str
+    rows_written: int = 0
+    ok_rows: int = 0
+    ok_rows_cv_ok: int = 0
+    failed_kernels: int = 0
+    elapsed_s: float = 0.0
+    statuses: dict = field(default_factory=dict)
+
+    @property
+    def launches_per_min_cv_ok(self) -> float:
+        return self.ok_rows_cv_ok / self.elapsed_s * 60 if self.elapsed_s > 0 else 0.0
+
+
+def device_limits(descriptor: dict) -> DeviceLimits:
+    return DeviceLimits(descriptor["compute_units"], descriptor["max_work_group_size"],
+                        tuple(descriptor.get("max_work_item_sizes", [descriptor["max_work_group_size"]] * 3)),
+                        descriptor["max_mem_alloc_bytes"], descriptor["global_mem_bytes"])
+
+
+def run_campaign(opts: CampaignOptions) -> CampaignSummary:
+    start = time.monotonic()
+    deadline = start + opts.budget_s if opts.budget_s else float("inf")
+    info = pick_device(opts.device)
+    out = Path(opts.out) if opts.out else Path("data/datasets") / info.device_id
+    specs = load_specs(opts.specs)
+    if opts.families:
+        unknown = sorted(set(opts.families) - {s.family for s in specs})
+        if unknown:
+            raise UsageError(f"--families: unknown {', '.join(unknown)}; known: "
+                             f"{', '.join(sorted({s.family for s in specs}))}")
+        specs = [s for s in specs if s.family in opts.families]
+    if opts.kernels:
+        specs = [s for s in specs if s.kernel_id in opts.kernels]
+    if not specs:
+        raise UsageError("no kernel selected (check --families/--kernels)")
+    summary = CampaignSummary(info.device_id, str(out))
+    worker = Worker(info, opts.specs, opts.policy, opts.seed, opts.counts)
+    store = DatasetStore(out, info.device_id, shard_rows=opts.shard_rows)
+    try:
+        if not (out / "device.json").exists():
+            worker.send(("descriptor",))
+            save_descriptor(worker.recv(opts.build_timeout_s)[1], out)
+        descriptor = load_descriptor(out)
+        limits = device_limits(descriptor)
+        plans = {}
+        for spec in specs:
+            if spec.kernel_id in store.failed_kernels:
+                continue
+            ceiling = store.ceilings.get(spec.kernel_id)
+            plan = [c for c in sample_launches(
+                        spec, limits, opts.seed, opts.max_per_kernel,
+                        max_launch_bytes=int(opts.max_launch_mb * 2**20) if opts.max_launch_mb else None)
+                    if c.key(info.device_id, spec.kernel_id) not in store.completed_keys
+                    and (ceiling is None or work_of(c.sizes) < ceiling)]
+            if plan:
+                plans[spec.kernel_id] = (spec, plan)
+        bar = _progress(sum(len(p) for _, p in plans.values()), opts.progress, info.device_id)
+        pass_index = 0
+        while plans and time.monotonic() < deadline:
+            size = opts.first_chunk if pass_index == 0 else opts.chunk
+            for kernel_id in list(plans):
+                if time.monotonic() >= deadline:
+                    break
+                spec, plan = plans[kernel_id]
+                visit, plans[kernel_id] = plan[:size], (spec, plan[size:])
+                ceiling = store.ceilings.get(kernel_id)
+                visit = [c for c in visit if ceiling is None or work_of(c.sizes) < ceiling]
+                if visit:
+                    _visit(worker, store, spec, visit, descriptor, opts, deadline, summary, bar)
+                if kernel_id in store.failed_kernels or not plans[kernel_id][1]:
+                    del plans[kernel_id]
+            pass_index += 1
+        if bar is not None:
+            bar.close()
+    finally:
+        worker.close()
+        store.close()
+    summary.failed_kernels = len(store.failed_kernels)
+    summary.elapsed_s = time.monotonic() - start
+    return summary
+
+
+def _visit(worker, store, spec, visit, descriptor, opts, deadline, summary, bar) -> None:
+    device_id = summary.device_id
+    source_id = store.add_source({"source_id": source_id_of(spec.source), "lang": spec.lang,
+                                  "kernel_id": spec.kernel_id, "family": spec.family,
+                                  "kernel_name": spec.kernel_name, "source": spec.source,
+                                  "spec_json": _spec_json(spec)})
+    by_key = {c.key(device_id, spec.kernel_id): c for c in visit}
+    in_flight = visit[0]
+
+    def record(row):
+        row.update(derive(row, descriptor["roofline"]))
+        if store.append(row):
+            summary.rows_written += 1
+            summary.statuses[row["status"]] = summary.statuses.get(row["status"], 0) + 1
+            if row["status"] == "ok":
+                summary.ok_rows += 1
+                summary.ok_rows_cv_ok += row["cv"] <= opts.policy.target_cv
+        if bar is not None:
+            bar.update(1)
+
+    def fail(status, message, kernel_level=True):
+        row = base_row(device_id, spec, in_flight, source_id)
+        row.update(status=status, message=message)
+        record(row)
+        if kernel_level:
+            store.mark_failed(spec.kernel_id, status, message)
+
+    try:
+        worker.send(("kernel", spec.kernel_id, [c.to_json() for c in visit],
+                     store.ceilings.get(spec.kernel_id), time.time() + max(deadline - time.monotonic(), 0)))
+        msg = worker.recv(opts.build_timeout_s)
+        if msg[1] != "ok":
+            fail(msg[1], msg[2])
+            worker.recv(opts.build_timeout_s)  # ("done",)
+            return
+        while True:
+            msg = worker.recv(opts.launch_timeout_s)
+            if msg[0] == "start":
+                in_flight = by_key[msg[1]]
+            elif msg[0] == "ceiling":
+                store.add_ceiling(spec.kernel_id, msg[1])
+            elif msg[0] == "row":
+                record(msg[1])
+                if msg[1]["status"] != "ok":
+                    worker.kill()  # a fresh context for the next visit
+            elif msg[0] == "done":
+                return
+    except WorkerTimeout as exc:
+        fail("timeout", f"{exc} (launch {in_flight.to_json()})")
+    except WorkerDied as exc:
+        fail("crash", f"{exc} (launch {in_flight.to_json()})")
+    except (BrokenPipeError, OSError) as exc:
+        worker.kill()
+        fail("crash", f"worker pipe broken: {exc}")
+
+
+def _spec_json(spec) -> str:
+    import json
+
+    return json.dumps(spec.to_json(), sort_keys=True)
+
+
+def _progress(total: int, enabled: bool, device_id: str):
+    if not enabled:
+        return None
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc=f"measure {device_id}", unit="launch", dynamic_ncols=True, smoothing=0.05)
+
+
+def add_campaign_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--device", help="substring of the device id, platform or device name (default: first GPU)")
+    parser.add_argument("--out", help="dataset folder (default: data/datasets/<device_id>)")
+    parser.add_argument("--budget-s", type=float, help="stop after this many seconds (resumable)")
+    parser.add_argument("--max-per-kernel", type=int, help="launch configurations per kernel at most")
+    parser.add_argument("--families", nargs="+", help="only these kernel families")
+    parser.add_argument("--kernels", nargs="+", help="only these kernel ids")
+    parser.add_argument("--seed", type=int, default=0, help="seed of launch sampling and inputs")
+    parser.add_argument("--specs", default=DEFAULT_PROVIDER, help="MODULE:FUNCTION or FILE.py:FUNCTION giving KernelSpecs")
+    parser.add_argument("--first-chunk", type=int, default=4, help="launches per kernel in the first pass")
+    parser.add_argument("--chunk", type=int, default=16, help="launches per kernel in later passes")
+    parser.add_argument("--build-timeout-s", type=float, default=120.0, help="limit on build + correctness check")
+    parser.add_argument("--launch-timeout-s", type=float, default=60.0, help="limit on one launch's measurement")
+    parser.add_argument("--shard-rows", type=int, default=2000, help="rows per parquet shard")
+    parser.add_argument("--counts", choices=["auto", "instrumented", "static", "none"], default="auto",
+                        help="where work counts come from (auto: instrumented, else static)")
+    parser.add_argument("--max-launch-mb", type=float, help="skip problem sizes whose buffers exceed this (MiB)")
+    parser.add_argument("--target-cv", type=float, default=0.02, help="stop repeating at this CV")
+    parser.add_argument("--max-repeats", type=int, default=50, help="timed repeats per launch at most")
+    parser.add_argument("--time-cap-s", type=float, default=0.5, help="summed kernel time per launch config at most")
+    parser.add_argument("--slow-launch-s", type=float, default=0.25,
+                        help="a launch slower than this caps the kernel's problem sizes on this device")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def options_from_args(args) -> CampaignOptions:
+    for name in ("budget_s", "max_per_kernel", "max_launch_mb", "first_chunk", "chunk", "shard_rows", "max_repeats"):
+        value = getattr(args, name, None)
+        if value is not None and value <= 0:
+            raise UsageError(f"--{name.replace('_', '-')} {value}: must be positive")
+    policy = TimingPolicy(target_cv=args.target_cv, max_repeats=args.max_repeats, time_cap_s=args.time_cap_s,
+                          slow_launch_s=args.slow_launch_s)
+    return CampaignOptions(device=args.device, out=args.out, budget_s=args.budget_s,
+                           max_per_kernel=args.max_per_kernel, families=args.families, kernels=args.kernels,
+                           seed=args.seed, specs=args.specs, first_chunk=args.first_chunk, chunk=args.chunk,
+                           build_timeout_s=args.build_timeout_s, launch_timeout_s=args.launch_timeout_s,
+                           shard_rows=args.shard_rows, counts=args.counts, policy=policy,
+                           max_launch_mb=args.max_launch_mb,
+                           progress=not args.no_progress)
+
+
+def print_summary(summary: CampaignSummary) -> None:
+    statuses = ", ".join(f"{k}={v}" for k, v in sorted(summary.statuses.items())) or "none"
+    print(f"{summary.device_id}: {summary.rows_written} new rows in {summary.elapsed_s:.0f} s "
+          f"({summary.launches_per_min_cv_ok:.0f} launches/min at CV<=2%; ok={summary.ok_rows}, "
+          f"cv_ok={summary.ok_rows_cv_ok}); statuses: {statuses}; failed kernels: {summary.failed_kernels}; "
+          f"dataset: {summary.out}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m data.harness.campaign", description=__doc__.splitlines()[0])
+    add_campaign_arguments(parser)
+    args = parser.parse_args(argv)
+    try:
+        print_summary(run_campaign(options_from_args(args)))
+    except UsageError as exc:
+        print(f"campaign: error: {exc}", file=sys.stderr)
+        return 2
+    except KGraphError as exc:
+        print(f"campaign: error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("campaign: interrupted (re-run the same command to resume)", file=sys.stderr)
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

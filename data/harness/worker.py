@@ -1,0 +1,182 @@
+"""The measuring subprocess and its supervisor.
+
+A long-lived worker process (multiprocessing ``spawn``) owns the OpenCL context and is fed one
+kernel visit at a time over a pipe. It answers with messages::
+
+    ("prepared", status, message)   after building and checking the kernel (status "ok" or a failure)
+    ("start", key)                  before each launch: the supervisor knows which launch is in flight
+    ("row", row)                    after each launch (timing and counts filled in)
+    ("ceiling", work)               this kernel got too slow at this problem-size product
+    ("done",)                       end of the visit
+    ("descriptor", dict)            answer to a ("descriptor",) request
+
+The supervisor waits with a timeout on each message; a silent worker is killed (status
+``timeout``), a dead one (segfault in the driver) is reported as ``crash``; both are restarted on
+the next visit.
+"""
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import math
+import multiprocessing as mp
+import time
+from pathlib import Path
+
+from kgraph.errors import UsageError
+
+
+def load_specs(provider: str) -> list:
+    """The specs named by ``module:function`` or ``path/to/file.py:function`` (called with no args)."""
+    target, _, attr = provider.rpartition(":")
+    if not target:
+        raise UsageError(f"--specs {provider!r}: expected MODULE:FUNCTION or FILE.py:FUNCTION")
+    try:
+        if target.endswith(".py"):
+            path = Path(target)
+            module_spec = importlib.util.spec_from_file_location(f"_kgraph_specs_{abs(hash(path))}", path)
+            module = importlib.util.module_from_spec(module_spec)
+            module_spec.loader.exec_module(module)
+        else:
+            module = importlib.import_module(target)
+        return list(getattr(module, attr)())
+    except (ImportError, FileNotFoundError, AttributeError) as exc:
+        raise UsageError(f"--specs {provider!r}: cannot load ({exc})") from None
+
+
+def work_of(sizes) -> float:
+    """Problem-size product: the proxy for a launch's amount of work used by size ceilings."""
+    values = sizes.values() if isinstance(sizes, dict) else [v for _, v in sizes]
+    return float(math.prod(max(int(v), 1) for v in values))
+
+
+def worker_main(conn, platform_index: int, device_index: int, device_id: str, provider: str,
+                policy, seed: int, counts_mode: str) -> None:
+    import pyopencl as cl
+
+    from .counts import UNKNOWN, CountCache
+    from .runner import KernelRunner
+    from .sampling import LaunchConfig
+
+    device = cl.get_platforms()[platform_index].get_devices()[device_index]
+    ctx = cl.Context([device])
+    queue = cl.CommandQueue(ctx, properties=cl.command_queue_properties.PROFILING_ENABLE)
+    specs = {}
+    runners, prepared = {}, {}
+    counts = CountCache(use_instrumentation=counts_mode in ("auto", "instrumented"))
+    while True:
+        try:
+            msg = conn.recv()
+        except EOFError:
+            return
+        if msg[0] == "stop":
+            return
+        if msg[0] == "descriptor":
+            from .descriptor import measure_descriptor
+            from .devices import list_devices
+
+            info = next(d for d in list_devices()
+                        if (d.platform_index, d.device_index) == (platform_index, device_index))
+            conn.send(("descriptor", measure_descriptor(info, ctx, queue)))
+            continue
+        _, kernel_id, config_json, ceiling, deadline = msg
+        if not specs:
+            specs = {s.kernel_id: s for s in load_specs(provider)}
+        spec = specs[kernel_id]
+        if kernel_id not in prepared:
+            runners[kernel_id] = KernelRunner(ctx, queue, device_id, spec, policy, seed)
+            prepared[kernel_id] = runners[kernel_id].build()
+        conn.send(("prepared", *prepared[kernel_id]))
+        if prepared[kernel_id][0] != "ok":
+            conn.send(("done",))
+            continue
+        configs = sorted((LaunchConfig.from_json(c) for c in config_json), key=lambda c: work_of(c.sizes))
+        state = {"ceiling": ceiling}
+
+        def skip(config):
+            return time.time() > deadline or (state["ceiling"] is not None
+                                              and work_of(config.sizes) >= state["ceiling"])
+
+        by_key = {c.key(device_id, kernel_id): c for c in configs}
+        for row in runners[kernel_id].measure(configs, on_start=lambda key: conn.send(("start", key)), skip=skip):
+            config = by_key[row["key"]]
+            if row["status"] == "ok":
+                values, source = (counts.get(spec, config) if counts_mode != "none" else (dict(UNKNOWN), None))
+                row.update(values)
+                row["counts_source"] = source
+            if row["message"] == "slow":
+                work = work_of(config.sizes)
+                state["ceiling"] = work if state["ceiling"] is None else min(state["ceiling"], work)
+                conn.send(("ceiling", work))
+            conn.send(("row", row))
+        conn.send(("done",))
+
+
+class WorkerDied(Exception):
+    """The worker process exited (``exitcode`` < 0: killed by that signal)."""
+
+
+class WorkerTimeout(Exception):
+    """The worker sent nothing within the timeout and was killed."""
+
+
+class Worker:
+    """Supervisor side of one worker process (started lazily, restarted after a failure).
+
+    Args:
+        info: the ``DeviceInfo`` to measure; provider: where the specs come from;
+        policy: ``TimingPolicy``; counts_mode: "auto" | "instrumented" | "static" | "none".
+    """
+
+    def __init__(self, info, provider: str, policy, seed: int = 0, counts_mode: str = "auto"):
+        self.info, self.provider, self.policy, self.seed, self.counts_mode = info, provider, policy, seed, counts_mode
+        self.process = None
+        self.conn = None
+        self.restarts = 0
+
+    def ensure_started(self) -> None:
+        if self.process is not None and self.process.is_alive():
+            return
+        if self.process is not None:
+            self.restarts += 1
+        context = mp.get_context("spawn")
+        self.conn, child = context.Pipe()
+        self.process = context.Process(
+            target=worker_main, daemon=True,
+            args=(child, self.info.platform_index, self.info.device_index, self.info.device_id,
+                  self.provider, self.policy, self.seed, self.counts_mode))
+        self.process.start()
+        child.close()
+
+    def send(self, msg) -> None:
+        self.ensure_started()
+        self.conn.send(msg)
+
+    def recv(self, timeout_s: float):
+        """The next message; raises WorkerTimeout (worker killed) or WorkerDied."""
+        if not self.conn.poll(timeout_s):
+            self.kill()
+            raise WorkerTimeout(f"no answer within {timeout_s:g} s; worker killed")
+        try:
+            return self.conn.recv()
+        except (EOFError, ConnectionResetError, OSError):
+            self.process.join(5)
+            code = self.process.exitcode
+            self.process = None
+            how = f"killed by signal {-code}" if code is not None and code < 0 else f"exit status {code}"
+            raise WorkerDied(f"worker process died ({how})") from None
+
+    def kill(self) -> None:
+        if self.process is not None:
+            self.process.kill()
+            self.process.join(5)
+            self.process = None
+
+    def close(self) -> None:
+        if self.process is not None and self.process.is_alive():
+            try:
+                self.conn.send(("stop",))
+                self.process.join(5)
+            except (OSError, BrokenPipeError):
+                pass
+        self.kill()
