@@ -59,6 +59,14 @@ class CompactConfig:
         if self.code_dim < 0 or not self.launch_names or not self.device_names:
             raise ModelError("a compact head needs code_dim >= 0 and non-empty launch/device feature names")
 
+    @classmethod
+    def for_dataset_features(cls, code_dim: int, size: str = DEFAULT_SIZE) -> "CompactConfig":
+        """The layout of :mod:`data.features`: launch = ``LAUNCH_FEATURES + STATIC_FEATURES``,
+        device = ``hardware_feature_names()`` (rows come from :func:`to_compact_inputs`)."""
+        from data.features import LAUNCH_FEATURES, STATIC_FEATURES, hardware_feature_names
+
+        return cls(code_dim, [*LAUNCH_FEATURES, *STATIC_FEATURES], hardware_feature_names(), size)
+
     @property
     def in_dim(self) -> int:
         return self.code_dim + len(self.launch_names) + len(self.device_names)
@@ -192,6 +200,19 @@ def from_checkpoint(path: str | Path) -> CompactBundle:
                              f"expected ({len(head.config.device_names)},)")
     sources = {k: (v[0], v[1]) for k, v in blob.get("sources", {}).items()}
     return CompactBundle(head, dict(blob["code_table"]), dict(blob["devices"]), blob.get("metrics", {}), sources)
+
+
+def to_compact_inputs(features, code: Tensor | None = None) -> Tensor:
+    """Rows of :func:`data.features.to_launch_features` (``[hw, launch, static]``) reordered to the
+    compact head's ``[code, launch, static, hw]``; ``code`` is ``[N, code_dim]`` (None: code_dim 0)."""
+    from data.features import hardware_feature_names
+
+    f = torch.as_tensor(features, dtype=torch.float32)
+    n_hw = len(hardware_feature_names())
+    parts = [f[:, n_hw:], f[:, :n_hw]]
+    if code is not None:
+        parts.insert(0, code.float())
+    return torch.cat(parts, dim=1)
 
 
 def compact_loss(head: CompactHead, x: Tensor, log_targets: Tensor, bound: Tensor | None) -> Tensor:

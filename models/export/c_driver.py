@@ -46,3 +46,18 @@ def bench_c(driver: str | Path, kernel: str, device: int, launch: np.ndarray, ca
     if proc.returncode != 0:
         raise ModelError(f"{driver} --bench failed: {proc.stderr.strip()}")
     return float(proc.stdout.split()[1])
+
+
+def features_c(driver: str | Path, rows: list[tuple]) -> np.ndarray:
+    """``kgraph_features`` through the driver; rows are ``(kernel, device, dims, g[3], l[3], args)``.
+
+    Returns ``[N, 1 + n_launch]``: rc then the features.
+    """
+    lines = []
+    for kernel, device, dims, g, l, args in rows:
+        vals = [kernel, device, dims, *g, *l, len(args), *args]
+        lines.append(" ".join(f"{v:.17g}" if isinstance(v, float) else str(v) for v in vals))
+    proc = subprocess.run([str(driver), "--features"], input="\n".join(lines) + "\n", capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise ModelError(f"{driver} --features failed: {proc.stderr.strip()}")
+    return np.array([[float(v) for v in line.split()] for line in proc.stdout.splitlines()])

@@ -86,7 +86,8 @@ def to_features_c(kernel_names: list[str], sources: dict[str, tuple[str, str]], 
         table.append(f"kgraph_static_{i}")
     if len(FEATURE_ORDER) != 15 + 1 + 2 * n_static + 1:
         raise ModelError("data/features.py changed its feature layout; update models/export/features_c.py")
-    decls = """/* Launch + static features of registered kernel `kernel` (see kgraph_launch_feature_names).
+    decls = """#define KGRAPH_HAS_FEATURES 1
+/* Launch + static features of registered kernel `kernel` (see kgraph_launch_feature_names).
    args: the kernel's scalar arguments in parameter order. Returns KGRAPH_OK or an error code. */
 int kgraph_features(int kernel, int dims, const double global[3], const double local[3],
                     const double *args, int n_args, int device, double *out);

@@ -2,6 +2,7 @@
  *
  * Predict mode (default): reads lines "KERNEL DEVICE_INDEX F1 ... FN" (N = KGRAPH_N_LAUNCH) from
  * stdin and prints "rc time_us log_t0 .. log_t4 bound p0 p1 p2" per line, with %.9g.
+ * Features mode (exports with kgraph_features): kgraph_driver --features, see features() below.
  * Bench mode: kgraph_driver --bench CALLS KERNEL DEVICE_INDEX F1 ... FN times CALLS calls of
  * kgraph_predict (name lookup included) in REPEATS=7 rounds and prints the median ns per call.
  * Build: gcc -O2 -std=c99 kgraph_driver.c kgraph_model.c -I<export dir> -lm
@@ -54,12 +55,35 @@ static int bench(int argc, char **argv) {
   return 0;
 }
 
+#ifdef KGRAPH_HAS_FEATURES
+/* Features mode: lines "KERNEL DEVICE DIMS G0 G1 G2 L0 L1 L2 NARGS A1 .. ANARGS" -> rc and features. */
+static int features(void) {
+  char kernel[512];
+  int device, dims, n_args, j, rc;
+  double g[3], l[3], args[16], out[KGRAPH_N_LAUNCH];
+  while (scanf("%511s %d %d %lf %lf %lf %lf %lf %lf %d", kernel, &device, &dims, &g[0], &g[1], &g[2],
+               &l[0], &l[1], &l[2], &n_args) == 10) {
+    if (n_args < 0 || n_args > 16) return 2;
+    for (j = 0; j < n_args; ++j)
+      if (scanf("%lf", &args[j]) != 1) return 2;
+    rc = kgraph_features(kgraph_kernel_index(kernel), dims, g, l, args, n_args, device, out);
+    printf("%d", rc);
+    for (j = 0; j < KGRAPH_N_LAUNCH; ++j) printf(" %.17g", rc == KGRAPH_OK ? out[j] : 0.0);
+    printf("\n");
+  }
+  return 0;
+}
+#endif
+
 int main(int argc, char **argv) {
   char kernel[512];
   int device, j, rc;
   double x[KGRAPH_N_LAUNCH > 0 ? KGRAPH_N_LAUNCH : 1];
   kgraph_prediction p;
   if (argc > 1 && strcmp(argv[1], "--bench") == 0) return bench(argc, argv);
+#ifdef KGRAPH_HAS_FEATURES
+  if (argc > 1 && strcmp(argv[1], "--features") == 0) return features();
+#endif
   while (scanf("%511s %d", kernel, &device) == 2) {
     for (j = 0; j < KGRAPH_N_LAUNCH; ++j)
       if (scanf("%lf", &x[j]) != 1) {

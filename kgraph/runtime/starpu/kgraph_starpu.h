@@ -1,0 +1,48 @@
+/* kgraph performance models for StarPU: an exported kgraph model (kgraph_model.c) as a
+ * struct starpu_perfmodel of type STARPU_PER_ARCH whose arch_cost_function asks the model.
+ *
+ *   static struct starpu_perfmodel gemm_model;
+ *   kgraph_starpu_model_init(&gemm_model, "tile_gemm", gemm_launch);   // gemm_launch: task -> NDRange/args
+ *   kgraph_starpu_map_arch(STARPU_CPU_WORKER, -1, kgraph_device_index("cpu-core"));
+ *   kgraph_starpu_map_arch(STARPU_OPENCL_WORKER, -1, kgraph_device_index("pocl-cpu"));
+ *   gemm_codelet.model = &gemm_model;
+ */
+#ifndef KGRAPH_STARPU_H
+#define KGRAPH_STARPU_H
+#include <starpu.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The launch of a task as the kgraph model sees it (the OpenCL NDRange of its kernel). */
+typedef struct {
+  int dims;
+  double global[3], local[3];  /* unused dimensions = 1 */
+  double args[8];              /* scalar kernel arguments in parameter order */
+  int n_args;
+} kgraph_launch;
+
+typedef void (*kgraph_starpu_launch_fn)(struct starpu_task *task, kgraph_launch *launch);
+
+/* Make `model` a STARPU_PER_ARCH model predicting kernel `kernel` (a name in the exported code
+ * table). Returns 0, or -1 if the kernel is not registered in the export or the table is full. */
+int kgraph_starpu_model_init(struct starpu_perfmodel *model, const char *kernel, kgraph_starpu_launch_fn launch);
+
+/* Map StarPU workers of `type` (and OpenCL/CUDA device `devid`, -1 = any) to a device index of the
+ * export's device table. Returns 0, or -1 for a bad index or a full table. Unmapped archs cost NAN
+ * (StarPU then treats the model as uncalibrated there). */
+int kgraph_starpu_map_arch(enum starpu_worker_archtype type, int devid, int device_index);
+
+/* The arch_cost_function: predicted time of `task` on `arch` in microseconds. */
+double kgraph_starpu_cost(struct starpu_task *task, struct starpu_perfmodel_arch *arch, unsigned nimpl);
+
+/* Counters: cost-function calls, total nanoseconds spent in it, calls answered with NAN. */
+unsigned long kgraph_starpu_calls(void);
+double kgraph_starpu_cost_ns(void);
+unsigned long kgraph_starpu_failures(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,25 @@
+/* Tile tasks of the tiled Cholesky / GEMM workload: CPU (plain C loops) and OpenCL implementations
+ * (kernels/tile_*.cl), codelets, and the per-task record (kind, worker, predicted, measured). */
+#ifndef KGRAPH_TILE_CODELETS_H
+#define KGRAPH_TILE_CODELETS_H
+#include <starpu.h>
+
+enum tile_kind { TILE_POTRF, TILE_TRSM, TILE_SYRK, TILE_GEMM, TILE_NKINDS };
+extern const char *const tile_kernel_names[TILE_NKINDS];  /* "tile_potrf", ... (OpenCL kernel names) */
+extern struct starpu_codelet tile_codelets[TILE_NKINDS];
+extern struct starpu_perfmodel tile_models[TILE_NKINDS];
+
+/* cl_arg of every tile task; measured_us is filled by the implementation that ran. */
+struct tile_arg {
+  int n;          /* tile size */
+  float alpha;    /* gemm only */
+  enum tile_kind kind;
+  double measured_us;
+};
+
+/* Load kernels/tile_*.cl from `kernel_dir` on every OpenCL device; 0 on success. */
+int tile_opencl_init(const char *kernel_dir);
+void tile_opencl_shutdown(void);
+/* The NDRange each kind's OpenCL kernel is launched with (also what the kgraph model is asked about). */
+void tile_ndrange(enum tile_kind kind, int n, size_t global[2], size_t local[2], int *dims);
+#endif

@@ -1,0 +1,60 @@
+"""The C kgraph_features helper builds the same vector as data/features.py (launch + static parts)."""
+from __future__ import annotations
+
+import json
+import shutil
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+from data.features import to_launch_features
+from kgraph.runtime import runtime_dir
+from models.compact import CompactConfig, CompactHead, to_compact_inputs
+from models.export import to_c
+from models.export.c_driver import build_driver, features_c, predict_c
+from models.export.features_c import to_features_c
+
+KERNELS = runtime_dir() / "starpu" / "kernels"
+DEVICE = {"device_id": "pocl-cpu", "type": "CPU", "compute_units": 12, "max_clock_mhz": 3000,
+          "global_mem_bytes": 2 ** 34, "local_mem_bytes": 2 ** 16, "max_work_group_size": 4096,
+          "global_cache_bytes": 2 ** 20,
+          "roofline": {"copy_bw_gbs": 20.0, "fp32_gflops": 300.0, "fp64_gflops": 150.0,
+                       "local_bw_gbs": 100.0, "launch_overhead_us": 8.0}}
+# (kernel, dims, global, local, args JSON in parameter order)
+LAUNCHES = [("tile_gemm", 2, (64, 64, 1), (8, 8, 1), {"n": 64, "alpha": -1.0}),
+            ("tile_gemm", 2, (256, 256, 1), (8, 8, 1), {"n": 256, "alpha": 1.0}),
+            ("tile_syrk", 2, (128, 128, 1), (8, 8, 1), {"n": 128}),
+            ("tile_trsm", 1, (96, 1, 1), (32, 1, 1), {"n": 96}),
+            ("tile_potrf", 1, (32, 1, 1), (32, 1, 1), {"n": 32})]
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not installed")
+def test_c_features_equal_python(tmp_path):
+    names = sorted({k for k, *_ in LAUNCHES})
+    sources = {k: ((KERNELS / f"{k}.cl").read_text(), "opencl") for k in names}
+    launches = pd.DataFrame([{"device_id": "pocl-cpu", "source_id": k, "kernel_name": k, "dims": d,
+                              "g0": g[0], "g1": g[1], "g2": g[2], "l0": l[0], "l1": l[1], "l2": l[2],
+                              "args": json.dumps(a)} for k, d, g, l, a in LAUNCHES])
+    src_df = pd.DataFrame([{"source_id": k, "lang": "opencl", "source": s} for k, (s, _) in sources.items()])
+    py = to_compact_inputs(to_launch_features(launches, src_df, {"pocl-cpu": DEVICE})).numpy()
+
+    cfg = CompactConfig.for_dataset_features(code_dim=4, size="tiny")
+    torch.manual_seed(0)
+    head = CompactHead(cfg).eval()
+    n_launch = len(cfg.launch_names)
+    dev = torch.tensor(py[0, n_launch:])
+    table = {k: torch.randn(4) for k in names}
+    to_c(head, tmp_path, table, {"pocl-cpu": dev}, to_features_c(names, sources, cfg.device_names))
+    driver = build_driver(tmp_path)
+    got = features_c(driver, [(k, 0, d, g, l, list(a.values())) for k, d, g, l, a in LAUNCHES])
+    assert (got[:, 0] == 0).all()
+    assert py[:, cfg.launch_names.index("static_known")].tolist() == [1.0] * len(LAUNCHES)
+    np.testing.assert_allclose(got[:, 1:], py[:, :n_launch], rtol=1e-5, atol=1e-5)
+    # and the prediction from C features equals torch on Python features
+    pred = predict_c(driver, [k for k, *_ in LAUNCHES], [0] * len(LAUNCHES), got[:, 1:])
+    x = torch.cat([torch.stack([table[k] for k, *_ in LAUNCHES]), torch.tensor(py)], dim=1)
+    with torch.no_grad():
+        t, _ = head(x)
+    np.testing.assert_allclose(pred[:, 2:7], t.numpy(), rtol=1e-4, atol=1e-4)
