@@ -14,10 +14,13 @@ from parsers.errors import Diagnostic
 MAX_ERRORS = 50
 
 
-def position(original: bytes, byte: int) -> tuple[int, int]:
-    """1-based (line, column) of a byte offset; the column counts characters of the line."""
+def position(original: bytes, byte: int, row: int | None = None) -> tuple[int, int]:
+    """1-based (line, column) of a byte offset; the column counts characters of the line.
+
+    Pass ``row`` (0-based, e.g. ``node.start_point.row``) when known: counting lines is O(file).
+    """
     line_start = original.rfind(b"\n", 0, byte) + 1
-    line = original.count(b"\n", 0, byte) + 1
+    line = row + 1 if row is not None else original.count(b"\n", 0, byte) + 1
     col = len(original[line_start:byte].decode("utf-8", "replace")) + 1
     return line, col
 
@@ -56,7 +59,7 @@ def syntax_diagnostics(tree: ts.Tree, original: bytes, filename: str, dialect: D
     if not root.has_error:
         return []
     caps = dialect.captures("errors", root)
-    found: list[tuple[int, str]] = []
+    found: list[tuple[int, int, str]] = []
     errors = sorted(caps.get("error", []), key=lambda n: (n.start_byte, -n.end_byte))
     outer: list[tuple[ts.Node, list[ts.Node]]] = []
     for node in errors:
@@ -72,14 +75,14 @@ def syntax_diagnostics(tree: ts.Tree, original: bytes, filename: str, dialect: D
         if not text.strip():
             text = original[target.start_byte:target.end_byte].decode("utf-8", "replace").strip()
         message = f"unexpected '{_shown(text)}'" if text else "unexpected end of input"
-        found.append((leaf.start_byte, message + _missing_semicolon_hint(original, leaf.start_byte)))
+        found.append((leaf.start_byte, leaf.start_point.row, message + _missing_semicolon_hint(original, leaf.start_byte)))
     for node in caps.get("missing", []):
         what = node.type if not node.is_named else node.type.replace("_", " ")
-        found.append((node.start_byte, f"missing '{what}'" if not node.is_named else f"missing {what}"))
+        found.append((node.start_byte, node.start_point.row, f"missing '{what}'" if not node.is_named else f"missing {what}"))
     found.sort()
     out = []
-    for byte, message in found[:MAX_ERRORS]:
-        line, col = position(original, byte)
+    for byte, row, message in found[:MAX_ERRORS]:
+        line, col = position(original, byte, row)
         out.append(Diagnostic(filename, line, col, "error", message))
     if len(found) > MAX_ERRORS:
         out.append(Diagnostic(filename, out[-1].line, out[-1].col, "note",

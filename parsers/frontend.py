@@ -16,7 +16,6 @@ from parsers.dialect import LANGS, Dialect, get_dialect, lang_from_path
 from parsers.errors import UsageError
 from parsers.masking import find_qualifiers, mask
 from parsers.source_input import DEFAULT_MAX_BYTES, check_text, read_source
-from parsers.tokens import tokenize
 from parsers.unit import Function, TranslationUnit
 
 _BOM = "\ufeff".encode()
@@ -63,7 +62,7 @@ def parse_source(text: str, lang: str | None = None, filename: str = "<string>",
     text = check_text(text, filename, max_bytes)
     dialect = get_dialect(lang)
     original = text.encode("utf-8")
-    spans = find_qualifiers(original, dialect.qualifiers, tokenize(original))
+    spans = find_qualifiers(original, dialect.qualifiers)
     source = mask(original, spans)
     if source.startswith(_BOM):
         source = b"   " + source[3:]
@@ -102,11 +101,12 @@ def _function(unit: TranslationUnit, caps: dict, original: bytes) -> Function:
             quals.add(child.text.decode())
     rule_kernel = bool(quals & unit.dialect.kernel_qualifiers)
     is_kernel = rule_kernel or (unit.dialect.any_non_static_is_kernel and "static" not in quals)
-    line, col = position(original, name_node.start_byte)
+    line, col = position(original, name_node.start_byte, name_node.start_point.row)
     fn = Function(name=name_node.text.decode(), is_kernel=is_kernel, params=params, return_type=return_type(node),
                   node=node, body=body, qualifiers=quals, line=line, col=col)
     _attributes(unit, fn)
-    fn.attributes["pragmas"] = [p for p in unit.pragmas.values() if body.start_byte <= p.start < body.end_byte]
+    fn.attributes["pragmas"] = [p for p in unit.pragmas.values() if body.start_byte <= p.start < body.end_byte] \
+        if unit.pragmas else []
     return fn
 
 

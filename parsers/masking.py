@@ -12,9 +12,9 @@ not a member access (``.``/``->``) or a tag keyword. ``int local = 0;``, ``x = l
 """
 from __future__ import annotations
 
+import bisect
+import re
 from dataclasses import dataclass
-
-from parsers.tokens import Token, tokenize
 
 _NOT_AFTER = {".", "->", "struct", "union", "enum", "goto"}
 
@@ -33,33 +33,51 @@ class QualifierSpan:
     next_start: int
 
 
-def find_qualifiers(source: bytes, qualifiers: dict[str, dict], tokens: list[Token] | None = None) -> list[QualifierSpan]:
-    """Every qualifier of the dialect table ``qualifiers`` (spelling → entry) used as a qualifier."""
+_SKIP = re.compile(rb"""//[^\n]*|/\*.*?(?:\*/|\Z)|(?:(?<=\n)|\A)[ \t]*\#(?:\\\r?\n|/\*.*?(?:\*/|\Z)|[^\n])*"""
+                   rb"""|"(?:\\.|[^"\\\n])*"?|'(?:\\.|[^'\\\n])*'?""", re.DOTALL)
+_SPACE_OR_COMMENT = re.compile(rb"(?:\s+|//[^\n]*|/\*.*?(?:\*/|\Z))+", re.DOTALL)
+_WORD_BEFORE = re.compile(rb"([A-Za-z_][A-Za-z_0-9]*|->|\S)\s*\Z")
+_WORDS: dict[tuple[str, ...], re.Pattern] = {}
+
+
+def _word_regex(names: tuple[str, ...]) -> re.Pattern:
+    if names not in _WORDS:
+        alt = b"|".join(re.escape(n.encode()) for n in sorted(names, key=len, reverse=True))
+        _WORDS[names] = re.compile(rb"(?<![A-Za-z0-9_])(?:" + alt + rb")(?![A-Za-z0-9_])")
+    return _WORDS[names]
+
+
+def find_qualifiers(source: bytes, qualifiers: dict[str, dict]) -> list[QualifierSpan]:
+    """Every qualifier of the dialect table ``qualifiers`` (spelling → entry) used as a qualifier.
+
+    Only the qualifier words are looked at (outside comments, strings and preprocessor lines), with
+    their neighbouring tokens: a few regex scans, no full tokenisation.
+    """
     if not qualifiers:
         return []
-    tokens = tokenize(source) if tokens is None else tokens
-    found: list[tuple[int, dict]] = []
-    for i, tok in enumerate(tokens):
-        entry = qualifiers.get(tok.text) if tok.kind == "id" else None
-        if entry is None:
+    skips = [(m.start(), m.end()) for m in _SKIP.finditer(source)]
+    skip_starts = [a for a, _ in skips]
+    hits = []
+    for m in _word_regex(tuple(qualifiers)).finditer(source):
+        k = bisect.bisect_right(skip_starts, m.start()) - 1
+        if k >= 0 and m.start() < skips[k][1]:
             continue
+        word = m.group().decode()
+        entry = qualifiers[word]
+        gap = _SPACE_OR_COMMENT.match(source, m.end())
+        nxt = gap.end() if gap else m.end()
         if not entry.get("keyword", False):
-            nxt = tokens[i + 1] if i + 1 < len(tokens) else None
-            prev = tokens[i - 1].text if i > 0 else ""
-            if nxt is None or nxt.kind != "id" or prev in _NOT_AFTER:
+            prev = _WORD_BEFORE.search(source, max(0, m.start() - 256), m.start())
+            prev_text = prev.group(1).decode("utf-8", "replace") if prev else ""
+            if nxt >= len(source) or not (source[nxt:nxt + 1].isalpha() or source[nxt:nxt + 1] == b"_") \
+                    or prev_text in _NOT_AFTER:
                 continue
-        found.append((i, entry))
-    spans = []
-    qualifier_idx = {i for i, _ in found}
-    for i, entry in found:
-        j = i + 1
-        while j in qualifier_idx:
-            j += 1
-        tok = tokens[i]
-        nxt_start = tokens[j].start if j < len(tokens) else tok.end
-        spans.append(QualifierSpan(tok.text, entry["canonical"], entry.get("address_space"), tok.start, tok.end,
-                                   bool(entry.get("mask", False)), nxt_start))
-    return spans
+        hits.append([word, entry, m.start(), m.end(), nxt])
+    for i in range(len(hits) - 2, -1, -1):  # a qualifier followed by another qualifies what that one does
+        if hits[i][4] == hits[i + 1][2]:
+            hits[i][4] = hits[i + 1][4]
+    return [QualifierSpan(w, e["canonical"], e.get("address_space"), a, b, bool(e.get("mask", False)), n)
+            for w, e, a, b, n in hits]
 
 
 def mask(source: bytes, spans: list[QualifierSpan]) -> bytes:

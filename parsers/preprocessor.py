@@ -57,7 +57,7 @@ def collect(unit: TranslationUnit, defines: dict[str, str] | None = None) -> Non
             if "params" in caps:
                 params = tuple(text_of(p) if p.type == "identifier" else "__VA_ARGS__"
                                for p in caps["params"][0].named_children if p.type != "comment")
-            line, _ = position(original, node.start_byte)
+            line, _ = position(original, node.start_byte, node.start_point.row)
             macros[name] = Macro(name, params, _clean(text_of(value)) if value is not None else "", None, line)
         elif "include" in caps:
             path_node = caps["path"][0]
@@ -69,7 +69,7 @@ def collect(unit: TranslationUnit, defines: dict[str, str] | None = None) -> Non
                 found = candidate if os.path.isfile(candidate) else None
             unit.includes.append((header, found))
             if found is None and path_node.type != "system_lib_string":
-                line, col = position(original, path_node.start_byte)
+                line, col = position(original, path_node.start_byte, path_node.start_point.row)
                 unit.diagnostics.append(Diagnostic(unit.filename, line, col, "warning",
                                                    f"cannot find include file '{header}' next to the source; "
                                                    f"its declarations and macros are unknown"))
@@ -89,7 +89,7 @@ def _pragma(unit: TranslationUnit, node: ts.Node, original: bytes) -> None:
     words = text.split()
     if not words:
         return
-    line, _ = position(original, node.start_byte)
+    line, _ = position(original, node.start_byte, node.start_point.row)
     if words[0] == "OPENCL" and len(words) >= 2 and words[1] == "EXTENSION":
         rest = " ".join(words[2:]).split(":")
         if len(rest) == 2:
