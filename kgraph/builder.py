@@ -136,8 +136,7 @@ class GraphBuilder:
         root = self._walk(function.node, name)
         self.roots[name] = root
         hi = len(self.nodes)
-        if name != self.kernel.name:
-            self.nodes[root].token = self.fn_token(name)
+        self.nodes[root].token = "kernel" if name == self.kernel.name else self.fn_token(name)
         self._resolve(function, lo, hi)
         builder_dtypes.infer_dtypes(self, lo, hi)
         blocks = control_flow.add_control_edges(self, root)
@@ -263,6 +262,9 @@ class GraphBuilder:
                 node.token = name
                 builtin = self.shared_node(NodeType.BUILTIN, name, name)
                 self.add_edge(parent, builtin, Flow.CALL, CALL_INVOKE)
+            return
+        if parent >= 0 and self.kind[parent] == "function_declarator" and self.field[index] == "declarator":
+            node.token = "kernel" if name == self.kernel.name else self.fn_token(name)
             return
         macro = self.unit.macros.get(name) if self.unit.macros else None
         if macro is not None:

@@ -24,7 +24,7 @@ from enum import IntEnum
 
 # Version of the whole numeric encoding (node types, flows, positions, dtype/address-space tables,
 # token rules and kgraph/vocab.json). Bump on any change.
-VOCAB_VERSION = "kgraph-vocab-1"
+VOCAB_VERSION = "kgraph-vocab-2"
 
 
 class NodeType(IntEnum):

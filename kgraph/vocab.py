@@ -86,7 +86,7 @@ def build_vocabulary() -> list[str]:
     tokens: list[str] = []
     tokens += [f"var{i}" for i in range(NUM_VARIABLE_NAMES)]
     tokens += [f"buf{i}" for i in range(NUM_BUFFER_NAMES)]
-    tokens += [f"fn{i}" for i in range(NUM_FUNCTION_NAMES)]
+    tokens += ["kernel"] + [f"fn{i}" for i in range(NUM_FUNCTION_NAMES)]
     tokens += list(INT_BUCKETS) + list(FLOAT_BUCKETS) + list(OTHER_LITERALS) + list(OPERATORS)
     tokens += list(AST_KIND_TO_TYPE) + list(SYNTHETIC_KINDS)
     tokens += list(DTYPES) + list(EXTRA_TYPES) + list(QUALIFIERS) + list(FIELDS)

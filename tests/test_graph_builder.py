@@ -48,11 +48,11 @@ def test_vocabulary_file_matches_rules_and_round_trips():
     vocab = load_vocabulary()
     assert len(set(vocab.tokens)) == len(vocab.tokens)
     assert all(vocab.token(vocab.id(t)) == t for t in vocab.tokens)
-    assert vocab.id("var0") == 0 and vocab.id("buf0") == 128 and vocab.id("fn0") == 160
+    assert vocab.id("var0") == 0 and vocab.id("buf0") == 128 and vocab.id("kernel") == 160 and vocab.id("fn0") == 161
     # unknown tokens: CRC-32 bucket after the known tokens, same on every run
-    assert len(vocab.tokens) == 951 and len(vocab) == 951 + 256
-    assert vocab.id("totally_unknown_name") == 951 + 231  # zlib.crc32(b"totally_unknown_name") % 256 == 231
-    assert vocab.token(1182) == "<unk:231>"
+    assert len(vocab.tokens) == 952 and len(vocab) == 952 + 256
+    assert vocab.id("totally_unknown_name") == 952 + 231  # zlib.crc32(b"totally_unknown_name") % 256 == 231
+    assert vocab.token(1183) == "<unk:231>"
     assert Vocabulary.from_json(vocab.to_json()).tokens == vocab.tokens
 
 
@@ -130,7 +130,7 @@ def test_helpers_included_once_with_call_edges():
     g = _graph(HELPERS)
     assert g.helpers == ["twice_sq", "sq"]
     funcs = [n.token for n in g.nodes if n.kind == "function_definition"]
-    assert funcs == ["function_definition", "fn0", "fn1"]
+    assert funcs == ["kernel", "fn0", "fn1"]
     invoke = sorted(g.nodes[e.dst].token for e in g.edges_of(Flow.CALL, 0) if g.nodes[e.dst].kind == "function_definition")
     assert invoke == ["fn0", "fn1", "fn1"]
     assert len(g.edges_of(Flow.CALL, 1)) == 3  # each helper's return statement -> each of its call sites
