@@ -1,5 +1,4 @@
 /* kgraph performance models for StarPU (see kgraph_starpu.h). */
-#define _POSIX_C_SOURCE 199309L
 #include "kgraph_starpu.h"
 #include "kgraph_model.h"
 #include <math.h>

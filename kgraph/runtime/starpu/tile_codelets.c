@@ -1,6 +1,5 @@
 /* Tile tasks: CPU and OpenCL implementations and codelets (see tile_codelets.h). Tiles are n x n,
  * column-major, float; semantics match kernels/tile_*.cl exactly. */
-#define _POSIX_C_SOURCE 199309L
 #include "tile_codelets.h"
 #include <math.h>
 #include <stdio.h>

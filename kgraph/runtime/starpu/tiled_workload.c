@@ -98,7 +98,7 @@ int main(int argc, char **argv) {
   int tiles, n, i, j, k, gemm, n_tasks, n_err = 0;
   float **a, **b = NULL, **c = NULL;
   starpu_data_handle_t *ha, *hb = NULL, *hc = NULL, h[3];
-  double t0, makespan_us, err_sum[64] = {0};
+  double t0, makespan_us;
   double errs_abs = 0.0;
   FILE *trace = NULL;
   if (argc < 5) {
@@ -169,13 +169,12 @@ int main(int argc, char **argv) {
   for (i = 0; i < n_records; ++i) {
     struct task_record *r = &records[i];
     const char *arch = r->arch == STARPU_OPENCL_WORKER ? "opencl" : "cpu";
-    if (trace) fprintf(trace, "%s,%d,%s,%.3f,%.3f\n", tile_kernel_names[r->arg.kind] + 5, n, arch, r->predicted_us, r->arg.measured_us);
+    if (trace) fprintf(trace, "%s,%d,%s,%.9g,%.3f\n", tile_kernel_names[r->arg.kind] + 5, n, arch, r->predicted_us, r->arg.measured_us);
     if (isfinite(r->predicted_us) && r->predicted_us > 0 && r->arg.measured_us > 0) {
       errs_abs += fabs(log(r->predicted_us / r->arg.measured_us));
       ++n_err;
     }
   }
-  (void)err_sum;
   if (trace) fclose(trace);
   for (i = 0; i < tiles * tiles; ++i) {
     starpu_data_unregister(ha[i]);
