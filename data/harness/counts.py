@@ -55,26 +55,34 @@ def _normalise(result) -> dict:
 
 
 def _static_counts(spec, config) -> dict:
-    """Per-work-item static counts times the number of work-items (footprint stays unknown)."""
+    scalars = {k: float(v) for k, v in spec.scalar_values(config.sizes_dict).items()}
+    env = {k: float(v) for k, v in config.sizes_dict.items()}
+    env.update(scalars)
+    return static_counts(spec.source, spec.lang, spec.kernel_name, env, config.global_size, config.local_size)
+
+
+def static_counts(source: str, lang: str, kernel_name: str, scalars: dict, global_size, local_size) -> dict:
+    """Whole-launch counts from ``kgraph.analysis`` (per work-item counts x work-items).
+
+    ``scalars`` gives the kernel's scalar arguments (and any other names the counts use).
+    The footprint is not known statically and stays -1. Raises when the analysis cannot.
+    """
     import math
 
     import kgraph
 
-    graphs = [g for g in kgraph.from_source(spec.source, spec.lang, spec.kernel_id)
-              if g.name == spec.kernel_name]
+    graphs = [g for g in kgraph.from_source(source, lang, "<launch>") if g.name == kernel_name]
     if not graphs:
-        raise LookupError(f"no kernel {spec.kernel_name} in the parsed source")
-    env = {k: float(v) for k, v in config.sizes_dict.items()}
-    for arg, value in spec.scalar_values(config.sizes_dict).items():
-        env[arg] = float(value)
+        raise LookupError(f"no kernel {kernel_name} in the parsed source")
+    env = {k: float(v) for k, v in scalars.items()}
     for d in range(3):
-        g = config.global_size[d] if d < len(config.global_size) else 1
-        l = config.local_size[d] if d < len(config.local_size) else 1
-        env.update({f"gsz{d}": g, f"lsz{d}": l, f"ngrp{d}": g // l})
+        g = int(global_size[d]) if d < len(global_size) else 1
+        l = int(local_size[d]) if local_size is not None and d < len(local_size) else 1
+        env.update({f"gsz{d}": g, f"lsz{d}": l, f"ngrp{d}": g // max(l, 1)})
     per_item = graphs[0].analysis.evaluate(env)
-    items = math.prod(config.global_size)
+    items = math.prod(int(g) for g in global_size)
     out = dict(UNKNOWN)
     for name in COUNT_COLUMNS:
-        if name in per_item and per_item[name] is not None:
+        if name in per_item and per_item[name] is not None and name != "footprint_bytes":
             out[name] = int(round(float(per_item[name]) * items))
     return out

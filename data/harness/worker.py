@@ -64,6 +64,7 @@ def worker_main(conn, platform_index: int, device_index: int, device_id: str, pr
     specs = {}
     runners, prepared = {}, {}
     counts = CountCache(use_instrumentation=counts_mode in ("auto", "instrumented"))
+    conn.send(("ready",))
     while True:
         try:
             msg = conn.recv()
@@ -128,7 +129,9 @@ class Worker:
         policy: ``TimingPolicy``; counts_mode: "auto" | "instrumented" | "static" | "none".
     """
 
-    def __init__(self, info, provider: str, policy, seed: int = 0, counts_mode: str = "auto"):
+    def __init__(self, info, provider: str, policy, seed: int = 0, counts_mode: str = "auto",
+                 startup_timeout_s: float = 120.0):
+        self.startup_timeout_s = startup_timeout_s
         self.info, self.provider, self.policy, self.seed, self.counts_mode = info, provider, policy, seed, counts_mode
         self.process = None
         self.conn = None
@@ -147,6 +150,8 @@ class Worker:
                   self.provider, self.policy, self.seed, self.counts_mode))
         self.process.start()
         child.close()
+        if self.recv(self.startup_timeout_s)[0] != "ready":
+            raise WorkerDied("worker did not start")
 
     def send(self, msg) -> None:
         self.ensure_started()
