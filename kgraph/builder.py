@@ -33,6 +33,33 @@ _SPACE_QUALIFIERS = {"__shared__": "local", "__constant__": "constant", "__local
                      "__constant": "constant", "__private": "private"}
 
 
+_ANONYMOUS, _SKIPPED, _TRANSPARENT, _LEAF, _INNER = range(5)
+_TABLES: dict = {}
+
+
+def _language_tables(language):
+    """Per grammar: kind_id -> (kind, category, NodeType id); field_id -> name; the ``operator`` field id."""
+    key = (language.name, language.node_kind_count, language.field_count)
+    if key not in _TABLES:
+        kinds = {kind_id: _classify(language.node_kind_for_id(kind_id) or "", language.node_kind_is_named(kind_id))
+                 for kind_id in range(language.node_kind_count)}
+        fields = {i: language.field_name_for_id(i) for i in range(1, language.field_count + 1)}
+        _TABLES[key] = (kinds, fields, language.field_id_for_name("operator"))
+    return _TABLES[key]
+
+
+def _classify(kind: str, named: bool) -> tuple[str, int, int]:
+    if not named:
+        category = _ANONYMOUS
+    elif kind in SKIPPED_KINDS:
+        category = _SKIPPED
+    elif kind in TRANSPARENT_KINDS:
+        category = _TRANSPARENT
+    else:
+        category = _LEAF if kind in _LEAF_KINDS else _INNER
+    return kind, category, int(AST_KIND_TO_TYPE.get(kind, NodeType.OTHER))
+
+
 @dataclass(slots=True)
 class Symbol:
     """A declared variable: its VARIABLE or BUFFER node (``node``), type and address space."""
@@ -146,40 +173,50 @@ class GraphBuilder:
 
     def _walk(self, ts_root, function: str) -> int:
         """Pre-order copy of the named tree below ``ts_root``; returns the root's index."""
+        kinds, fields, operator_field = _language_tables(self.unit.tree.language)
         cursor = ts_root.walk()
         src = self.source
-        first = len(self.nodes)
+        nodes, kind_of, field_of, parent_of, children, op, text = (self.nodes, self.kind, self.field, self.parent,
+                                                                   self.children, self.op, self.text)
+        edges = self.edges
+        ast = int(Flow.AST)
+        first = len(nodes)
         attach: list[tuple[int, str | None]] = [(-1, None)]
         depth = 0
         while True:
             node = cursor.node
-            kind = node.type
+            entry = kinds.get(node.kind_id)
+            kind, category, node_type = entry if entry is not None else _classify(node.type, node.is_named)
             parent, inherited = attach[-1]
             descend = False
-            if node.is_named:
-                if kind in SKIPPED_KINDS:
-                    pass
-                elif kind in TRANSPARENT_KINDS:
-                    attach.append((parent, inherited or cursor.field_name))
-                    descend = True
+            if category == _ANONYMOUS:
+                if parent >= 0 and cursor.field_id == operator_field:
+                    op[parent] = kind
+            elif category == _TRANSPARENT:
+                attach.append((parent, inherited or fields.get(cursor.field_id)))
+                descend = True
+            elif category != _SKIPPED:
+                loop_depth = 0
+                if parent >= 0:
+                    loop_depth = nodes[parent].loop_depth + (kind_of[parent] in LOOP_KINDS)
+                start, end = node.start_byte, node.end_byte
+                index = len(nodes)
+                nodes.append(Node(node_type, kind, kind, "none", "none", loop_depth, (start, end), function))
+                kind_of.append(kind)
+                field_of.append(inherited or fields.get(cursor.field_id))
+                parent_of.append(parent)
+                children.append([])
+                op.append(None)
+                text.append(None)
+                if parent >= 0:
+                    siblings = children[parent]
+                    edges.append(Edge(parent, index, ast, len(siblings)))
+                    siblings.append(index)
+                if category == _LEAF:
+                    self._leaf(index, kind, src[start:end].decode("utf-8", "replace"))
                 else:
-                    loop_depth = 0
-                    if parent >= 0:
-                        loop_depth = self.nodes[parent].loop_depth + (self.kind[parent] in LOOP_KINDS)
-                    start, end = node.start_byte, node.end_byte
-                    index = self._new(int(AST_KIND_TO_TYPE.get(kind, NodeType.OTHER)), kind, kind, parent,
-                                      inherited or cursor.field_name, (start, end), loop_depth, function)
-                    if parent >= 0:
-                        siblings = self.children[parent]
-                        self.add_edge(parent, index, Flow.AST, len(siblings))
-                        siblings.append(index)
-                    if kind in _LEAF_KINDS:
-                        self._leaf(index, kind, src[start:end].decode("utf-8", "replace"))
-                    else:
-                        attach.append((index, None))
-                        descend = True
-            elif cursor.field_name == "operator" and parent >= 0:
-                self.op[parent] = kind
+                    attach.append((index, None))
+                    descend = True
             if descend:
                 if cursor.goto_first_child():
                     depth += 1

@@ -1,0 +1,101 @@
+"""Graph-building throughput: kernels per second on one core, and its ratio to tree-sitter's raw parse.
+
+Corpus: the shipped ``examples/`` kernels plus the generated corpus (``data.corpus.all_specs()``) when it
+imports; otherwise the examples replicated with renamed kernels until there are ``--min-kernels``.
+Three timings per source, each the best of ``--repeats`` passes over the whole corpus, on one thread:
+
+* raw parse: ``tree_sitter.Parser.parse`` of the bytes the front end parses (``unit.source``);
+* front end: ``parsers.parse_source`` (masking, macros, diagnostics, function records);
+* graphs: ``kgraph.from_unit(unit, analyze=False)`` (AST + CONTROL + DATA + CALL graphs of every kernel).
+
+Prints a markdown row: kernels, kernels/s for graph building alone and for parse + graphs, and the
+ratios to the raw parse time. Run: ``python -m benchmarks.graph_throughput``.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+HEADER = ("| kernels | sources | graph build kernels/s | parse+graph kernels/s | raw parse ms/source "
+          "| graph/raw parse | (parse+graph)/raw parse |\n|---|---|---|---|---|---|---|")
+
+
+def load_sources(min_kernels: int) -> list[tuple[str, str, str]]:
+    """``(name, lang, text)`` of every source in the benchmark corpus."""
+    from kgraph.demo import example_files
+
+    ext_lang = {".cl": "opencl", ".cu": "cuda", ".cuh": "cuda", ".c": "c"}
+    sources = [(str(p.relative_to(ROOT)), ext_lang[p.suffix], p.read_text()) for p in example_files(ROOT / "examples")]
+    try:
+        from data.corpus import all_specs
+
+        sources += [(spec.kernel_id, spec.lang, spec.source) for spec in all_specs()]
+    except ImportError:
+        base = list(sources)
+        k = 0
+        while len(sources) < min_kernels and base:
+            name, lang, text = base[k % len(base)]
+            kernels = re.findall(r"\b(?:__kernel|kernel|__global__)\s+void\s+(\w+)", text)
+            for kernel in kernels:
+                text = re.sub(rf"\b{kernel}\b", f"{kernel}_r{k}", text)
+            sources.append((f"{name}#r{k}", lang, text))
+            k += 1
+    return sources
+
+
+def measure(sources, repeats: int) -> dict:
+    import tree_sitter as ts
+
+    import kgraph
+    from parsers import parse_source
+
+    units = [parse_source(text, lang, filename=name) for name, lang, text in sources]
+    parsers = {}
+    for unit in units:
+        if unit.lang not in parsers:
+            parsers[unit.lang] = ts.Parser(unit.dialect.language)
+    kernels = sum(len(kgraph.from_unit(u, analyze=False)) for u in units)  # warm-up, and the count
+
+    def best(fn) -> float:
+        times = []
+        for _ in range(repeats):
+            start = time.perf_counter()
+            fn()
+            times.append(time.perf_counter() - start)
+        return min(times)
+
+    raw = best(lambda: [parsers[u.lang].parse(u.source) for u in units])
+    front = best(lambda: [parse_source(text, lang, filename=name) for name, lang, text in sources])
+    graphs = best(lambda: [kgraph.from_unit(u, analyze=False) for u in units])
+    return {"sources": len(units), "kernels": kernels, "raw_s": raw, "front_s": front, "graph_s": graphs}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.graph_throughput", description=__doc__.splitlines()[0])
+    parser.add_argument("--min-kernels", type=int, default=200, help="replicate examples up to this many (fallback)")
+    parser.add_argument("--repeats", type=int, default=3, help="passes over the corpus; the best is kept")
+    args = parser.parse_args(argv)
+    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(var, "1")
+    if hasattr(os, "sched_setaffinity"):
+        try:
+            os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})  # one core
+        except OSError:
+            pass
+    r = measure(load_sources(args.min_kernels), args.repeats)
+    graph_rate = r["kernels"] / r["graph_s"]
+    total_rate = r["kernels"] / (r["front_s"] + r["graph_s"])
+    print(HEADER)
+    print(f"| {r['kernels']} | {r['sources']} | {graph_rate:.0f} | {total_rate:.0f} "
+          f"| {1e3 * r['raw_s'] / r['sources']:.3f} | {r['graph_s'] / r['raw_s']:.1f}x "
+          f"| {(r['front_s'] + r['graph_s']) / r['raw_s']:.1f}x |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
