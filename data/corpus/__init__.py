@@ -16,7 +16,7 @@ from .spec import Arg, KernelSpec, MAX_LAUNCH_BYTES, evaluate
 
 #: The family-group modules, in the order their kernels appear in ``all_specs()``.
 FAMILY_MODULES = (
-    "blas1", "gemm", "gemv", "factor", "sparse", "transpose", "stencil", "reduce_scan", "histogram", "conv", "nbody", "finance", "mandelbrot", "sort",
+    "blas1", "gemm", "gemv", "factor", "sparse", "transpose", "stencil", "reduce_scan", "histogram", "conv", "nbody", "finance", "mandelbrot", "sort", "nn",
 )
 
 

@@ -171,7 +171,7 @@ def specs() -> list[KernelSpec]:
     out = []
     for prec in PRECISIONS:
         out += [_axpy(prec, w, c) for w in (1, 2, 4, 8) for c in (1, 4)]
-        out += [_scal(prec, w) for w in (1, 4)]
+        out += [_scal(prec, w) for w in (1, 2, 4, 8)]
         out += [_dot(prec, wg, c) for wg in (64, 128, 256) for c in (1, 8)]
         out += [_nrm2(prec, wg, c) for wg in (128, 256) for c in (1, 4)]
     return out

@@ -168,7 +168,7 @@ def specs() -> list[KernelSpec]:
     out = []
     for prec in PRECISIONS:
         out += [_reduce(prec, "sum", wg, c) for wg in (64, 128, 256) for c in (1, 4, 16)]
-        out += [_reduce(prec, "max", wg, c) for wg in (128, 256) for c in (1, 8)]
+        out += [_reduce(prec, "max", wg, c) for wg in (64, 128, 256) for c in (1, 8)]
         out += [_hillis(prec, wg) for wg in (64, 128, 256, 512)]
         out += [_blelloch(prec, wg) for wg in (64, 128, 256, 512)]
     return out
