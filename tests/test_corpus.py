@@ -140,3 +140,13 @@ def test_wrong_kernel_is_detected(cl_queue):
     broken = replace(spec, kernel_id="scal.broken", source=spec.source.replace("alpha * x[i]", "x[i]"))
     ok, max_err = check_spec(broken, *cl_queue)
     assert not ok and max_err > 0.1
+
+
+def test_sources_parse_with_project_parser():
+    from parsers import parse_source
+
+    for spec in SPECS:
+        unit = parse_source(spec.source, "opencl", filename=f"{spec.kernel_id}.cl")
+        errors = [str(d) for d in unit.diagnostics if d.severity == "error"]
+        assert not errors, errors[:3]
+        assert spec.kernel_name in [f.name for f in unit.kernels]
