@@ -62,7 +62,7 @@ class KernelGraphs(InMemoryDataset):
                         .sort_values(["source_id", "kernel_name"]).reset_index(drop=True))
         self.tokenizer_path, self.max_length = tokenizer_path, max_length
         self.failed: dict[str, str] = {}
-        super().__init__(str(root))
+        super().__init__(str(root), log=False)
         self.load(self.processed_paths[0])
         self.failed = torch.load(self.processed_paths[1], weights_only=True)
         self.items = [self.get(i) for i in range(len(self))]  # sliced once, kept in memory

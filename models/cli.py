@@ -1,7 +1,8 @@
 """``kgraph fit|validate|test|predict --config conf/....yaml``: LightningCLI over the kgraph model and data.
 
-Defaults: W&B logging (offline unless ``WANDB_MODE`` is set: no account, no network) under ``runs/``,
-a checkpoint of the best ``val/time_mape`` plus the last one, seed 0. Data-dependent settings are
+Defaults: W&B logging (offline unless ``WANDB_MODE`` is set: no account, no network) under ``runs/``
+(``--trainer.logger.init_args.save_dir``), a checkpoint of the best ``val/time_mape`` plus the last
+one (``--checkpoint.*``), seed 0. Data-dependent settings are
 linked, never written twice: ``data.with_graphs`` <- ``model.arch.use_graph``; ``data.tokenizer`` <-
 ``model.arch.tokens.path`` when ``model.arch.use_tokens``; ``data.max_tokens`` <-
 ``model.arch.tokens.max_length``; ``model.feature_names`` <- ``data.feature_names``.
@@ -12,25 +13,17 @@ from __future__ import annotations
 
 import os
 import sys
+import warnings
 
+from lightning.pytorch.callbacks import ModelCheckpoint
 from lightning.pytorch.cli import LightningArgumentParser, LightningCLI
+from lightning.pytorch.loggers import WandbLogger
+from jsonargparse import lazy_instance
 
 from data.datamodule import KGraphDataModule
 from models.lightning_module import KGraphLightningModule
 
-TRAINER_DEFAULTS = {
-    "default_root_dir": "runs",
-    "logger": {"class_path": "lightning.pytorch.loggers.WandbLogger",
-               "init_args": {"save_dir": "runs", "project": "kgraph"}},
-    "callbacks": [
-        {"class_path": "lightning.pytorch.callbacks.ModelCheckpoint",
-         "init_args": {"monitor": "val/time_mape", "mode": "min", "save_last": True,
-                       "filename": "best-{step}"}},
-        {"class_path": "lightning.pytorch.callbacks.LearningRateMonitor",
-         "init_args": {"logging_interval": "step"}},
-    ],
-    "log_every_n_steps": 10,
-}
+TRAINER_DEFAULTS = {"default_root_dir": "runs", "log_every_n_steps": 10}
 
 
 def _tokenizer_of(use_tokens: bool, path: str) -> str | None:
@@ -41,6 +34,12 @@ class KGraphCLI(LightningCLI):
     """LightningCLI with the argument links between model and data (see module docstring)."""
 
     def add_arguments_to_parser(self, parser: LightningArgumentParser) -> None:
+        parser.add_lightning_class_args(ModelCheckpoint, "checkpoint")
+        parser.set_defaults({
+            "checkpoint.monitor": "val/time_mape", "checkpoint.mode": "min", "checkpoint.save_last": True,
+            "checkpoint.filename": "best-{step}",
+            "trainer.logger": lazy_instance(WandbLogger, save_dir="runs", project="kgraph"),
+        })
         parser.link_arguments("model.arch.use_graph", "data.with_graphs")
         parser.link_arguments(("model.arch.use_tokens", "model.arch.tokens.path"), "data.tokenizer",
                               compute_fn=_tokenizer_of)
@@ -50,6 +49,8 @@ class KGraphCLI(LightningCLI):
 
 def run_lightning_cli(argv: list[str]) -> int:
     """Run one LightningCLI subcommand (``argv[0]`` in fit/validate/test/predict); returns 0."""
+    warnings.filterwarnings("ignore", message=".*LightningCLI's args parameter.*")
+    warnings.filterwarnings("ignore", message=".*isinstance.treespec, LeafSpec.*")
     os.environ.setdefault("WANDB_MODE", "offline")
     os.environ.setdefault("WANDB_SILENT", "true")
     KGraphCLI(KGraphLightningModule, KGraphDataModule, args=argv, trainer_defaults=TRAINER_DEFAULTS,

@@ -54,6 +54,14 @@ class ModelConfig:
     use_hardware: bool = True
     use_static_counts: bool = True
 
+    @classmethod
+    def from_dict(cls, data: dict) -> "ModelConfig":
+        """Rebuild from a plain dict (e.g. checkpoint hyper-parameters written by LightningCLI)."""
+        parts = {"graph": GraphEncoderConfig, "tokens": TokenEncoderConfig, "launch": LaunchEncoderConfig,
+                 "fusion": FusionConfig, "head": HeadConfig}
+        kwargs = {k: (parts[k](**v) if k in parts and isinstance(v, dict) else v) for k, v in data.items()}
+        return cls(**kwargs)
+
     def feature_groups(self) -> tuple[str, ...]:
         """Prefixes of the launch feature groups this variant uses."""
         return ("launch_",) + (("hw_",) if self.use_hardware else ()) + (

@@ -50,6 +50,8 @@ class KGraphLightningModule(L.LightningModule):
                  optim: OptimConfig = OptimConfig(), feature_names: list[str] | None = None):
         super().__init__()
         self.save_hyperparameters()
+        arch = ModelConfig.from_dict(arch) if isinstance(arch, dict) else arch
+        optim = OptimConfig(**optim) if isinstance(optim, dict) else optim
         self.arch, self.optim = arch, optim
         self.model = KGraphModel(arch, list(feature_names or default_feature_names()))
         self.register_buffer("statistics_set", torch.zeros((), dtype=torch.bool))
