@@ -71,11 +71,13 @@ def slug_of(platform: str, name: str, vendor: str = "") -> str:
             tokens = tokens[1:]
         return "-".join(["pocl"] + tokens[:5]) if tokens else "pocl-cpu"
     tokens = [t for t in tokens if not _NOISE_TOKENS.match(t)]
-    if "nvidia" in platform.lower() or "nvidia" in vendor.lower():
+    if "nvidia" in platform.lower() or "nvidia" in vendor.lower() or (tokens and tokens[0] == "nvidia"):
         if not tokens or tokens[0] != "nvidia":
             tokens = ["nvidia"] + tokens
         return "-".join(tokens[:4])
     platform_tokens = [t for t in re.split(r"[^a-z0-9]+", platform.lower()) if t]
+    if not platform_tokens:  # a bare device name (e.g. from an imported table)
+        return "-".join(tokens[:6]) or "unknown-device"
     prefix = platform_tokens[0] if platform_tokens else "opencl"
     if tokens and tokens[0] == prefix:
         tokens = tokens[1:]

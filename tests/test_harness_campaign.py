@@ -1,0 +1,141 @@
+"""End-to-end tests of the measurement harness on PoCL: statuses, timing fields, resume."""
+from __future__ import annotations
+
+import json
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+cl = pytest.importorskip("pyopencl")
+
+SPECS = r'''
+import numpy as np
+from data.corpus.spec import Arg, KernelSpec
+
+SCALE = """__kernel void scale(__global const float *x, __global float *y, int n) {
+    int i = get_global_id(0);
+    if (i < n) y[i] = 2.0f * x[i];
+}"""
+ADD = """__kernel void add(__global const float *a, __global const float *b, __global float *c) {
+    int i = get_global_id(0);
+    c[i] = a[i] + b[i];
+}"""
+HANG = """__kernel void hang(__global const float *x, __global float *y, int n) {
+    int i = get_global_id(0);
+    while (1) { y[i] += 1.0f; if (y[i] < -1.0f) break; }
+}"""
+SYNTAX = """__kernel void broken(__global float *y, int n) { y[get_global_id(0)] = 1.0f +; }"""
+WRONG = """__kernel void scale(__global const float *x, __global float *y, int n) {
+    int i = get_global_id(0);
+    y[i] = 3.0f * x[i];
+}"""
+
+
+def _spec(kid, family, name, source, args, ref):
+    return KernelSpec(kernel_id=kid, family=family, variant={}, kernel_name=name, source=source,
+                      sizes={"n": [256, 1024, 4096]}, check_sizes={"n": 256}, constraints=[],
+                      args=args, global_size=["n"], local_sizes=[[32], [64]], reference=ref)
+
+
+def specs():
+    xy = [Arg("x", "buffer", "float32", "n"), Arg("y", "buffer", "float32", "n", "out"),
+          Arg("n", "scalar", "int32", "n")]
+    abc = [Arg("a", "buffer", "float32", "n"), Arg("b", "buffer", "float32", "n"),
+           Arg("c", "buffer", "float32", "n", "out")]
+    return [
+        _spec("t.scale", "tscale", "scale", SCALE, xy, lambda i, s: {"y": 2.0 * i["x"]}),
+        _spec("t.add", "tadd", "add", ADD, abc, lambda i, s: {"c": i["a"] + i["b"]}),
+        _spec("t.hang", "thang", "hang", HANG, xy, lambda i, s: {"y": i["x"]}),
+        _spec("t.syntax", "tsyntax", "broken", SYNTAX, [Arg("y", "buffer", "float32", "n", "out"),
+              Arg("n", "scalar", "int32", "n")], lambda i, s: {"y": np.ones(s["n"], np.float32)}),
+        _spec("t.wrong", "twrong", "scale", WRONG, xy, lambda i, s: {"y": 2.0 * i["x"]}),
+    ]
+'''
+
+
+@pytest.fixture(scope="module")
+def spec_file(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("specs") / "test_specs.py"
+    path.write_text(SPECS)
+    return path
+
+
+@pytest.fixture(scope="module")
+def descriptor(tmp_path_factory) -> Path:
+    """One measured device.json, copied into every campaign folder (the roofline takes seconds)."""
+    from data.harness.descriptor import measure_descriptor, save_descriptor
+    from data.harness.devices import pick_device
+
+    folder = tmp_path_factory.mktemp("device")
+    save_descriptor(measure_descriptor(pick_device("pocl")), folder)
+    return folder / "device.json"
+
+
+def _campaign(spec_file, descriptor, out: Path, kernels, **extra):
+    from data.harness.campaign import CampaignOptions, run_campaign
+    from data.harness.timing import TimingPolicy
+
+    out.mkdir(parents=True, exist_ok=True)
+    shutil.copy(descriptor, out / "device.json")
+    opts = CampaignOptions(device="pocl", out=str(out), specs=f"{spec_file}:specs", kernels=kernels,
+                           max_per_kernel=4, build_timeout_s=3.0, launch_timeout_s=3.0, progress=False,
+                           counts="none", policy=TimingPolicy(max_repeats=10, time_cap_s=0.05), **extra)
+    return run_campaign(opts)
+
+
+def test_statuses_and_timing_fields(spec_file, descriptor, tmp_path):
+    from data.harness.store import read_launches
+
+    summary = _campaign(spec_file, descriptor, tmp_path / "ds",
+                        ["t.scale", "t.hang", "t.syntax", "t.wrong"])
+    df = read_launches(tmp_path / "ds")
+    by_kernel = df.groupby("kernel_id")["status"].apply(list).to_dict()
+    assert by_kernel["t.scale"] == ["ok"] * 4          # 3 sizes x 2 shapes = 6 candidates, capped at 4
+    assert by_kernel["t.hang"] == ["timeout"]
+    assert by_kernel["t.syntax"] == ["build_error"]
+    assert by_kernel["t.wrong"] == ["wrong_result"]
+    assert summary.failed_kernels == 3
+    ok = df[df.status == "ok"]
+    assert (ok.min_time_ns > 0).all() and (ok.min_time_ns <= ok.median_time_ns).all()
+    assert (ok.median_time_ns <= ok.max_time_ns).all()
+    assert (ok.repeats >= 3).all() and (ok.repeats <= 10).all() and (ok.cv >= 0).all()
+    assert set(ok.l0) <= {32, 64} and (ok.dims == 1).all() and (ok.g1 == 1).all()
+    assert (ok.g0 == ok.sizes.map(lambda s: json.loads(s)["n"])).all()
+    assert "error" in df[df.status == "build_error"].message.iloc[0].lower()
+    assert "no answer within 3 s" in df[df.status == "timeout"].message.iloc[0]
+    assert df.key.is_unique
+    manifest = json.loads((tmp_path / "ds" / "manifest.json").read_text())
+    assert set(manifest["failed_kernels"]) == {"t.hang", "t.syntax", "t.wrong"}
+    # a re-run measures nothing new: stored keys and failed kernels are skipped
+    again = _campaign(spec_file, descriptor, tmp_path / "ds", ["t.scale", "t.hang", "t.syntax", "t.wrong"])
+    assert again.rows_written == 0
+
+
+def test_kill_then_resume_gives_same_keys(spec_file, descriptor, tmp_path):
+    from data.harness.store import read_launches
+
+    kernels = ["t.scale", "t.add"]
+    full = tmp_path / "full"
+    _campaign(spec_file, descriptor, full, kernels, shard_rows=2)
+    killed = tmp_path / "killed"
+    killed.mkdir()
+    shutil.copy(descriptor, killed / "device.json")
+    cmd = [sys.executable, "-m", "data.harness.campaign", "--device", "pocl", "--out", str(killed),
+           "--specs", f"{spec_file}:specs", "--kernels", *kernels, "--max-per-kernel", "4",
+           "--shard-rows", "2", "--counts", "none", "--max-repeats", "10", "--time-cap-s", "0.05",
+           "--no-progress"]
+    proc = subprocess.Popen(cmd, cwd=Path(__file__).resolve().parents[1])
+    deadline = time.time() + 60
+    while not list(killed.glob("launches-*.parquet")) and time.time() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    subprocess.run(cmd, cwd=Path(__file__).resolve().parents[1], check=True, timeout=120)
+    a, b = read_launches(full), read_launches(killed)
+    assert b.key.is_unique
+    assert set(a.key) == set(b.key) and len(a) == len(b) == 8
