@@ -1,0 +1,137 @@
+"""Prediction latency side by side: C compact head, batched ONNX on one core, the full kgraph model,
+and a ~350M-parameter transformer forward pass (the LLMPerf approach) on the same kernel.
+
+    python -m benchmarks.runtime_latency [--ckpt compact.pt] [--size base] [--out results.json]
+
+Without ``--ckpt`` a freshly initialised head of ``--size`` is timed (latency does not depend on
+the weights). Prints a markdown table of medians; ``--skip-llm`` leaves out the 350M model.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from kgraph.runtime import runtime_dir
+
+KERNEL = runtime_dir() / "starpu" / "kernels" / "tile_gemm.cl"
+
+
+def _median_s(fn, repeats: int = 7, inner: int = 1) -> float:
+    fn()  # warm-up
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        for _ in range(inner):
+            fn()
+        times.append((time.perf_counter() - t0) / inner)
+    return statistics.median(times)
+
+
+def compact_bundle(ckpt: str | None, size: str):
+    from models.compact import CompactConfig, CompactHead, from_checkpoint
+
+    if ckpt:
+        b = from_checkpoint(ckpt)
+        return b.head, b.code_table, b.devices
+    torch.manual_seed(0)
+    head = CompactHead(CompactConfig.for_dataset_features(code_dim=64, size=size)).eval()
+    return head, {"tile_gemm": torch.randn(64)}, {"dev": torch.zeros(len(head.config.device_names))}
+
+
+def time_c(head, table, devices, work: Path) -> float:
+    from models.export import to_c
+    from models.export.c_driver import bench_c, build_driver
+
+    to_c(head, work / "c", table, devices)
+    driver = build_driver(work / "c")
+    launch = np.asarray(head.feature_mean[head.config.code_dim:head.config.code_dim + len(head.config.launch_names)])
+    return bench_c(driver, sorted(table)[0], 0, launch, calls=200_000) * 1e-9
+
+
+def time_onnx(head, work: Path, batch: int = 65536) -> tuple[float, float]:
+    """(seconds per batch, predictions per second) on one intra-op thread."""
+    from models.export.onnx_graph import onnx_session, to_onnx
+
+    sess = onnx_session(to_onnx(head, work / "m.onnx"), threads=1)
+    x = np.random.default_rng(0).standard_normal((batch, head.config.in_dim)).astype(np.float32)
+    s = _median_s(lambda: sess.run(None, {"features": x}), repeats=5)
+    return s, batch / s
+
+
+def time_full_model() -> tuple[float, str]:
+    """One prediction of the full model from source (graph + tokens encoded, launch features given)."""
+    import kgraph
+    from data.features import feature_names
+    from models.kgraph_model import KGraphModel, ModelConfig
+    from torch_geometric.data import Batch
+
+    graph = kgraph.to_pyg(kgraph.from_file(KERNEL)[0])
+    batch = Batch.from_data_list([graph])
+    feats = torch.zeros(1, len(feature_names()))
+    note = "hybrid (graph + tokens)"
+    try:
+        model = KGraphModel(ModelConfig(), feature_names()).eval()
+        vocab = model.token_encoder.model.config.vocab_size if hasattr(model.token_encoder, "model") else 1000
+        ids = torch.randint(5, min(vocab, 1000), (1, 512))
+        tokens = {"input_ids": ids, "attention_mask": torch.ones_like(ids)}
+    except Exception as exc:  # no trained token encoder here: time the graph path and say so
+        model = KGraphModel(ModelConfig(use_tokens=False), feature_names()).eval()
+        tokens, note = None, f"graph only (tokens unavailable: {str(exc).splitlines()[0][:80]})"
+    with torch.no_grad():
+        s = _median_s(lambda: model(batch, tokens, torch.zeros(1, dtype=torch.long), feats), repeats=7)
+    return s, note
+
+
+def time_llm(tokens: int = 512) -> tuple[float, int]:
+    """GPT-2-medium-sized model (random weights, no download), one forward over ``tokens`` tokens."""
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    cfg = GPT2Config(n_embd=1024, n_layer=24, n_head=16, n_positions=1024, vocab_size=50257)
+    model = GPT2LMHeadModel(cfg).eval()
+    ids = torch.randint(0, cfg.vocab_size, (1, tokens))
+    with torch.no_grad():
+        s = _median_s(lambda: model(ids), repeats=3)
+    return s, sum(p.numel() for p in model.parameters())
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--ckpt", default=None)
+    p.add_argument("--size", default="base")
+    p.add_argument("--skip-llm", action="store_true")
+    p.add_argument("--out", default=None)
+    args = p.parse_args(argv)
+    torch.set_num_threads(1)
+    head, table, devices = compact_bundle(args.ckpt, args.size)
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        c_s = time_c(head, table, devices, work)
+        rows.append(("compact head, C (kgraph_predict, one call)", c_s, 1 / c_s, f"{head.num_parameters()} params"))
+        batch_s, rate = time_onnx(head, work)
+        rows.append(("compact head, ONNX batch 65536, 1 thread", batch_s, rate, "per batch"))
+    full_s, note = time_full_model()
+    rows.append((f"full kgraph model, one launch ({note})", full_s, 1 / full_s, "CPU, 1 thread"))
+    if not args.skip_llm:
+        llm_s, n = time_llm()
+        rows.append((f"GPT-2-medium-size transformer, 512 tokens ({n / 1e6:.0f}M params)", llm_s, 1 / llm_s, "CPU, 1 thread"))
+    print(f"machine: {platform.processor() or platform.machine()}, {platform.node()}; torch {torch.__version__}; "
+          f"{time.strftime('%Y-%m-%d')}")
+    print("| predictor | median time | predictions/s | note |\n|---|---|---|---|")
+    for name, s, r, note in rows:
+        print(f"| {name} | {s * 1e6:.3f} µs | {r:,.0f} | {note} |")
+    if args.out:
+        Path(args.out).write_text(json.dumps([dict(zip(("name", "seconds", "per_second", "note"), r)) for r in rows], indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
