@@ -183,3 +183,18 @@ def test_from_source_syntax_error_is_source_error():
     with pytest.raises(SourceError) as err:
         kgraph.from_source("__kernel void k(__global float* a) { a[0] = ; }\n", "opencl", filename="x.cl")
     assert str(err.value).startswith("x.cl:1:")
+
+
+def test_every_shipped_example_builds_with_data_and_control_edges():
+    from kgraph.demo import EXAMPLES, example_files
+
+    files = example_files(EXAMPLES)
+    assert len(files) >= 20
+    for path in files:
+        graphs = kgraph.from_file(path, analyze=False)
+        assert graphs, path
+        for g in graphs:
+            counts = g.edge_counts()
+            assert counts["DATA"] > 0 and counts["CONTROL"] > 0, (path, g.name)
+            assert counts["AST"] == sum(1 for n in g.nodes if n.span is not None and n.type not in (
+                NodeType.VARIABLE, NodeType.BUFFER)) - 1 - len(g.helpers), (path, g.name)
