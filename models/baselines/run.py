@@ -1,0 +1,85 @@
+"""Fit every baseline on a split's training launches and write its test predictions as a run directory.
+
+    python -m models.baselines.run --data data/datasets/ci-tiny --split leave_family_out \
+        --out runs/baselines/ci-tiny-lfo [--baselines roofline static_gbt] [--seed 0]
+
+The split is the DataModule's (``data.datamodule.to_splits``, same fractions and seed), so baseline
+and neural rows of a report are measured on the same test launches. Output format: ``models/predictions.py``.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from kgraph.errors import KGraphError, UsageError
+
+
+def run_baselines(data: list[str], split: str, out: str | Path, names: list[str], seed: int = 0,
+                  val_fraction: float = 0.1, test_fraction: float = 0.1,
+                  test_devices: list[str] | None = None) -> dict[str, dict]:
+    """Fit and evaluate ``names`` (keys of ``BASELINES``); returns per-baseline info incl. metrics."""
+    from data.datamodule import to_splits
+    from models.baselines import BASELINES, LaunchRows
+    from models.predictions import summarize_frame, to_frame, write_predictions
+
+    unknown = [n for n in names if n not in BASELINES]
+    if unknown:
+        raise UsageError(f"--baselines: unknown baseline(s) {', '.join(unknown)} (choose from {', '.join(BASELINES)})")
+    rows = LaunchRows.from_datasets(data)
+    splits = to_splits(rows.launches, split, val_fraction, test_fraction, seed, test_devices)
+    train, test = rows.take(splits["train"]), rows.take(splits["test"])
+    if not len(train) or not len(test):
+        raise UsageError(f"--split {split}: leaves {len(train)} training and {len(test)} test launches")
+    results = {}
+    for name in names:
+        t0 = time.perf_counter()
+        model = BASELINES[name]().fit(train)
+        t1 = time.perf_counter()
+        outputs = model.predict(test)
+        t2 = time.perf_counter()
+        frame = to_frame(outputs, test.launches, name, split, splits["test"])
+        info = {"fit_seconds": round(t1 - t0, 3), "predict_seconds": round(t2 - t1, 3),
+                "train_launches": len(train), "test_launches": len(test), "datasets": list(data), "seed": seed,
+                "fallback_share": float(outputs["fallback"].mean()),
+                "metrics": summarize_frame(frame)}
+        if name.startswith("roofline"):
+            info["efficiency_factor"] = model.factor
+        if name == "token_regressor":
+            info["encoder"] = model.encoder_used
+        write_predictions(out, frame, rows.devices, info)
+        results[name] = info
+    return results
+
+
+def main(argv: list[str] | None = None) -> int:
+    from models.baselines import BASELINES
+
+    parser = argparse.ArgumentParser(prog="python -m models.baselines.run", description=__doc__.splitlines()[0])
+    parser.add_argument("--data", nargs="+", required=True, help="measured dataset directories")
+    parser.add_argument("--split", default="leave_family_out", help="a data.datamodule split")
+    parser.add_argument("--out", required=True, help="run directory to write")
+    parser.add_argument("--baselines", nargs="+", default=list(BASELINES), help="which baselines")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--val-fraction", type=float, default=0.1)
+    parser.add_argument("--test-fraction", type=float, default=0.1)
+    parser.add_argument("--test-devices", nargs="*", default=None, help="for leave_device_out")
+    args = parser.parse_args(argv)
+    try:
+        results = run_baselines(args.data, args.split, args.out, args.baselines, args.seed,
+                                args.val_fraction, args.test_fraction, args.test_devices)
+    except KGraphError as exc:
+        print(f"models.baselines.run: error: {exc}", file=sys.stderr)
+        return 2 if isinstance(exc, UsageError) else 1
+    for name, info in results.items():
+        m = info["metrics"]
+        print(f"{name:18s} time MAPE {m['time_mape']:8.1f}%  median APE {m['time_median_ape']:7.1f}%  "
+              f"rho {m['time_spearman']:.3f}  bound acc {m['bound_acc']:.3f}  coverage {m['coverage']:.0%}  "
+              f"fit {info['fit_seconds']}s")
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

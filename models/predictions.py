@@ -1,0 +1,185 @@
+"""The per-launch predictions format that ``kgraph report`` reads, and its writers.
+
+A *run directory* holds one or more ``predictions-<model>-<split>.parquet`` files and a ``run.json``.
+Each parquet row is one test launch:
+
+- ``model`` (the report row: a variant such as ``hybrid`` or a baseline such as ``roofline``),
+  ``split`` (``random``, ``leave_family_out`` ...), ``row`` (index in the pooled launch table),
+  ``key, device_id, kernel_id, family, kernel_name``;
+- ``true_log_<t>`` and ``pred_log_<t>`` for each ``t`` of ``data.features.REGRESSION_TARGETS``
+  (the log units of ``data.features``; NaN = unknown or not predicted);
+- ``true_bound`` and ``pred_bound``: class names of ``data.features.BOUND_CLASSES`` ("" = unknown);
+- ``fallback``: True where the model answered with a fallback (see ``models.baselines.base``).
+
+``run.json``: ``{"devices": {device_id: roofline dict}, "models": {model: {"split": ..., "notes": ...,
+"fit_seconds": ..., ...}}}``; the report uses the rooflines for its roofline chart.
+
+Writers: :func:`to_frame` + :func:`write_predictions` (baselines, any script) and the Lightning
+callback :class:`PredictionWriter` for ``kgraph predict`` (see docs/BASELINES.md).
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from data.features import BOUND_CLASSES, REGRESSION_TARGETS
+from kgraph.errors import InputError
+
+ID_COLUMNS = ("key", "device_id", "kernel_id", "family", "kernel_name")
+
+
+def to_log(target: str, natural: np.ndarray) -> np.ndarray:
+    """Inverse of ``data.features.to_natural``."""
+    natural = np.asarray(natural, dtype=np.float64)
+    with np.errstate(all="ignore"):
+        if target == "time":
+            return np.log(natural)
+        if target == "bandwidth":
+            return np.log1p(natural * 1000.0)
+        return np.log1p(natural)
+
+
+def _names(indices: np.ndarray) -> np.ndarray:
+    names = np.array([*BOUND_CLASSES, ""], dtype=object)
+    idx = np.asarray(indices, dtype=np.int64)
+    return names[np.where((idx >= 0) & (idx < len(BOUND_CLASSES)), idx, len(BOUND_CLASSES))]
+
+
+def to_frame(outputs: dict[str, np.ndarray], launches: pd.DataFrame, model: str, split: str,
+             rows: np.ndarray | None = None) -> pd.DataFrame:
+    """Predictions frame of ``launches`` (measured rows, aligned with ``outputs``).
+
+    Args:
+        outputs: ``log_<t>`` Float[N] per target (missing keys = not predicted), ``bound`` Long[N]
+            class indices, optional ``fallback`` Bool[N].
+        launches: the N measured launch rows (targets are read from them).
+        model, split: names written in every row.
+        rows: Long[N] indices of the launches in the pooled table (default 0..N-1).
+    """
+    from data.features import to_targets
+
+    n = len(launches)
+    true, bound = to_targets(launches)
+    frame = pd.DataFrame({"model": [model] * n, "split": [split] * n,
+                          "row": np.arange(n) if rows is None else np.asarray(rows, dtype=np.int64)})
+    for col in ID_COLUMNS:
+        frame[col] = launches[col].to_numpy() if col in launches else ""
+    for j, t in enumerate(REGRESSION_TARGETS):
+        frame[f"true_log_{t}"] = true[:, j].astype(np.float64)
+        frame[f"pred_log_{t}"] = np.asarray(outputs.get(f"log_{t}", np.full(n, np.nan)), dtype=np.float64)
+    frame["true_bound"] = _names(bound)
+    frame["pred_bound"] = _names(outputs.get("bound", np.full(n, -1)))
+    frame["fallback"] = np.asarray(outputs.get("fallback", np.zeros(n, dtype=bool)), dtype=bool)
+    return frame
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.]+", "_", text)
+
+
+def write_predictions(out_dir: str | Path, frame: pd.DataFrame, devices: dict[str, dict],
+                      info: dict | None = None) -> Path:
+    """Write one model's predictions on one split into a run directory and merge ``run.json``."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    model, split = str(frame["model"].iloc[0]), str(frame["split"].iloc[0])
+    path = out / f"predictions-{_slug(model)}-{_slug(split)}.parquet"
+    frame.to_parquet(path, index=False)
+    meta_path = out / "run.json"
+    meta = json.loads(meta_path.read_text()) if meta_path.is_file() else {"devices": {}, "models": {}}
+    meta["devices"].update({d: dict(desc.get("roofline", desc)) for d, desc in devices.items()})
+    meta["models"][f"{model}|{split}"] = {"model": model, "split": split, **(info or {})}
+    tmp = meta_path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
+    os.replace(tmp, meta_path)
+    return path
+
+
+def read_runs(paths: list[str | Path]) -> tuple[pd.DataFrame, dict]:
+    """All predictions of run directories (or single parquet files) and their merged ``run.json``."""
+    frames, meta = [], {"devices": {}, "models": {}}
+    for p in map(Path, paths):
+        files = sorted(p.glob("predictions-*.parquet")) if p.is_dir() else [p]
+        if not p.exists():
+            raise InputError(f"{p}: no such run directory or predictions file")
+        if not files:
+            raise InputError(f"{p}: no predictions-*.parquet in this run directory (see docs/BASELINES.md)")
+        for f in files:
+            try:
+                frame = pd.read_parquet(f)
+            except Exception as exc:  # pyarrow raises several types for a non-parquet file
+                raise InputError(f"{f}: not a predictions parquet ({exc.__class__.__name__}: {exc})") from None
+            missing = [c for c in ("model", "split", "true_log_time", "pred_log_time") if c not in frame]
+            if missing:
+                raise InputError(f"{f}: not a predictions file: lacks column(s) {', '.join(missing)}")
+            frames.append(frame)
+        meta_path = (p if p.is_dir() else p.parent) / "run.json"
+        if meta_path.is_file():
+            m = json.loads(meta_path.read_text())
+            meta["devices"].update(m.get("devices", {}))
+            meta["models"].update(m.get("models", {}))
+    return pd.concat(frames, ignore_index=True), meta
+
+
+def _writer_base():
+    from lightning.pytorch.callbacks import BasePredictionWriter
+
+    return BasePredictionWriter
+
+
+class PredictionWriter(_writer_base()):
+    """Lightning callback: after ``kgraph predict``, write the predictions of the DataModule's predict
+    split (its test launches) in this format.
+
+    Args:
+        out_dir: run directory.
+        model_name: the report row name (e.g. the variant: ``hybrid``, ``graph_only``).
+
+    Use: ``kgraph predict --config conf/... --ckpt_path CKPT
+    --trainer.callbacks+=models.predictions.PredictionWriter --trainer.callbacks.out_dir=runs/x
+    --trainer.callbacks.model_name=hybrid``.
+    """
+
+    def __init__(self, out_dir: str = "runs/predictions", model_name: str = "kgraph"):
+        super().__init__(write_interval="epoch")
+        self.out_dir, self.model_name = out_dir, model_name
+
+    def write_on_epoch_end(self, trainer, pl_module, predictions, batch_indices) -> None:
+        if not trainer.is_global_zero or not predictions:
+            return
+        dm = trainer.datamodule
+        rows = np.concatenate([p["row"] for p in predictions])
+        outputs = {f"log_{t}": to_log(t, np.concatenate([p[t] for p in predictions])) for t in REGRESSION_TARGETS}
+        index = {name: i for i, name in enumerate(BOUND_CLASSES)}
+        outputs["bound"] = np.array([index[b] for p in predictions for b in p["bound"]], dtype=np.int64)
+        frame = to_frame(outputs, dm.table.iloc[rows].reset_index(drop=True), self.model_name, dm.split, rows)
+        devices = {}
+        for ds in dm.datasets:
+            descriptor = json.loads((Path(ds) / "device.json").read_text())
+            devices[descriptor["device_id"]] = descriptor
+        write_predictions(self.out_dir, frame, devices, {"datasets": list(dm.datasets), "seed": dm.seed})
+
+
+def summarize_frame(frame: pd.DataFrame) -> dict[str, float]:
+    """``models.metrics.summarize`` of a predictions frame, plus ``launches`` and ``coverage`` (share
+    of rows with a finite time prediction not answered by a fallback). ``bound_acc`` is NaN when the
+    model predicts no bound class at all (a time-only model), never 0."""
+    from models.metrics import summarize
+
+    pred = np.column_stack([frame[f"pred_log_{t}"].to_numpy(np.float64) for t in REGRESSION_TARGETS])
+    true = np.column_stack([frame[f"true_log_{t}"].to_numpy(np.float64) for t in REGRESSION_TARGETS])
+    index = {name: i for i, name in enumerate(BOUND_CLASSES)}
+    bound_pred = np.array([index.get(b, -1) for b in frame["pred_bound"]], dtype=np.int64)
+    bound_true = np.array([index.get(b, -1) for b in frame["true_bound"]], dtype=np.int64)
+    out = summarize(pred, true, bound_pred, bound_true)
+    if not (bound_pred >= 0).any():
+        out["bound_acc"] = float("nan")
+    fallback = frame["fallback"].to_numpy(bool) if "fallback" in frame else np.zeros(len(frame), dtype=bool)
+    out["launches"] = float(len(frame))
+    out["coverage"] = float((np.isfinite(pred[:, 0]) & ~fallback).mean()) if len(frame) else float("nan")
+    return out
