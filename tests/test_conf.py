@@ -1,0 +1,91 @@
+"""Every YAML under conf/ parses against the LightningCLI classes; sweep files are well-formed."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from models.cli import run_lightning_cli
+
+REPO = Path(__file__).resolve().parent.parent
+CONF = REPO / "conf"
+CONFIGS = sorted(p.relative_to(CONF).as_posix() for p in CONF.rglob("*.yaml") if p.parts[-2] != "sweeps")
+SWEEPS = sorted(CONF.glob("sweeps/*.yaml"))
+
+
+def printed_config(capsys, *files: str) -> dict:
+    args = ["fit"]
+    for f in files:
+        args += ["--config", str(CONF / f)]
+    with pytest.raises(SystemExit) as exc:
+        run_lightning_cli([*args, "--print_config"])
+    assert exc.value.code in (0, None)
+    return yaml.safe_load(capsys.readouterr().out)
+
+
+def test_every_config_is_listed():
+    assert "tiny.yaml" in CONFIGS and "model/hybrid.yaml" in CONFIGS and "trainer/ddp.yaml" in CONFIGS
+    assert {f"split/{s}.yaml" for s in ("random", "unseen_launch", "leave_kernel_out", "leave_family_out",
+                                         "leave_device_out")} <= set(CONFIGS)
+
+
+@pytest.mark.parametrize("name", CONFIGS)
+def test_config_parses(name, capsys):
+    files = ("model/hybrid.yaml",) if name == "model/hybrid.yaml" else ("model/hybrid.yaml", name)
+    if name == "tiny.yaml":
+        files = ("tiny.yaml",)
+    cfg = printed_config(capsys, *files)
+    arch, data = cfg["model"]["arch"], cfg["data"]
+    expected = {  # (use_graph, use_tokens, use_hardware) after combining with hybrid
+        "model/graph_only.yaml": (True, False, True), "model/tokens_only.yaml": (False, True, True),
+        "model/static_only.yaml": (False, False, True), "model/no_hardware.yaml": (True, True, False),
+        "tiny.yaml": (True, False, True),
+    }.get(name, (True, True, True))
+    assert (arch["use_graph"], arch["use_tokens"], arch["use_hardware"]) == expected
+    # linked, never written twice: the DataModule's copies are derived, not configurable
+    assert not {"with_graphs", "tokenizer", "max_tokens"} & set(data)
+    assert "feature_names" not in cfg["model"]
+    if name.startswith("split/"):
+        assert data["split"] == Path(name).stem
+    if name == "trainer/ddp.yaml":
+        assert cfg["trainer"]["strategy"] == "ddp" and cfg["trainer"]["devices"] == 2
+    if name == "model/gatv2_gated.yaml":
+        assert arch["graph"]["layer"] == "gatv2" and arch["head"]["weighting"] == "uncertainty"
+
+
+@pytest.mark.parametrize("path", SWEEPS, ids=lambda p: p.name)
+def test_sweep_files(path):
+    from kgraph.cli.sweep import from_file, to_command, to_runs
+
+    sweep = from_file(str(path))
+    assert sweep["metric"] == {"name": "val/time_mape", "goal": "minimize"}
+    assert sweep["command"][:2] == ["kgraph", "fit"] and "${args}" in sweep["command"]
+    runs = to_runs(sweep)
+    if sweep["method"] == "grid":
+        n = 1
+        for spec in sweep["parameters"].values():
+            n *= len(spec["values"])
+        assert len(runs) == n
+    else:
+        assert len(runs) == sweep["run_cap"]
+    cmd = to_command(sweep, runs[0])
+    for f in cmd[cmd.index("--config") + 1::2][: cmd.count("--config")]:
+        assert (REPO / f).is_file(), f
+    assert all(f"--{k}={v}" in cmd for k, v in runs[0].items())
+
+
+def test_grid_expansion_order():
+    from kgraph.cli.sweep import to_command, to_runs
+
+    sweep = {"method": "grid", "parameters": {"a": {"values": [1, 2]}, "b": {"values": ["x", "y"]}},
+             "command": ["${program}", "fit", "${env}", "${args}"], "program": "kgraph"}
+    assert [to_command(sweep, r) for r in to_runs(sweep)] == [
+        ["kgraph", "fit", "--a=1", "--b=x"], ["kgraph", "fit", "--a=1", "--b=y"],
+        ["kgraph", "fit", "--a=2", "--b=x"], ["kgraph", "fit", "--a=2", "--b=y"]]
+
+
+def test_tokenizer_link():
+    from models.cli import _tokenizer_of
+
+    assert _tokenizer_of(True, "models/lm") == "models/lm" and _tokenizer_of(False, "models/lm") is None
