@@ -21,6 +21,16 @@ from data.features import LAUNCH_FEATURES, NUM_SCALAR_ARGS, STATIC_COUNTS, STATI
 from parsers.errors import ModelError
 
 FEATURE_ORDER = (*LAUNCH_FEATURES, *STATIC_FEATURES)
+# kgraph.analysis functions -> C helpers defined in the generated source (same semantics as the
+# Python evaluators in kgraph/analysis/result.py)
+C_FUNCTIONS = {"floor_log2": "kgraph_floor_log2"}
+_C_HELPERS = """static double kgraph_floor_log2(double x) { /* floor(log2(x)) exactly; -1 for x <= 0 */
+  int e;
+  if (!(x > 0.0)) return -1.0;
+  (void)frexp(x, &e);
+  return (double)(e - 1);
+}
+"""
 _WORK_SYMBOLS = tuple(f"{p}{d}" for p in ("gsz", "lsz", "ngrp") for d in range(3))
 
 
@@ -61,7 +71,11 @@ def _static_function(index: int, exprs: list, scalars: list[str]) -> str:
         lines.append(f"  const double v_{name} = kg_n > {i} ? kg_args[{i}] : NAN;")
     for i, e in enumerate(exprs):
         renamed = e.xreplace({s: sympy.Symbol(f"v_{s.name}") for s in e.free_symbols})
-        lines.append(f"  kg_c[{i}] = {sympy.ccode(renamed, standard='c99')};")
+        code = sympy.ccode(renamed, standard="c99", user_functions=C_FUNCTIONS)
+        if "Not supported" in code:  # a function C has no translation for: no static features
+            return (f"{head}\n  (void)kg_w; (void)kg_args; (void)kg_n; (void)kg_c;\n"
+                    f"  return 0; /* count {STATIC_COUNTS[i]} uses a function with no C translation */\n}}\n")
+        lines.append(f"  kg_c[{i}] = {code};")
     used = " ".join(f"(void)v_{n};" for n in (*_WORK_SYMBOLS, *scalars))
     lines.append(f"  {used}")
     lines.append("  return 1;")
@@ -97,7 +111,7 @@ int kgraph_features(int kernel, int dims, const double global[3], const double l
     if "hw_log2_compute_units" not in device_names:
         raise ModelError("the device features lack hw_log2_compute_units, needed by kgraph_features")
     defs = f"""#define KGRAPH_HW_LOG2_CU {device_names.index("hw_log2_compute_units")}
-typedef int (*kgraph_static_fn)(const double *, const double *, int, double *);
+{_C_HELPERS}typedef int (*kgraph_static_fn)(const double *, const double *, int, double *);
 {chr(10).join(funcs)}
 static const kgraph_static_fn kgraph_static_table[KGRAPH_N_KERNELS] = {{{", ".join(table)}}};
 /* compute units per device, for launch_log2_groups_per_cu */
