@@ -8,7 +8,8 @@ Feature columns (their name prefix is the group an ablation can drop, see models
   ``launch_log2_items`` (g0*g1*g2), ``launch_log2_group_size`` (l0*l1*l2), ``launch_log2_groups``
   (number of work-groups), ``launch_log2_groups_per_cu`` (work-groups per compute unit, may be < 0);
   ``launch_arg0..3``: the first four scalar arguments (``args`` JSON order), sign(x)*log1p(|x|), 0 if absent.
-- ``static_known`` (1 when the static analysis of the kernel evaluated, else 0 and all static_ = 0);
+- ``static_known`` (1 when every count of the kernel's static analysis evaluated to a number at that
+  launch, else 0; counts that did not are 0, and all are 0 when the kernel has no analysis);
   for each count of ``kgraph.analysis`` (``STATIC_COUNTS``): ``static_<count>`` = log1p(per-work-item
   count) and ``static_<count>_total`` = log1p(count * work items), evaluated at each launch's sizes;
   ``static_log_intensity`` = log1p(total flops / total global bytes).
@@ -116,17 +117,26 @@ def compile_static_counts(source: str, lang: str, kernel_name: str) -> Callable[
         return None
     exprs = [sympy.sympify(graph.analysis.counts.get(c, 0)) for c in STATIC_COUNTS]
     symbols = sorted(set().union(*(e.free_symbols for e in exprs)), key=lambda s: s.name)
-    fn = sympy.lambdify(symbols, exprs, modules="numpy")
+    fn = sympy.lambdify(symbols, exprs, modules=[{"floor_log2": _floor_log2}, "numpy"])
     names = [s.name for s in symbols]
 
     def evaluate(env: dict[str, np.ndarray]) -> np.ndarray:
         n = len(next(iter(env.values())))
         values = [env.get(name, np.full(n, np.nan)) for name in names]
         with np.errstate(all="ignore"):
-            out = fn(*values)
+            try:
+                out = fn(*values)
+            except (ArithmeticError, ValueError, TypeError, NameError):  # a count numpy cannot evaluate
+                return np.full((len(exprs), n), np.nan)
         return np.stack([np.broadcast_to(np.asarray(v, dtype=np.float64), (n,)) for v in out])
 
     return evaluate
+
+
+def _floor_log2(x):
+    """Vectorised ``floor(log2(x))`` (-1 for x <= 0), the numeric form of kgraph.analysis's floor_log2."""
+    x = np.asarray(x, dtype=np.float64)
+    return np.where(x > 0, np.frexp(np.where(x > 0, x, 1.0))[1] - 1.0, -1.0)
 
 
 def _launch_env(rows: pd.DataFrame) -> dict[str, np.ndarray]:
@@ -183,14 +193,13 @@ def to_launch_features(launches: pd.DataFrame, sources: pd.DataFrame,
         if evaluate is None:
             continue
         per_item = evaluate(_launch_env(launches.iloc[idx]))  # [C, n_idx]
-        if not np.isfinite(per_item).all():
-            continue
-        per_item = np.maximum(per_item, 0.0)
+        known = np.isfinite(per_item).all(0).astype(np.float64)  # unknown symbols (e.g. trip_<line>) -> NaN
+        per_item = np.maximum(np.nan_to_num(per_item, nan=0.0, posinf=0.0, neginf=0.0), 0.0)
         total = per_item * items[idx]
         flops = total[STATIC_COUNTS.index("flops_fp32")] + total[STATIC_COUNTS.index("flops_fp64")]
         nbytes = total[STATIC_COUNTS.index("global_load_bytes")] + total[STATIC_COUNTS.index("global_store_bytes")]
         static[idx] = np.column_stack([
-            np.ones(len(idx)), np.log1p(per_item.T), np.log1p(total.T),
+            known, np.log1p(per_item.T), np.log1p(total.T),
             np.log1p(flops / np.maximum(nbytes, 1.0)),
         ])
     return np.concatenate([hw, launch, static], axis=1).astype(np.float32)
