@@ -1,0 +1,356 @@
+"""Load the shipped default model (``models/default/``) and predict launches on CPU.
+
+``models/default/`` (no pickle anywhere):
+
+- ``model.safetensors`` — the :class:`models.kgraph_model.KGraphModel` state dict (normalisation
+  buffers included; a frozen token encoder's weights are not duplicated here, they live in ``lm/``);
+- ``config.json`` — ``format``, ``arch`` (``ModelConfig`` as a dict, graph vocabulary sizes resolved),
+  ``feature_names``, ``vocab_version`` (graph vocabulary the model was trained with), ``devices``
+  (device_id -> ``device.json`` of the training devices, so ``--device`` works without datasets),
+  ``source`` (checkpoint, training datasets, metrics when known);
+- ``lm/`` — the token encoder's Hugging Face directory (only when the model uses tokens).
+
+Write it from a Lightning checkpoint with::
+
+    python -m models.predictor --from-ckpt runs/.../best.ckpt --out models/default [--datasets DIR ...]
+
+Launches are validated when they are made (:func:`make_launch`: unknown kernel, missing scalar
+arguments, bad sizes), before any model is loaded, so bad input never costs a model load.
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import shutil
+import sys
+import typing
+from pathlib import Path
+
+import numpy as np
+
+from kgraph.errors import KGraphError, ModelError
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_DIR = REPO_ROOT / "models" / "default"
+FORMAT = "kgraph-default/1"
+MAX_BYTES = 20 * 1024 * 1024
+
+
+def _from_dict(cls, data: dict):
+    """Rebuild a (nested) config dataclass from ``dataclasses.asdict`` output."""
+    hints = typing.get_type_hints(cls)
+    kwargs = {}
+    for f in dataclasses.fields(cls):
+        if f.name not in data:
+            continue
+        value = data[f.name]
+        kwargs[f.name] = _from_dict(hints[f.name], value) if dataclasses.is_dataclass(hints[f.name]) else value
+    return cls(**kwargs)
+
+
+def missing_model_message(directory: Path) -> str:
+    return (f"no trained model in {directory}: run `python -m models.predictor --from-ckpt CKPT --out {directory}` "
+            "on a checkpoint of `kgraph fit` (see docs/BASELINES.md)")
+
+
+# ------------------------------------------------------------------------------------- launches
+@dataclasses.dataclass
+class Launch:
+    """One launch to predict (made by :func:`make_launch`, which validates it).
+
+    Args:
+        graph: the kernel's ``KernelGraph`` (``kgraph.from_source``).
+        source, lang: the whole source text and its language (``opencl``/``cuda``/``c``).
+        global_size: work-items per dimension (CUDA: grid x block), 1 to 3 positive ints.
+        local_size: work-group (CUDA: block) shape, same length.
+        args: scalar argument values by parameter name, in the kernel's parameter order.
+        device: the device descriptor (``device.json`` dict).
+    """
+
+    graph: object
+    source: str
+    lang: str
+    global_size: list[int]
+    local_size: list[int]
+    args: dict[str, float]
+    device: dict
+
+
+def default_local_size(graph, global_size: list[int]) -> list[int]:
+    """``reqd_work_group_size`` when the kernel declares it, else per dimension the largest power of
+    two dividing the global size, at most 256 in 1D and 16 per dimension in 2D/3D."""
+    reqd = graph.function.attributes.get("reqd_work_group_size")
+    if reqd and all(isinstance(v, int) for v in reqd):
+        return [int(v) for v in reqd][: len(global_size)]
+    cap = 256 if len(global_size) == 1 else 16
+    out = []
+    for g in global_size:
+        b = 1
+        while b * 2 <= cap and g % (b * 2) == 0:
+            b *= 2
+        out.append(b)
+    return out
+
+
+def make_launch(graphs: dict, kernel: str, global_size: list[int], local_size: list[int] | None,
+                args: dict[str, float], device: dict, where: str = "") -> Launch:
+    """Validate one launch of ``kernel`` (a key of ``graphs``: name -> KernelGraph of one file).
+
+    Raises UsageError naming the option: unknown kernel (lists the file's kernels), sizes that are not
+    1-3 positive ints, a local size of another length or not dividing the global size, a missing or
+    unknown scalar argument.
+    """
+    from kgraph.errors import UsageError
+
+    at = f"{where}: " if where else ""
+    if kernel not in graphs:
+        raise UsageError(f"{at}--kernel {kernel}: no kernel of that name in the file; its kernels: "
+                         f"{', '.join(graphs) or '(none)'}")
+    graph = graphs[kernel]
+    for name, sizes in (("--global", global_size), ("--local", local_size)):
+        if sizes is not None and not (1 <= len(sizes) <= 3 and all(int(v) == v and v > 0 for v in sizes)):
+            raise UsageError(f"{at}{name} {sizes}: needs 1 to 3 positive integers")
+    local = list(local_size) if local_size is not None else default_local_size(graph, list(global_size))
+    if len(local) != len(global_size):
+        raise UsageError(f"{at}--local {','.join(map(str, local))}: has {len(local)} dimension(s), --global has "
+                         f"{len(global_size)}")
+    bad = [d for d, (g, l) in enumerate(zip(global_size, local)) if g % l]
+    if bad:
+        raise UsageError(f"{at}--local {','.join(map(str, local))} does not divide --global "
+                         f"{','.join(map(str, global_size))} in dimension {bad[0]}")
+    scalars = [p.name for p in graph.function.params if p.kind == "scalar"]
+    missing = [n for n in scalars if n not in args]
+    if missing:
+        raise UsageError(f"{at}--arg: kernel {kernel} needs a value for scalar parameter(s) {', '.join(missing)} "
+                         f"(e.g. --arg {missing[0]}=4096)")
+    unknown = [n for n in args if n not in scalars]
+    if unknown:
+        raise UsageError(f"{at}--arg {unknown[0]}: kernel {kernel} has no scalar parameter of that name "
+                         f"(its scalars: {', '.join(scalars) or 'none'})")
+    return Launch(graph, graph.unit.text, graph.lang, [int(g) for g in global_size], [int(v) for v in local],
+                  {n: float(args[n]) for n in scalars}, device)
+
+
+def to_tables(launches: list[Launch]):
+    """(launch rows with ``kernel_index``, sources, devices, distinct kernels) as ``data.features`` wants."""
+    import pandas as pd
+
+    from data.harness.columns import source_id_of
+
+    kernels, index_of, rows, sources, devices = [], {}, [], {}, {}
+    for launch in launches:
+        sid = source_id_of(launch.source)
+        key = (sid, launch.graph.name)
+        if key not in index_of:
+            index_of[key] = len(kernels)
+            kernels.append(launch)
+        sources[sid] = {"source_id": sid, "lang": launch.lang, "source": launch.source}
+        device_id = launch.device["device_id"]
+        devices[device_id] = launch.device
+        g = launch.global_size + [1] * (3 - len(launch.global_size))
+        l = launch.local_size + [1] * (3 - len(launch.local_size))
+        rows.append({"device_id": device_id, "source_id": sid, "kernel_name": launch.graph.name,
+                     "dims": len(launch.global_size), "g0": g[0], "g1": g[1], "g2": g[2], "l0": l[0], "l1": l[1],
+                     "l2": l[2], "args": json.dumps(launch.args), "kernel_index": index_of[key]})
+    return pd.DataFrame(rows), pd.DataFrame(list(sources.values())), devices, kernels
+
+
+class Predictor:
+    """The default model, ready to predict.
+
+    Args:
+        model: a :class:`KGraphModel` in eval mode.
+        config: the ``config.json`` dict.
+        directory: where it was loaded from.
+    """
+
+    def __init__(self, model, config: dict, directory: Path):
+        self.model, self.config, self.directory = model, config, Path(directory)
+        self.tokenizer = None
+        if model.config.use_tokens:
+            from data.graph_dataset import load_tokenizer
+
+            self.tokenizer = load_tokenizer(model.config.tokens.path)
+
+    @classmethod
+    def from_directory(cls, directory: str | Path = DEFAULT_DIR) -> "Predictor":
+        """Load ``model.safetensors`` + ``config.json``; :class:`ModelError` when absent or inconsistent."""
+        import torch
+        from safetensors.torch import load_file
+
+        from kgraph.schema import VOCAB_VERSION
+        from models.kgraph_model import KGraphModel, ModelConfig
+
+        d = Path(directory)
+        if not (d / "model.safetensors").is_file() or not (d / "config.json").is_file():
+            raise ModelError(missing_model_message(d))
+        config = json.loads((d / "config.json").read_text())
+        if config.get("format") != FORMAT:
+            raise ModelError(f"{d}/config.json: format {config.get('format')!r}, expected {FORMAT!r}")
+        if config.get("vocab_version") != VOCAB_VERSION:
+            raise ModelError(f"{d}: trained with graph vocabulary {config.get('vocab_version')}, this kgraph has "
+                             f"{VOCAB_VERSION}; retrain the model (token ids would not match)")
+        arch = _from_dict(ModelConfig, config["arch"])
+        if arch.use_tokens:
+            arch.tokens.path = str((d / "lm").resolve())
+        torch.set_num_threads(max(1, min(4, torch.get_num_threads())))
+        model = KGraphModel(arch, config["feature_names"])
+        state = load_file(str(d / "model.safetensors"), device="cpu")
+        missing, unexpected = model.load_state_dict(state, strict=False)
+        allowed = "token_encoder.encoder." if arch.use_tokens and arch.tokens.freeze else None
+        missing = [k for k in missing if not (allowed and k.startswith(allowed))]
+        if missing or unexpected:
+            raise ModelError(f"{d}/model.safetensors does not match config.json: missing {missing[:3]}, "
+                             f"unexpected {unexpected[:3]}")
+        return cls(model.eval(), config, d)
+
+    @property
+    def devices(self) -> dict[str, dict]:
+        return dict(self.config.get("devices", {}))
+
+    def predict(self, launches: list[Launch]) -> list[dict]:
+        """Predictions per launch: ``time_ns, bandwidth_gbs, footprint_bytes, flops, bytes, bound,
+        bound_probability`` (natural units, the model's log outputs inverted)."""
+        import torch
+        from torch_geometric.data import Batch, Data
+
+        import kgraph
+        from data.features import BOUND_CLASSES, REGRESSION_TARGETS, to_launch_features, to_natural
+
+        out: list[dict] = []
+        for start in range(0, len(launches), 1024):
+            chunk = launches[start:start + 1024]
+            rows, sources, devices, kernels = to_tables(chunk)
+            features = torch.from_numpy(to_launch_features(rows, sources, devices))
+            graphs = tokens = None
+            if self.model.config.use_graph:
+                items = []
+                for k in kernels:
+                    d = kgraph.to_pyg(k.graph)
+                    items.append(Data(x=d.x, edge_index=d.edge_index, edge_type=d.edge_type,
+                                      edge_pos=d.edge_pos, num_nodes=d.num_nodes))
+                graphs = Batch.from_data_list(items)
+            if self.tokenizer is not None:
+                enc = self.tokenizer([k.source for k in kernels], truncation=True, padding=True,
+                                     max_length=self.model.config.tokens.max_length, return_tensors="pt")
+                tokens = {"input_ids": enc["input_ids"], "attention_mask": enc["attention_mask"]}
+            index = torch.from_numpy(rows["kernel_index"].to_numpy(np.int64))
+            with torch.inference_mode():
+                pred = self.model(graphs, tokens, index, features)
+            reg = pred.regression().float().numpy()
+            prob = torch.softmax(pred.bound_logits.float(), -1).numpy()
+            natural = {t: to_natural(t, reg[:, j]) for j, t in enumerate(REGRESSION_TARGETS)}
+            for i in range(len(chunk)):
+                c = int(prob[i].argmax())
+                out.append({"time_ns": float(natural["time"][i]), "bandwidth_gbs": float(natural["bandwidth"][i]),
+                            "footprint_bytes": float(natural["footprint"][i]), "flops": float(natural["flops"][i]),
+                            "bytes": float(natural["bytes"][i]), "bound": BOUND_CLASSES[c],
+                            "bound_probability": float(prob[i, c])})
+        return out
+
+
+def resolve_device(name: str, known: dict[str, dict] | None = None) -> dict:
+    """A device descriptor from ``--device``: a ``device.json`` file (or its dataset directory), else a
+    device id or unique case-insensitive part of one (``h200``) among ``known`` (the model's training
+    devices) and the datasets under ``data/datasets/``."""
+    from data.harness.descriptor import load_descriptor
+    from kgraph.errors import UsageError
+
+    path = Path(name)
+    if path.is_file() or (path.is_dir() and (path / "device.json").is_file()):
+        return load_descriptor(path)
+    candidates = dict(known or {})
+    for d in sorted((REPO_ROOT / "data" / "datasets").glob("*/device.json")):
+        candidates.setdefault(d.parent.name, d)
+    if name in candidates:
+        matches = [name]
+    else:
+        matches = [k for k in candidates if name.lower() in k.lower()]
+    if len(matches) != 1:
+        why = "matches several devices" if matches else "is neither a descriptor file nor a known device"
+        raise UsageError(f"--device {name}: {why} (known: {', '.join(sorted(matches or candidates)) or 'none'}; "
+                         "or give a device.json path)")
+    found = candidates[matches[0]]
+    return load_descriptor(found) if isinstance(found, Path) else found
+
+
+def kernels_of(path: str | Path, lang: str | None = None) -> dict:
+    """Kernel name -> ``KernelGraph`` of one source file (InputError/SourceError/UsageError as the parsers)."""
+    import kgraph
+
+    return {g.name: g for g in kgraph.from_file(path, lang)}
+
+
+# ------------------------------------------------------------------------------------ converter
+def from_checkpoint(ckpt: str | Path, out: str | Path, datasets: list[str] | None = None) -> Path:
+    """Convert a ``kgraph fit`` Lightning checkpoint into a default-model directory."""
+    import torch
+    from safetensors.torch import save_file
+
+    from data.features import feature_names
+    from kgraph.schema import VOCAB_VERSION
+    from models.graph_encoder import resolve_vocab
+
+    ckpt = Path(ckpt)
+    if not ckpt.is_file():
+        raise ModelError(f"--from-ckpt {ckpt}: no such checkpoint")
+    # a Lightning checkpoint pickles its hyper-parameters (dataclasses): trusted local input only
+    blob = torch.load(str(ckpt), map_location="cpu", weights_only=False)
+    hp = blob.get("hyper_parameters", {})
+    if "arch" not in hp or "state_dict" not in blob:
+        raise ModelError(f"{ckpt}: not a kgraph fit checkpoint (no arch hyper-parameter or state_dict)")
+    arch = hp["arch"]
+    arch.graph.node_vocab_sizes, arch.graph.num_edge_types, arch.graph.num_edge_positions = resolve_vocab(arch.graph)
+    state = {k[len("model."):]: v.contiguous() for k, v in blob["state_dict"].items() if k.startswith("model.")}
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    if arch.use_tokens:
+        from models.token_encoder import resolve_model_dir
+
+        lm = resolve_model_dir(arch.tokens.path)
+        if (out / "lm").exists():
+            shutil.rmtree(out / "lm")
+        shutil.copytree(lm, out / "lm")
+        if arch.tokens.freeze:
+            state = {k: v for k, v in state.items() if not k.startswith("token_encoder.encoder.")}
+        arch.tokens.path = "lm"
+    datasets = list(datasets or blob.get("datamodule_hyper_parameters", {}).get("datasets", []))
+    devices = {}
+    for ds in datasets:
+        path = Path(ds) / "device.json"
+        if path.is_file():
+            descriptor = json.loads(path.read_text())
+            devices[descriptor["device_id"]] = descriptor
+    config = {"format": FORMAT, "arch": dataclasses.asdict(arch),
+              "feature_names": list(hp.get("feature_names") or feature_names()),
+              "vocab_version": VOCAB_VERSION, "devices": devices,
+              "source": {"checkpoint": ckpt.name, "datasets": datasets, "global_step": blob.get("global_step")}}
+    save_file(state, str(out / "model.safetensors"), metadata={"format": "pt"})
+    (out / "config.json").write_text(json.dumps(config, indent=2, sort_keys=True) + "\n")
+    size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
+    if size > MAX_BYTES:
+        print(f"warning: {out} is {size / 2**20:.1f} MiB, over the 20 MiB budget of the shipped model", file=sys.stderr)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m models.predictor", description="convert a checkpoint "
+                                     "into the shipped default model (safetensors + config.json)")
+    parser.add_argument("--from-ckpt", required=True, help="Lightning checkpoint of `kgraph fit`")
+    parser.add_argument("--out", default=str(DEFAULT_DIR), help="output directory (default models/default)")
+    parser.add_argument("--datasets", nargs="*", help="dataset dirs whose device.json to embed "
+                        "(default: the checkpoint's data.datasets)")
+    args = parser.parse_args(argv)
+    try:
+        out = from_checkpoint(args.from_ckpt, args.out, args.datasets)
+    except KGraphError as exc:
+        print(f"models.predictor: error: {exc}", file=sys.stderr)
+        return 1
+    size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
+    print(f"wrote {out} ({size / 2**20:.2f} MiB)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
