@@ -8,33 +8,31 @@ import pytest
 import torch
 
 from kgraph.cli.main import main
-from test_datamodule import write_dataset
 
 REPO = Path(__file__).resolve().parent.parent
 
 
-@pytest.fixture(scope="module")
-def two_devices(tmp_path_factory):
-    root = tmp_path_factory.mktemp("ds")
-    return f"[{write_dataset(root, 'gpu-a', True)},{write_dataset(root, 'cpu-b', False)}]"
+CI_TINY = REPO / "data/datasets/ci-tiny"
 
 
-def test_fit_tiny_writes_checkpoint_and_media(two_devices, tmp_path, monkeypatch):
+@pytest.mark.skipif(not CI_TINY.is_dir(), reason="data/datasets/ci-tiny is not in this checkout")
+def test_fit_tiny_on_ci_tiny_writes_checkpoint_and_media(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("WANDB_MODE", "offline")
-    rc = main(["fit", "--config", str(REPO / "conf/tiny.yaml"), "--data.datasets", two_devices,
-               "--trainer.logger.init_args.save_dir", str(tmp_path)])
+    rc = main(["fit", "--config", str(REPO / "conf/tiny.yaml"), "--data.datasets", f"[{CI_TINY}]",
+               "--data.cache_dir", str(tmp_path / "cache"), "--trainer.logger.init_args.save_dir", str(tmp_path)])
     assert rc == 0
     ckpts = sorted(tmp_path.glob("kgraph/*/checkpoints/*.ckpt"))
-    assert {p.name for p in ckpts} == {"last.ckpt", "best-step=2.ckpt"}  # 38 train rows: 3 steps/epoch
+    assert "last.ckpt" in {p.name for p in ckpts} and len(ckpts) == 2
     state = torch.load(next(p for p in ckpts if p.name == "last.ckpt"), weights_only=False)
-    assert state["global_step"] == 2  # validation (and checkpointing) ran once, at step 2
+    assert state["global_step"] == 2  # validated at step 2; fit stops at max_steps=4 before validating again
     best = [v for k, v in state["callbacks"].items() if k.startswith("ModelCheckpoint")][0]
     assert best["monitor"] == "val/time_mape" and math.isfinite(float(best["best_model_score"]))
     assert state["hyper_parameters"]["arch"]["use_tokens"] is False
     assert bool(state["state_dict"]["statistics_set"])  # normalisation stats travel with the weights
     media = list(tmp_path.glob("wandb/offline-run-*/files/media/**/*"))
     assert any("time_scatter" in p.name for p in media) and any("per_family" in p.name for p in media)
+    assert state["hyper_parameters"]["feature_names"][0] == "hw_is_gpu"
     # the checkpoint loads back into the module
     from models.lightning_module import KGraphLightningModule
 
@@ -42,7 +40,7 @@ def test_fit_tiny_writes_checkpoint_and_media(two_devices, tmp_path, monkeypatch
     assert module.model.launch_encoder.feature_std.min().item() > 0
 
 
-def test_cli_misuse_is_a_clear_error(two_devices, tmp_path, monkeypatch, capsys):
+def test_cli_misuse_is_a_clear_error(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     with pytest.raises(SystemExit) as exc:
         main(["fit", "--config", str(REPO / "conf/tiny.yaml"), "--model.arch.graph.layer", "transformer"])
