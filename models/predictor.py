@@ -235,7 +235,7 @@ class Predictor:
                 enc = self.tokenizer([k.source for k in kernels], truncation=True, padding=True,
                                      max_length=self.model.config.tokens.max_length, return_tensors="pt")
                 tokens = {"input_ids": enc["input_ids"], "attention_mask": enc["attention_mask"]}
-            index = torch.from_numpy(rows["kernel_index"].to_numpy(np.int64))
+            index = torch.tensor(rows["kernel_index"].to_numpy(np.int64))
             with torch.inference_mode():
                 pred = self.model(graphs, tokens, index, features)
             reg = pred.regression().float().numpy()
@@ -301,6 +301,10 @@ def from_checkpoint(ckpt: str | Path, out: str | Path, datasets: list[str] | Non
     if "arch" not in hp or "state_dict" not in blob:
         raise ModelError(f"{ckpt}: not a kgraph fit checkpoint (no arch hyper-parameter or state_dict)")
     arch = hp["arch"]
+    if isinstance(arch, dict):  # LightningCLI stores the parsed config as plain dicts
+        from models.kgraph_model import ModelConfig
+
+        arch = _from_dict(ModelConfig, arch)
     arch.graph.node_vocab_sizes, arch.graph.num_edge_types, arch.graph.num_edge_positions = resolve_vocab(arch.graph)
     state = {k[len("model."):]: v.contiguous() for k, v in blob["state_dict"].items() if k.startswith("model.")}
     out = Path(out)
