@@ -5,11 +5,19 @@
 stored, and atomics, and to mark every global element it touches. ``count_launch(...)`` builds and
 runs it once with pyopencl and returns :class:`WorkCounts`. See docs/INSTRUMENT.md.
 """
-from kgraph.instrument.launch import BufferExtent, WorkCounts, count_launch, default_context, run_instrumented
+from kgraph.instrument.launch import (
+    BufferExtent,
+    WorkCounts,
+    build_instrumented,
+    count_launch,
+    default_context,
+    run_instrumented,
+)
+from kgraph.instrument.marks import launch_on_device
 from kgraph.instrument.prelude import COUNTER_NAMES
 from kgraph.instrument.rewrite import InstrumentedKernel, instrument
 
 __all__ = [
     "instrument", "InstrumentedKernel", "count_launch", "run_instrumented", "WorkCounts",
-    "BufferExtent", "default_context", "COUNTER_NAMES",
+    "BufferExtent", "default_context", "COUNTER_NAMES", "build_instrumented", "launch_on_device",
 ]

@@ -2,7 +2,7 @@
 
 Each access is rewritten in place so that its index goes through ``__kg_access`` (see
 :mod:`kgraph.instrument.prelude`), which adds the access's bytes to the work-item's private
-load/store counters, marks the touched elements in the buffer's bitmap and returns the index
+load/store counters, marks the touched elements in the buffer's byte map and returns the index
 unchanged. The access is therefore counted exactly when (and as often as) it is evaluated:
 inside a ternary branch, a short-circuit operand or a loop condition alike.
 

@@ -18,7 +18,7 @@ class Buffer:
     """One global-memory pointer parameter of the kernel.
 
     Args:
-        index: position among the kernel's buffers (bitmap header slot).
+        index: position among the kernel's buffers (mark header slot).
         name: parameter name.
         address_space: ``"global"`` or ``"constant"``.
         elem_bytes: size of one element of the pointed-to type (footprint granularity).

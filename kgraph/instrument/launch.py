@@ -7,7 +7,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from kgraph.errors import KGraphError, MeasurementError, UsageError
-from kgraph.instrument.prelude import COUNTER_NAMES, MARK_HEADER_WORDS
+from kgraph.instrument.prelude import COUNTER_NAMES
 from kgraph.instrument.rewrite import InstrumentedKernel, instrument
 
 SCALAR_DTYPES = {
@@ -135,19 +135,24 @@ def count_launch(
     return run_instrumented(kernel, unit, global_size, local_size, args, context)
 
 
-def run_instrumented(kernel: InstrumentedKernel, unit, global_size, local_size, args, context=None) -> WorkCounts:
-    """Run an already instrumented kernel once (see :func:`count_launch`)."""
+def run_instrumented(kernel: InstrumentedKernel, unit, global_size, local_size, args, context=None,
+                     program=None) -> WorkCounts:
+    """Run an already instrumented kernel once with host arguments (see :func:`count_launch`).
+
+    ``program`` is the result of :func:`build_instrumented` on ``context`` (built here when None).
+    Buffers are copied to the device, and their results copied back into the numpy arrays.
+    """
     import pyopencl as cl
+
+    from kgraph.instrument.marks import launch_on_device
 
     ctx = context if context is not None else default_context()
     function = next(f for f in unit.functions if f.is_kernel and f.name == kernel.kernel_name)
-    program = _build(ctx, kernel)
+    program = program if program is not None else build_instrumented(ctx, kernel)
     queue = cl.CommandQueue(ctx)
     mf = cl.mem_flags
     buffer_index = {b.param_index: b for b in kernel.buffers}
-    cl_args, outputs = [], []
-    header = np.zeros(MARK_HEADER_WORDS * len(kernel.buffers), dtype=np.uint32)
-    offset = header.size
+    cl_args, outputs, capacities = [], [], {}
     for k, param in enumerate(function.params):
         if param.name not in args:
             raise UsageError(f"argument '{param.name}' of kernel '{kernel.kernel_name}' is missing")
@@ -157,10 +162,7 @@ def run_instrumented(kernel: InstrumentedKernel, unit, global_size, local_size, 
             if not isinstance(value, np.ndarray):
                 raise UsageError(f"argument '{param.name}' is a {b.address_space} buffer: pass a numpy array")
             host = np.ascontiguousarray(value)
-            capacity = host.nbytes // b.elem_bytes
-            words = (capacity + 31) // 32
-            header[MARK_HEADER_WORDS * b.index:MARK_HEADER_WORDS * b.index + 2] = (offset, capacity)
-            offset += words
+            capacities[b.name] = host.nbytes // b.elem_bytes
             dev = cl.Buffer(ctx, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=host) if host.nbytes else \
                 cl.Buffer(ctx, mf.READ_WRITE, 4)
             cl_args.append(dev)
@@ -171,50 +173,26 @@ def run_instrumented(kernel: InstrumentedKernel, unit, global_size, local_size, 
             raise UsageError(f"argument '{param.name}': {param.address_space} pointer parameters cannot be passed")
         else:
             cl_args.append(_scalar(param, value))
-    if offset >= 2**32:
-        raise MeasurementError("buffers too large for the footprint bitmaps (over 2^32 words)")
-    marks = np.zeros(offset, dtype=np.uint32)
-    marks[:header.size] = header
-    counters = np.zeros(len(COUNTER_NAMES), dtype=np.uint64)
-    counters_dev = cl.Buffer(ctx, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=counters)
-    marks_dev = cl.Buffer(ctx, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=marks)
     try:
-        knl = cl.Kernel(program, kernel.kernel_name)
-        knl.set_args(*cl_args, counters_dev, marks_dev)
-        cl.enqueue_nd_range_kernel(queue, knl, tuple(int(g) for g in global_size),
-                                   None if local_size is None else tuple(int(x) for x in local_size))
-        cl.enqueue_copy(queue, counters, counters_dev)
-        cl.enqueue_copy(queue, marks, marks_dev)
-        for value, host, dev in outputs:
-            if host.nbytes:
-                cl.enqueue_copy(queue, host, dev)
-        queue.finish()
-    except cl.Error as exc:
-        raise MeasurementError(f"kernel '{kernel.kernel_name}' failed to launch: {exc}") from None
+        counts = launch_on_device(queue, program, kernel, global_size, local_size, cl_args, capacities)
+        try:
+            for value, host, dev in outputs:
+                if host.nbytes:
+                    cl.enqueue_copy(queue, host, dev)
+            queue.finish()
+        except cl.Error as exc:
+            raise MeasurementError(f"kernel '{kernel.kernel_name}': reading its results failed: {exc}") from None
+    finally:
+        for _, _, dev in outputs:
+            dev.release()
     for value, host, _ in outputs:
         if host is not value:
             value[...] = host
-    return _collect(kernel, counters, marks)
+    return counts
 
 
-def _collect(kernel: InstrumentedKernel, counters: np.ndarray, marks: np.ndarray) -> WorkCounts:
-    extents = {}
-    for b in kernel.buffers:
-        word0, capacity, max_plus1, out_of_range = (int(x) for x in marks[MARK_HEADER_WORDS * b.index:][:4])
-        bits = marks[word0:word0 + (capacity + 31) // 32]
-        touched = int(np.unpackbits(bits.view(np.uint8)).sum())
-        extents[b.name] = BufferExtent(b.name, b.elem_bytes, capacity, max_plus1 - 1, touched, out_of_range)
-    totals = {name: int(counters[k]) for k, name in enumerate(COUNTER_NAMES)}
-    return WorkCounts(
-        **totals,
-        footprint_bytes=sum(e.footprint_bytes for e in extents.values()),
-        buffers=extents,
-        exact=kernel.exact,
-        warnings=tuple(kernel.warnings),
-    )
-
-
-def _build(ctx, kernel: InstrumentedKernel):
+def build_instrumented(ctx, kernel: InstrumentedKernel):
+    """Build the instrumented source on ``ctx``; a failure says whether the original builds."""
     import pyopencl as cl
 
     try:

@@ -5,8 +5,12 @@ Layout of the two extra kernel arguments:
 * ``__global ulong *__kg_counters`` — ``len(COUNTER_NAMES)`` totals for the whole launch, in
   that order; each work-item adds its private counts with 64-bit atomics when it finishes.
 * ``__global uint *__kg_marks`` — a header of ``MARK_HEADER_WORDS`` uints per global buffer
-  parameter (bitmap word offset, capacity in elements, highest element index touched + 1,
-  out-of-range access count), then the bitmaps (one bit per element) the header points to.
+  parameter (word offset of its byte map, capacity in elements, highest element index + 1 over the
+  accesses that fell *outside* the capacity, out-of-range access count), then the byte maps the
+  header points to: one ``uchar`` per element, set to 1 by a plain store when the element is
+  touched (races between work-items all store 1, so they are benign). The host counts the nonzero
+  bytes (footprint) and finds the last nonzero one (extent); atomics are only used on the rare
+  out-of-range path, so marking costs one byte store per element accessed.
 """
 from __future__ import annotations
 
@@ -23,7 +27,7 @@ COUNTER_NAMES: tuple[str, ...] = (
 # Private variable holding each counter inside the instrumented kernel.
 PRIVATE_NAME: dict[str, str] = {name: f"__kg_c_{name}" for name in COUNTER_NAMES}
 
-MARK_HEADER_WORDS = 4  # word offset of bitmap, capacity (elements), max index + 1, out of range
+MARK_HEADER_WORDS = 4  # word offset of byte map, capacity (elements), out-of-range max index + 1, out-of-range count
 COUNTERS_ARG = "__kg_counters"
 MARKS_ARG = "__kg_marks"
 
@@ -36,16 +40,16 @@ void __kg_mark(__global uint *m, uint b, ulong elem, long off, ulong nbytes)
     if (off < 0 || nbytes == 0) { atomic_inc(&h[3]); return; }
     ulong first = (ulong)off / elem;
     ulong last = ((ulong)off + nbytes - 1ul) / elem;
-    atomic_max(&h[2], (uint)min(last + 1ul, (ulong)0xffffffffu));
     ulong cap = (ulong)h[1];
     if (last >= cap) {
+        atomic_max(&h[2], (uint)min(last + 1ul, (ulong)0xffffffffu));
         atomic_inc(&h[3]);
         if (first >= cap) return;
         last = cap - 1ul;
     }
-    __global uint *bits = m + h[0];
+    __global uchar *map = (__global uchar *)(m + h[0]);
     for (ulong e = first; e <= last; ++e)
-        atomic_or(&bits[e >> 5], 1u << (uint)(e & 31ul));
+        map[e] = (uchar)1;
 }
 /* One global access: count its bytes, mark the elements it touches, give its index back. */
 long __kg_access(__private ulong *ld, __private ulong *st, ulong nld, ulong nst,

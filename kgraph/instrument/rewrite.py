@@ -37,7 +37,7 @@ class InstrumentedKernel:
         kernel_name: the kernel's name (unchanged by the rewrite).
         source: the full instrumented OpenCL C source.
         original_source: the source it was made from.
-        buffers: the global/constant pointer parameters, with their bitmap slots.
+        buffers: the global/constant pointer parameters, with their mark header slots.
         num_params: the kernel's own parameter count; the counters buffer is argument
             ``num_params`` and the marks buffer ``num_params + 1``.
         counter_names: order of the totals in the counters buffer.
