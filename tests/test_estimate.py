@@ -1,0 +1,96 @@
+"""kgraph estimate: error messages, and end to end through a converted checkpoint."""
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict
+from pathlib import Path
+
+import pytest
+import torch
+
+from kgraph.cli.main import main
+
+ROOT = Path(__file__).resolve().parent.parent
+SGEMM = str(ROOT / "examples/opencl/sgemm_tiled.cl")
+DEVICE = str(ROOT / "data/datasets/ci-tiny/device.json")
+ARGS = ["--arg", "M=1024", "--arg", "N=1024", "--arg", "K=1024"]
+
+
+def err(capsys, argv) -> tuple[int, str]:
+    rc = main(argv)
+    return rc, capsys.readouterr().err.strip()
+
+
+@pytest.mark.parametrize("extra, code, message", [
+    (["--kernel", "nope", "--global", "64,64"], 2, "--kernel nope: no kernel of that name in the file; its kernels: sgemm_tiled"),
+    (["--kernel", "sgemm_tiled", "--global", "64,x"], 2, "--global 64,x: 'x' is not an integer"),
+    (["--kernel", "sgemm_tiled", "--global", "64,64,1,1"], 2, "--global 64,64,1,1: 4 dimensions; expected 1 to 3"),
+    (["--kernel", "sgemm_tiled", "--global", "64,64", "--arg", "M=64"], 2,
+     "--arg: kernel sgemm_tiled needs a value for scalar parameter(s) N, K (e.g. --arg N=4096)"),
+    (["--kernel", "sgemm_tiled", "--global", "64,64", "--local", "10,16", *ARGS], 2,
+     "--local 10,16 does not divide --global 64,64 in dimension 0"),
+    (["--kernel", "sgemm_tiled", "--global", "64,64", "--arg", "M"], 2, "--arg M: expected NAME=VALUE"),
+    (["--kernel", "sgemm_tiled", "--global", "64,64", *ARGS, "--arg", "Q=1"], 2,
+     "--arg Q: kernel sgemm_tiled has no scalar parameter of that name (its scalars: M, N, K)"),
+])
+def test_estimate_usage_errors(capsys, extra, code, message):
+    rc, text = err(capsys, ["estimate", SGEMM, "--device", DEVICE, *extra])
+    assert rc == code and message in text and "Traceback" not in text
+
+
+def test_estimate_unknown_device_and_missing_model(capsys, tmp_path):
+    rc, text = err(capsys, ["estimate", SGEMM, "--kernel", "sgemm_tiled", "--global", "64,64", *ARGS,
+                            "--device", "no-such-gpu"])
+    assert rc == 2 and "--device no-such-gpu: is neither a descriptor file nor a known device" in text
+    rc, text = err(capsys, ["estimate", SGEMM, "--kernel", "sgemm_tiled", "--global", "64,64", *ARGS,
+                            "--device", DEVICE, "--model", str(tmp_path)])
+    assert rc == 1 and f"no trained model in {tmp_path}: run `python -m models.predictor --from-ckpt" in text
+
+
+def test_estimate_batch_errors(capsys, tmp_path):
+    bad = tmp_path / "b.csv"
+    bad.write_text("kernel,global,M,N,K\nsgemm_tiled,\"64,64\",64,64,64\nsgemm_tiled,\"64,64\",64,,64\n")
+    rc, text = err(capsys, ["estimate", SGEMM, "--batch", str(bad), "--device", DEVICE])
+    assert rc == 2 and f"{bad}:3: --arg: kernel sgemm_tiled needs a value for scalar parameter(s) N" in text
+    other = tmp_path / "b.txt"
+    other.write_text("x")
+    rc, text = err(capsys, ["estimate", SGEMM, "--batch", str(other), "--device", DEVICE])
+    assert rc == 2 and "unknown format '.txt'" in text
+
+
+@pytest.fixture(scope="module")
+def model_dir(tmp_path_factory):
+    """A default-model directory converted from a Lightning-format checkpoint of a small model."""
+    from data.features import feature_names
+    from models.kgraph_model import ModelConfig
+    from models.lightning_module import KGraphLightningModule
+    from models.predictor import from_checkpoint
+
+    arch = ModelConfig(use_tokens=False)
+    arch.graph.hidden, arch.launch.hidden, arch.fusion.hidden, arch.head.hidden = 16, 16, 32, 16
+    torch.manual_seed(0)
+    module = KGraphLightningModule(arch, feature_names=feature_names())
+    d = tmp_path_factory.mktemp("model")
+    torch.save({"state_dict": module.state_dict(), "global_step": 0,
+                "hyper_parameters": {"arch": asdict(arch), "feature_names": feature_names()},
+                "datamodule_hyper_parameters": {"datasets": [str(ROOT / "data/datasets/ci-tiny")]}}, d / "x.ckpt")
+    return from_checkpoint(d / "x.ckpt", d / "default")
+
+
+def test_estimate_end_to_end(capsys, model_dir, tmp_path):
+    assert sorted(p.name for p in model_dir.iterdir()) == ["config.json", "model.safetensors"]
+    rc = main(["estimate", SGEMM, "--kernel", "sgemm_tiled", "--global", "1024,1024", "--local", "16,16", *ARGS,
+               "--device", DEVICE, "--model", str(model_dir), "--json"])
+    one = json.loads(capsys.readouterr().out)
+    assert rc == 0 and one["bound"] in ("memory", "compute", "latency") and math.isfinite(one["time_ns"])
+    assert one["args"] == {"M": 1024.0, "N": 1024.0, "K": 1024.0} and one["local"] == [16, 16]
+    batch = tmp_path / "b.jsonl"
+    batch.write_text("\n".join(json.dumps({"kernel": "sgemm_tiled", "global": g, "local": "16,16",
+                                           "args": {"M": n, "N": n, "K": n}})
+                               for g, n in (("1024,1024", 1024), ("2048,2048", 2048))) + "\n")
+    assert main(["estimate", SGEMM, "--batch", str(batch), "--device", DEVICE, "--model", str(model_dir),
+                 "--json"]) == 0
+    many = json.loads(capsys.readouterr().out)
+    assert len(many) == 2 and many[0]["time_ns"] == pytest.approx(one["time_ns"], rel=1e-6)
+    assert many[0]["time_ns"] != many[1]["time_ns"]
