@@ -20,7 +20,7 @@ from kgraph.analysis.loops import Loop, for_loop, opaque_loop
 from kgraph.analysis.patterns import classify
 from kgraph.analysis.result import Access, KernelAnalysis
 from kgraph.analysis.statements import statement_costs, statement_key
-from kgraph.analysis.symbolic import SymbolicEnv, assigned_names, average_over_ids, id_symbols
+from kgraph.analysis.symbolic import SymbolicEnv, assigned_names, average_over_ids, id_symbols, tidy
 
 HALF = sp.Rational(1, 2)
 
@@ -49,8 +49,7 @@ class _Analyzer:
         counts = self.block(self.function.body.named_children) if self.function.body is not None else zero_counts()
         final = {}
         for k in COUNT_KEYS:
-            expr = average_over_ids(sp.sympify(counts[k]))
-            final[k] = sp.simplify(expr) if sp.count_ops(expr) < 150 else expr
+            final[k] = tidy(average_over_ids(sp.sympify(counts[k])))
         for a in self.accesses:
             a.executions = average_over_ids(sp.sympify(a.executions))
         params = [p.name for p in self.function.params if not p.is_pointer]
@@ -181,8 +180,7 @@ class _Analyzer:
         if loop.geometric:
             k = sp.Symbol("k_iter", integer=True, nonnegative=True)
             ratio = sp.Rational(1, 2) if loop.note.startswith("geometric (halving") else 2
-            total = sp.summation(expr.subs(sym, loop.start * ratio ** k), (k, 0, loop.trip - 1))
-            return sp.simplify(total)
+            return sp.summation(sp.expand(expr.subs(sym, loop.start * ratio ** k)), (k, 0, loop.trip - 1))
         mean = loop.start + loop.step * (loop.trip - 1) / 2
         return loop.trip * expr.subs(sym, mean)
 

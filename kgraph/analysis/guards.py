@@ -46,9 +46,9 @@ def guard_fraction(cond, env, loop_symbols: set) -> object | None:
     if len(ids) != 1 or id_symbols(rhs) or is_opaque(lhs) or is_opaque(rhs):
         return None
     (idsym,) = ids
-    if sp.simplify(sp.diff(lhs, idsym) - 1) != 0:
+    if sp.expand(sp.diff(lhs, idsym) - 1) != 0:
         return None
-    c = sp.simplify(lhs - idsym)
+    c = sp.expand(lhs - idsym)
     size = work_symbol(SIZE_OF_ID[idsym.name[:-1]], int(idsym.name[-1]))
     in_loop = bool(rhs.free_symbols & loop_symbols)
     clip = (lambda x: x) if in_loop else (lambda x: sp.Min(1, x))

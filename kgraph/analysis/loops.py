@@ -23,7 +23,7 @@ import sympy as sp
 
 from kgraph.analysis.context import condition_value, node_text
 from kgraph.analysis.symbolic import (SIZE_OF_ID, assigned_names, average_over_ids, ceil_log2, floor_log2, id_symbols,
-                                      is_opaque, normalize_ids, work_symbol)
+                                      is_opaque, normalize_ids, tidy, work_symbol)
 
 _FLIP = {"<": ">", ">": "<", "<=": ">=", ">=": "<=", "!=": "!="}
 
@@ -92,7 +92,7 @@ def for_loop(node, env, loop_symbol) -> Loop:
         return opaque_loop(node, "for", note)
     trip, avg_note = _average(trip, start, bound, step_kind, step, op)
     note = "; ".join(n for n in (note, avg_note) if n)
-    return Loop(line, "for", var, sp.simplify(trip) if not trip.has(floor_log2) else trip, True, note=note,
+    return Loop(line, "for", var, tidy(trip), True, note=note,
                 start=start, step=step if step_kind == "add" else None, geometric=step_kind != "add")
 
 
@@ -186,6 +186,6 @@ def _average(trip, a, b, kind, c, op):
         na, nc = normalize_ids(a), normalize_ids(c)
         for s in id_symbols(na):
             size = work_symbol(SIZE_OF_ID[s.name[:-1]], int(s.name[-1]))
-            if sp.simplify(sp.diff(na, s) - 1) == 0 and sp.simplify(nc - size) == 0 and not id_symbols(b):
+            if sp.expand(sp.diff(na, s) - 1) == 0 and sp.expand(nc - size) == 0 and not id_symbols(b):
                 return (b - na.subs(s, 0)) / nc, f"grid-stride over {s.name}: mean over the NDRange"
     return average_over_ids(normalize_ids(trip)), "depends on work-item ids: averaged over the NDRange"

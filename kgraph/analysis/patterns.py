@@ -29,7 +29,7 @@ def classify(index) -> tuple[str, object]:
     var = gid0 if gid0 in expr.free_symbols else (lid0 if lid0 in expr.free_symbols else None)
     if var is None:
         return "broadcast", sp.Integer(0)
-    stride = sp.simplify(sp.diff(expr, var))
+    stride = sp.expand(sp.diff(expr, var))
     if stride == 0:
         return "broadcast", stride
     if stride in (1, -1):

@@ -47,6 +47,27 @@ def ceil_log2(x):
     return floor_log2(2 * x - 1) if x.is_integer else -floor_log2(1 / x)
 
 
+def _exact(text: str):
+    """The exact rational of a decimal/float literal text (``0.25`` -> 1/4); no ``nsimplify`` guessing."""
+    try:
+        return sp.Rational(text.rstrip("fFhHlL"))
+    except (TypeError, ValueError):
+        return sp.Float(float(text.rstrip("fFhHlL")))
+
+
+def tidy(expr):
+    """A cheap canonical form of a count (sums of products, like terms merged); no ``simplify``.
+
+    ``expand`` is linear in the size of count expressions (sums of products of trip counts and
+    fractions); when it grows the expression (a product of long sums) the original is kept.
+    """
+    expr = sp.sympify(expr)
+    if expr.is_Atom:
+        return expr
+    expanded = sp.expand(expr)
+    return expanded if sp.count_ops(expanded) <= 2 * sp.count_ops(expr) + 4 else expr
+
+
 def is_opaque(expr) -> bool:
     return any(s.name.startswith(OPAQUE_PREFIXES) for s in getattr(expr, "free_symbols", ()))
 
@@ -110,7 +131,7 @@ class SymbolicEnv:
             ct = from_literal(text)
             clean = text.rstrip("uUlLfFhH") if not text.lower().startswith("0x") else text.rstrip("uUlL")
             try:
-                return sp.Integer(int(clean, 0)) if not ct.is_float else sp.nsimplify(float(clean))
+                return sp.Integer(int(clean, 0)) if not ct.is_float else _exact(clean)
             except ValueError:
                 return sp.Symbol("sel")
         if t == "identifier":
@@ -150,7 +171,7 @@ class SymbolicEnv:
             return self.values[name]
         macro = self.ctx.macros.get(name)
         if macro is not None and isinstance(macro.value, (int, float)) and not isinstance(macro.value, bool):
-            return sp.Integer(macro.value) if isinstance(macro.value, int) else sp.nsimplify(macro.value)
+            return sp.Integer(macro.value) if isinstance(macro.value, int) else _exact(repr(macro.value))
         b = self.ctx.dialect.builtin(name)
         if b is not None and b.category == "work_item" and b.dim is not None:
             return self._work_item(b.kind, b.dim)
