@@ -95,8 +95,8 @@ def test_static_gbt_fit_predict_ci_tiny(ci_tiny):
     from threadpoolctl import threadpool_limits
 
     with threadpool_limits(1):  # small tables: OpenMP threads only contend
-        out = StaticGBTBaseline(max_iter=40).fit(train).predict(test)
-        again = StaticGBTBaseline(max_iter=40).fit(train).predict(test)
+        out = StaticGBTBaseline(max_iter=40, min_samples_leaf=3).fit(train).predict(test)
+        again = StaticGBTBaseline(max_iter=40, min_samples_leaf=3).fit(train).predict(test)
     assert set(out) >= {"log_time", "log_bandwidth", "log_footprint", "log_flops", "log_bytes", "bound"}
     assert np.isfinite(out["log_time"]).all() and len(out["log_time"]) == len(test)
     assert np.array_equal(out["log_time"], again["log_time"])

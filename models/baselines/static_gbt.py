@@ -49,14 +49,16 @@ class StaticGBTBaseline(Baseline):
         max_iter: boosting iterations per target.
         learning_rate: shrinkage.
         max_leaf_nodes: leaves per tree.
+        min_samples_leaf: fewest launches per leaf (sklearn's default 20; lower it for tiny tables).
         seed: ``random_state`` of every estimator.
     """
 
     name = "static_gbt"
 
-    def __init__(self, max_iter: int = 300, learning_rate: float = 0.1, max_leaf_nodes: int = 31, seed: int = 0):
+    def __init__(self, max_iter: int = 300, learning_rate: float = 0.1, max_leaf_nodes: int = 31,
+                 min_samples_leaf: int = 20, seed: int = 0):
         self.params = dict(max_iter=max_iter, learning_rate=learning_rate, max_leaf_nodes=max_leaf_nodes,
-                           random_state=seed, early_stopping=False)
+                           min_samples_leaf=min_samples_leaf, random_state=seed, early_stopping=False)
         self.regressors: dict[str, object] = {}
         self.classifier = None
         self.constant_bound: int | None = None
