@@ -37,20 +37,20 @@ def _wider(a: str, b: str) -> str:
 
 def infer_dtypes(b, lo: int, hi: int) -> None:
     """Set ``dtype`` on expression nodes of [lo, hi) whose dtype is still ``none`` (children first)."""
-    nodes, kind = b.nodes, b.kind
+    nodes, kind, op, text, children = b.nodes, b.kind, b.op, b.text, b.children
     for i in range(hi - 1, lo - 1, -1):
         node = nodes[i]
         if node.dtype != "none":
             continue
         k = kind[i]
-        kids = b.children[i]
+        kids = children[i]
         if k == "binary_expression":
-            if b.op[i] in _COMPARISONS:
+            if op.get(i) in _COMPARISONS:
                 node.dtype = "int"
             elif len(kids) == 2:
                 node.dtype = _wider(nodes[kids[0]].dtype, nodes[kids[1]].dtype)
         elif k in ("assignment_expression", "update_expression", "unary_expression", "comma_expression"):
-            if k == "unary_expression" and b.op[i] == "!":
+            if k == "unary_expression" and op.get(i) == "!":
                 node.dtype = "int"
             elif kids:
                 node.dtype = nodes[kids[0] if k != "comma_expression" else kids[-1]].dtype
@@ -58,13 +58,13 @@ def infer_dtypes(b, lo: int, hi: int) -> None:
             node.dtype = _wider(nodes[kids[1]].dtype, nodes[kids[2]].dtype)
         elif k == "subscript_expression" and kids:
             node.dtype = nodes[kids[0]].dtype
-        elif k == "pointer_expression" and kids and b.op[i] == "*":
+        elif k == "pointer_expression" and kids and op.get(i) == "*":
             node.dtype = nodes[kids[0]].dtype
         elif k == "field_expression" and len(kids) == 2:
             base = nodes[kids[0]].dtype
-            if b.text[kids[1]] in _VECTOR_FIELDS_SCALAR and _scalar_of(base) != base:
+            if text.get(kids[1]) in _VECTOR_FIELDS_SCALAR and _scalar_of(base) != base:
                 node.dtype = _scalar_of(base)
-            elif base in ("none", "other") and b.text[kids[0]] in ("threadIdx", "blockIdx", "blockDim", "gridDim"):
+            elif base in ("none", "other") and text.get(kids[0]) in ("threadIdx", "blockIdx", "blockDim", "gridDim"):
                 node.dtype = "uint"
         elif k == "cast_expression":
             t = b.child(i, "type")
@@ -73,7 +73,7 @@ def infer_dtypes(b, lo: int, hi: int) -> None:
         elif k == "call_expression":
             fn = b.child(i, "function")
             args = b.child(i, "arguments")
-            name = b.text[fn] if fn is not None else None
+            name = text.get(fn) if fn is not None else None
             if name in _WORK_ITEM:
                 node.dtype = "size_t"
             elif name and name.startswith(("convert_", "as_")):

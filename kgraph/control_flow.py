@@ -113,7 +113,7 @@ class _Builder:
             self.connect(preds, s)
             label = b.child(s, "label")
             if label is not None:
-                self.labels[b.text[label]] = s
+                self.labels[b.text.get(label)] = s
             body = [c for c in b.children[s] if c != label]
             out: Dangling = [(s, CTRL_NEXT)]
             for c in body:
@@ -134,7 +134,7 @@ class _Builder:
         if k == "goto_statement":
             label = b.child(s, "label")
             if label is not None:
-                self.gotos.append((s, b.text[label]))
+                self.gotos.append((s, b.text.get(label)))
             return []
         return [(s, CTRL_NEXT)]
 

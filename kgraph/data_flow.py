@@ -27,45 +27,56 @@ def _scalar(b, i: int | None):
     return symbol if symbol is not None and not symbol.is_buffer else None
 
 
-def _events(b, i: int, out: list) -> None:
-    """Append (USE, symbol, identifier) / (DEF, symbol, defining node) of subtree ``i`` in evaluation order."""
-    k = b.kind[i]
-    if k == "assignment_expression":
-        left = b.child(i, "left")
-        symbol = _scalar(b, left)
-        if symbol is not None:
-            right = b.child(i, "right")
-            if right is not None:
-                _events(b, right, out)
-            if b.op[i] not in (None, "="):
-                out.append((_USE, symbol, left))
-            out.append((_DEF, symbol, i))
-            return
-    elif k == "update_expression":
-        arg = b.child(i, "argument")
-        symbol = _scalar(b, arg)
-        if symbol is not None:
-            out.append((_USE, symbol, arg))
-            out.append((_DEF, symbol, i))
-            return
-    elif k == "init_declarator":
-        value = b.child(i, "value")
-        if value is not None:
-            _events(b, value, out)
-        ident = b.child(i, "declarator")
-        symbol = b.declared.get(ident) if ident is not None else None
-        if symbol is not None and not symbol.is_buffer and value is not None:
-            out.append((_DEF, symbol, i))
-        elif ident is not None:
-            _events(b, ident, out)
-        return
-    elif k == "identifier":
-        symbol = b.sym_of.get(i)
-        if symbol is not None and not symbol.is_buffer:
-            out.append((_USE, symbol, i))
-        return
-    for c in b.children[i]:
-        _events(b, c, out)
+def _events(b, root: int, out: list) -> None:
+    """Append (USE, symbol, identifier) / (DEF, symbol, defining node) of subtree ``root`` in evaluation
+    order (a definition after the right-hand side it reads). Iterative: the stack holds node indices
+    still to visit and event tuples still to emit, in reverse order."""
+    kind, children, sym_of, child = b.kind, b.children, b.sym_of, b.child
+    stack: list = [root]
+    pop, push = stack.pop, stack.append
+    while stack:
+        i = pop()
+        if i.__class__ is tuple:
+            out.append(i)
+            continue
+        k = kind[i]
+        if k == "identifier":
+            symbol = sym_of.get(i)
+            if symbol is not None and not symbol.is_buffer:
+                out.append((_USE, symbol, i))
+            continue
+        if k == "assignment_expression":
+            left = child(i, "left")
+            symbol = _scalar(b, left)
+            if symbol is not None:
+                push((_DEF, symbol, i))
+                if b.op.get(i) not in (None, "="):
+                    push((_USE, symbol, left))
+                right = child(i, "right")
+                if right is not None:
+                    push(right)
+                continue
+        elif k == "update_expression":
+            arg = child(i, "argument")
+            symbol = _scalar(b, arg)
+            if symbol is not None:
+                out.append((_USE, symbol, arg))
+                out.append((_DEF, symbol, i))
+                continue
+        elif k == "init_declarator":
+            value = child(i, "value")
+            ident = child(i, "declarator")
+            symbol = b.declared.get(ident) if ident is not None else None
+            if symbol is not None and not symbol.is_buffer and value is not None:
+                push((_DEF, symbol, i))
+            elif ident is not None:
+                push(ident)
+            if value is not None:
+                push(value)
+            continue
+        kids = children[i]
+        for j in range(len(kids) - 1, -1, -1):
+            push(kids[j])
 
 
 def add_scalar_edges(b, cfg, params) -> None:
@@ -119,6 +130,7 @@ def add_scalar_edges(b, cfg, params) -> None:
             if new != out[n]:
                 out[n] = new
                 changed = True
+    data_edges, data = b.flow_edges[Flow.DATA], int(Flow.DATA)
     for n in cfg.nodes:
         current = inn[n]
         for tag, var, x in events[n]:
@@ -128,7 +140,7 @@ def add_scalar_edges(b, cfg, params) -> None:
             bits = current & mask.get(var, 0)
             while bits:
                 low = bits & -bits
-                b.add_edge(def_nodes[low.bit_length() - 1], x, Flow.DATA, DATA_VALUE)
+                data_edges.append((def_nodes[low.bit_length() - 1], x, data, DATA_VALUE))
                 bits ^= low
 
 
@@ -163,7 +175,7 @@ def _enclosing_call(b, i: int) -> tuple[int | None, str]:
     if p >= 0 and b.kind[p] == "argument_list":
         call = b.parent[p]
         fn = b.child(call, "function")
-        return call, (b.text[fn] or "") if fn is not None else ""
+        return call, (b.text.get(fn) or "") if fn is not None else ""
     return None, ""
 
 
@@ -180,7 +192,7 @@ def add_buffer_edges(b, lo: int, hi: int) -> None:
             p = b.parent[i]
             if p >= 0 and b.kind[p] == "subscript_expression" and b.field[i] == "argument":
                 continue
-        elif not (k == "pointer_expression" and b.op[i] == "*"):
+        elif not (k == "pointer_expression" and b.op.get(i) == "*"):
             continue
         base, indices = _access_base(b, i)
         symbol = b.sym_of.get(base) if base is not None else None
@@ -193,14 +205,14 @@ def add_buffer_edges(b, lo: int, hi: int) -> None:
         pk = b.kind[p] if p >= 0 else ""
         if pk == "assignment_expression" and b.field[i] == "left":
             b.add_edge(p, buffer, Flow.DATA, DATA_WRITE)
-            if b.op[p] not in (None, "="):
+            if b.op.get(p) not in (None, "="):
                 b.add_edge(buffer, i, Flow.DATA, DATA_VALUE)
         elif pk == "update_expression":
             b.add_edge(buffer, i, Flow.DATA, DATA_VALUE)
             b.add_edge(p, buffer, Flow.DATA, DATA_WRITE)
         else:
             b.add_edge(buffer, i, Flow.DATA, DATA_VALUE)
-            if pk == "pointer_expression" and b.op[p] == "&":
+            if pk == "pointer_expression" and b.op.get(p) == "&":
                 call, name = _enclosing_call(b, p)
                 if call is not None and _writes(name):
                     b.add_edge(call, buffer, Flow.DATA, DATA_WRITE)

@@ -1,0 +1,206 @@
+"""The symbol pass of the builder: C scopes, declarations, VARIABLE/BUFFER nodes, builtins and macros.
+
+Visits only the nodes the AST pass marked (scopes, declarations, identifiers), in pre-order. The
+visible names live in one dict; each open scope keeps an undo list that restores the names it shadowed
+when it closes (at ``b.scope_end[scope]``), so a lookup is one dict access at any nesting depth.
+A declaration's symbols enter scope at their declarator identifier (``int x = x + 1`` reads the outer
+``x``). An identifier that names no symbol is a helper or builtin callee, the kernel's own name, a
+macro constant (CONSTANT node), a built-in variable (BUILTIN node) or left as spelled.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kgraph.builder_walk import SCOPE_KINDS
+from kgraph.schema import CALL_INVOKE, DATA_DECL, DATA_VALUE, Flow, NodeType, dtype_name
+from kgraph.vocab import value_token
+
+_BUILTIN_VARIABLES = frozenset({"threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize"})
+_QUALIFIER_KINDS = frozenset({"type_qualifier", "storage_class_specifier"})
+
+
+@dataclass(slots=True)
+class Symbol:
+    """A declared variable: its VARIABLE or BUFFER node (``node``), type and address space."""
+
+    name: str
+    node: int
+    is_buffer: bool
+    dtype: str
+    space: str
+
+
+class ScopeResolver:
+    """Resolves the identifiers of one function added to builder ``b``.
+
+    Args:
+        b: the :class:`~kgraph.builder.GraphBuilder`.
+        function: the :class:`parsers.Function` whose nodes were just walked.
+    """
+
+    def __init__(self, b, function):
+        self.b = b
+        self.function = function
+        self.visible: dict[str, Symbol] = {}
+        self.scopes: list[tuple[int, list]] = []  # (last node of the scope, undo list of (name, shadowed))
+        self.pending: dict[int, Symbol] = {}      # declarator identifier -> symbol it declares
+        self.params = {p.node.start_byte: p for p in function.params if getattr(p, "node", None) is not None}
+        dialect = getattr(b.unit, "dialect", None)
+        self.dialect = dialect
+        self.qualifier_spaces = {spelling: spec["address_space"] for spelling, spec in
+                                 (getattr(dialect, "qualifiers", None) or {}).items() if spec.get("address_space")}
+        self.address_spaces = getattr(b.unit, "address_spaces", None) or {}
+
+    def run(self, marks: list[int]) -> None:
+        """Resolve the marked nodes (scope, declaration and identifier nodes of the function, pre-order)."""
+        b = self.b
+        kind, text, scopes, visible = b.kind, b.text, self.scopes, self.visible
+        for i in marks:
+            while scopes and scopes[-1][0] < i:
+                for name, shadowed in reversed(scopes.pop()[1]):
+                    if shadowed is None:
+                        del visible[name]
+                    else:
+                        visible[name] = shadowed
+            k = kind[i]
+            if k != "identifier":
+                if k in SCOPE_KINDS:
+                    scopes.append((b.scope_end[i], []))
+                else:
+                    self.declare(i)
+            else:
+                symbol = self.pending.pop(i, None)
+                if symbol is not None:
+                    scopes[-1][1].append((symbol.name, visible.get(symbol.name)))
+                    visible[symbol.name] = symbol
+                    b.declared[i] = symbol
+                    self.name_node(i, symbol)
+                    continue
+                symbol = visible.get(text[i])
+                if symbol is not None:
+                    b.sym_of[i] = symbol
+                    self.name_node(i, symbol)
+                else:
+                    self.unresolved(i, text[i])
+
+    def name_node(self, index: int, symbol: Symbol) -> None:
+        b = self.b
+        node = b.nodes[index]
+        node.token, node.dtype, node.address_space = b.nodes[symbol.node].token, symbol.dtype, symbol.space
+
+    def unresolved(self, index: int, name: str) -> None:
+        b = self.b
+        node = b.nodes[index]
+        parent = b.parent[index]
+        if b.field[index] == "function" and parent >= 0 and b.kind[parent] == "call_expression":
+            if name in b.functions:
+                node.token = b.fn_token(name)
+                b.calls.append((parent, name))
+            else:
+                node.token = name
+                builtin = b.shared_node(NodeType.BUILTIN, name, name)
+                b.add_edge(parent, builtin, Flow.CALL, CALL_INVOKE)
+            return
+        if parent >= 0 and b.kind[parent] == "function_declarator" and b.field[index] == "declarator":
+            node.token = "kernel" if name == b.kernel.name else b.fn_token(name)
+            return
+        macro = b.unit.macros.get(name) if b.unit.macros else None
+        if macro is not None:
+            node.token = value_token(macro.value)
+            const = b.shared_node(NodeType.CONSTANT, name, node.token)
+            b.add_edge(const, index, Flow.DATA, DATA_VALUE)
+            return
+        node.token = name
+        if name in _BUILTIN_VARIABLES or (self.dialect is not None and self.dialect.builtin(name) is not None):
+            builtin = b.shared_node(NodeType.BUILTIN, name, name)
+            b.add_edge(builtin, index, Flow.DATA, DATA_VALUE)
+
+    def written_space(self, decl: int) -> str | None:
+        """The address space written on a declaration: the front end's record (masked OpenCL
+        qualifiers), else a qualifier keyword the grammar kept (CUDA ``__shared__``), per the dialect."""
+        b = self.b
+        space = self.address_spaces.get(b.nodes[decl].span[0])
+        for c in b.children[decl]:
+            if b.kind[c] in _QUALIFIER_KINDS and b.text.get(c) in self.qualifier_spaces:
+                space = self.qualifier_spaces[b.text[c]]
+        return space
+
+    def declare(self, decl: int) -> None:
+        """Create the symbols declared by ``decl``; they enter scope at their declarator identifier."""
+        b = self.b
+        function = self.function.name
+        type_node = b.child(decl, "type")
+        base_dtype = b.nodes[type_node].dtype if type_node is not None else "none"
+        written_space = self.written_space(decl)
+        is_param = b.kind[decl] == "parameter_declaration"
+        param = self.params.get(b.nodes[decl].span[0]) if is_param else None
+        for d in b.children[decl]:
+            if b.field[d] != "declarator":
+                continue
+            ident, pointers, arrays, init = self.unwrap_declarator(d)
+            if ident is None:
+                continue
+            dtype, space, is_buffer = base_dtype, written_space, pointers + arrays > 0
+            if param is not None:
+                dtype = dtype_name(param.base_type if param.vector_width == 1 else f"{param.base_type}{param.vector_width}")
+                is_buffer, space = bool(param.is_pointer), param.address_space or written_space
+            alias = self.alias_of(init) if is_buffer and pointers and init is not None else None
+            if alias is not None:
+                symbol = Symbol(b.text[ident], alias.node, True, alias.dtype, alias.space)
+            else:
+                space = space or ("generic" if pointers else "private")
+                symbol = self.new_symbol(b.text[ident], is_buffer, dtype, space, ident, function)
+                b.add_edge(decl, symbol.node, Flow.DATA, DATA_DECL)
+            self.pending[ident] = symbol
+            if is_param:
+                b.params.setdefault(function, []).append(symbol)
+
+    def new_symbol(self, name: str, is_buffer: bool, dtype: str, space: str, ident: int, function: str) -> Symbol:
+        b = self.b
+        node_type = NodeType.BUFFER if is_buffer else NodeType.VARIABLE
+        token = b.next_token("buf" if is_buffer else "var")
+        index = b.new_node(int(node_type), token, node_type.name, b.nodes[ident].span, b.nodes[ident].loop_depth,
+                           function, dtype, space)
+        return Symbol(name, index, is_buffer, dtype, space)
+
+    def unwrap_declarator(self, d: int) -> tuple[int | None, int, int, int | None]:
+        """(identifier, pointer levels, array dimensions, initialiser) of one declarator."""
+        b = self.b
+        pointers = arrays = 0
+        init = None
+        while d is not None:
+            k = b.kind[d]
+            if k == "identifier":
+                return d, pointers, arrays, init
+            if k == "init_declarator":
+                init = b.child(d, "value")
+            elif k == "pointer_declarator":
+                pointers += 1
+            elif k == "array_declarator":
+                arrays += 1
+            elif k == "function_declarator":
+                return None, 0, 0, None
+            nxt = b.child(d, "declarator")
+            if nxt is None:
+                nxt = next((c for c in b.children[d] if b.kind[c] == "identifier"), None)
+            d = nxt
+        return None, pointers, arrays, init
+
+    def alias_of(self, init: int) -> Symbol | None:
+        """The buffer a pointer initialiser points into (``A + k*N`` -> A), if any."""
+        b = self.b
+        i = init
+        while i is not None and b.kind[i] != "identifier":
+            k = b.kind[i]
+            if k == "binary_expression":
+                i = b.child(i, "left")
+            elif k == "cast_expression":
+                i = b.child(i, "value")
+            elif k in ("pointer_expression", "subscript_expression"):
+                i = b.child(i, "argument")
+            else:
+                return None
+        if i is None:
+            return None
+        symbol = self.visible.get(b.text[i])
+        return symbol if symbol is not None and symbol.is_buffer else None

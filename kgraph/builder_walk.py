@@ -1,0 +1,140 @@
+"""The AST pass of the builder: copy one function's tree-sitter tree into the builder's flat arrays.
+
+Pre-order over the *named* nodes only (``node.named_children`` builds each child list in C, so the
+anonymous punctuation is never visited from Python); an explicit stack, so nesting depth is bounded by
+memory, not by Python's recursion limit. Per kept node it appends one :class:`~kgraph.graph.Node`,
+its kind, field name, parent and child list, and one plain ``(parent, child, AST, position)`` tuple;
+the source bytes are sliced and decoded only for leaves. Per-grammar tables (kind id → category,
+NodeType id, role) are computed once. An operator (``+``, ``*=``, ``->``) is read with one
+``child_by_field_id`` call on the kinds that carry one.
+"""
+from __future__ import annotations
+
+from kgraph.graph import Node
+from kgraph.schema import AST_KIND_TO_TYPE, LOOP_KINDS, SKIPPED_KINDS, TRANSPARENT_KINDS, NodeType, dtype_name
+from kgraph.vocab import literal_token
+
+LEAF_KINDS = frozenset({"identifier", "field_identifier", "type_identifier", "primitive_type",
+                        "sized_type_specifier", "number_literal", "string_literal", "char_literal",
+                        "concatenated_string", "true", "false", "null", "nullptr", "statement_identifier",
+                        "type_qualifier", "storage_class_specifier", "preproc_call", "preproc_def",
+                        "preproc_function_def", "preproc_include", "system_lib_string"})
+LITERAL_KINDS = frozenset({"number_literal", "string_literal", "char_literal", "concatenated_string",
+                           "true", "false", "null", "nullptr"})
+TEXT_TOKEN_KINDS = frozenset({"field_identifier", "type_qualifier", "storage_class_specifier"})
+TYPE_KINDS = frozenset({"primitive_type", "type_identifier", "sized_type_specifier"})
+SCOPE_KINDS = frozenset({"function_definition", "compound_statement", "for_statement"})
+DECL_KINDS = frozenset({"declaration", "parameter_declaration"})
+# kinds whose ``operator`` field the passes read (tree-sitter-c and tree-sitter-cuda)
+OPERATOR_KINDS = frozenset({"binary_expression", "unary_expression", "update_expression", "assignment_expression",
+                            "pointer_expression", "field_expression"})
+
+SKIPPED, TRANSPARENT, LEAF, INNER = range(4)
+# roles: what the scope pass (kgraph.builder_scopes) looks at
+ROLE_NONE, ROLE_SCOPE, ROLE_DECL, ROLE_IDENTIFIER = range(4)
+_TABLES: dict = {}
+
+
+def classify(kind: str) -> tuple:
+    """``(kind, category, NodeType id, role, opens a loop, has an operator)`` of a named kind."""
+    if kind in SKIPPED_KINDS:
+        category = SKIPPED
+    elif kind in TRANSPARENT_KINDS:
+        category = TRANSPARENT
+    else:
+        category = LEAF if kind in LEAF_KINDS else INNER
+    role = (ROLE_SCOPE if kind in SCOPE_KINDS else ROLE_DECL if kind in DECL_KINDS
+            else ROLE_IDENTIFIER if kind == "identifier" else ROLE_NONE)
+    return (kind, category, int(AST_KIND_TO_TYPE.get(kind, NodeType.OTHER)), role, kind in LOOP_KINDS,
+            kind in OPERATOR_KINDS)
+
+
+def language_tables(language) -> tuple[dict, int]:
+    """Per grammar: ``{kind_id: classify(kind)}`` over the named kinds, and the ``operator`` field id."""
+    key = (language.name, language.node_kind_count, language.field_count)
+    if key not in _TABLES:
+        kinds = {kind_id: classify(language.node_kind_for_id(kind_id) or "")
+                 for kind_id in range(language.node_kind_count) if language.node_kind_is_named(kind_id)}
+        _TABLES[key] = (kinds, language.field_id_for_name("operator"))
+    return _TABLES[key]
+
+
+def leaf_token(node: Node, kind: str, text: str) -> None:
+    """Set the token (and dtype) of a literal, type or spelled leaf from its source text."""
+    if kind in LITERAL_KINDS:
+        node.token, node.dtype = literal_token(kind, text)
+    elif kind in TYPE_KINDS:
+        node.dtype = dtype_name(text)
+        node.token = node.dtype if node.dtype not in ("none", "other") else text
+    elif kind in TEXT_TOKEN_KINDS:
+        node.token = text
+
+
+def walk(b, ts_root, function: str) -> int:
+    """Append the kept nodes of ``ts_root``'s tree to builder ``b`` in pre-order; returns the root's index.
+
+    Fills ``b.nodes, b.kind, b.field, b.parent, b.children`` (one entry per node), ``b.text`` (leaves),
+    ``b.op`` (operator nodes), ``b.scope_end`` (scope node → index of its subtree's last node),
+    ``b.marks`` (scope, declaration and identifier nodes, in order) and the AST edge tuples.
+    """
+    kinds, operator_field = language_tables(b.unit.tree.language)
+    src = b.source
+    nodes, kind_of, field_of, parent_of, children = b.nodes, b.kind, b.field, b.parent, b.children
+    text, op, marks, scope_end = b.text, b.op, b.marks, b.scope_end
+    ast_edges = b.flow_edges[0]
+    no_children = ()
+    first = len(nodes)
+    # entries: (tree-sitter node, parent index, field, loop depth); (None, scope index, ...) closes a scope
+    stack: list = [(ts_root, -1, None, 0)]
+    pop, push = stack.pop, stack.append
+    while stack:
+        node, parent, field, depth = pop()
+        if node is None:
+            scope_end[parent] = len(nodes) - 1
+            continue
+        entry = kinds.get(node.kind_id)
+        if entry is None:  # ERROR and other kinds outside the grammar's named table
+            entry = classify(node.type)
+        kind, category, node_type, role, is_loop, has_operator = entry
+        if category == SKIPPED:
+            continue
+        if category == TRANSPARENT:
+            kids = node.named_children
+            name_of = node.field_name_for_named_child
+            for j in range(len(kids) - 1, -1, -1):
+                push((kids[j], parent, field or name_of(j), depth))
+            continue
+        start, end = span = node.byte_range
+        index = len(nodes)
+        new = Node(node_type, kind, kind, "none", "none", depth, span, function)
+        nodes.append(new)
+        kind_of.append(kind)
+        field_of.append(field)
+        parent_of.append(parent)
+        if parent >= 0:
+            siblings = children[parent]
+            ast_edges.append((parent, index, 0, len(siblings)))
+            siblings.append(index)
+        if role:
+            marks.append(index)
+        if category == LEAF:
+            children.append(no_children)
+            spelling = src[start:end].decode("utf-8", "replace")
+            text[index] = spelling
+            if kind != "identifier":
+                leaf_token(new, kind, spelling)
+            continue
+        children.append([])
+        if has_operator:
+            operator = node.child_by_field_id(operator_field)
+            if operator is not None and not operator.is_named:
+                op[index] = operator.type
+        if role == ROLE_SCOPE:
+            push((None, index, None, 0))
+        kids = node.named_children
+        if kids:
+            name_of = node.field_name_for_named_child
+            depth += is_loop
+            for j in range(len(kids) - 1, -1, -1):
+                push((kids[j], index, name_of(j), depth))
+    return first
