@@ -1,5 +1,5 @@
 """Static analysis vs instrumented run: equal counts, exactly, on SGEMM (naive, tiled), SAXPY and
-the 1D/2D stencils (issue 3's cross-check)."""
+the 1D/2D stencils (issue 3's cross-check), including '||' guards and two bounds on one id."""
 import numpy as np
 import pytest
 
@@ -29,9 +29,6 @@ __kernel void stencil5o(const int nx, const int ny, __global const double *u, __
     }
 }
 """
-# The analysis takes '||' guards and two bounds on one id ('x > 0 && x < nx - 1') as 1/2 or as
-# independent fractions (docs/ANALYSIS.md, Branches); the instrumented counts are the exact ones.
-ANALYSIS_GUARD = pytest.mark.xfail(strict=True, reason="static guard fraction for '||' / two bounds on one id")
 
 
 @pytest.fixture(scope="module")
@@ -56,7 +53,6 @@ def _check(source, kernel, global_size, local_size, args, env, ctx):
     return dynamic
 
 
-@ANALYSIS_GUARD
 @pytest.mark.parametrize("n", [32, 48])
 def test_sgemm_naive(ctx, n):
     a, b, c = (np.ones((n, n), np.float32) for _ in range(3))
@@ -78,14 +74,12 @@ def test_saxpy_exact_fit(ctx):
     _check(SAXPY, "saxpy", (n,), (16,), dict(n=n, a=2.0, x=x, y=y), dict(n=n, gsz0=n, lsz0=16), ctx)
 
 
-@ANALYSIS_GUARD
 def test_stencil_1d(ctx):
     n = 64
     x, y = np.ones(n, np.float32), np.zeros(n, np.float32)
     _check(STENCIL_1D, "stencil3", (n,), (16,), dict(n=n, **{"in": x}, out=y), dict(n=n, gsz0=n, lsz0=16), ctx)
 
 
-@ANALYSIS_GUARD
 def test_stencil_2d(ctx):
     nx, ny = 32, 16
     u, v = np.ones((ny, nx)), np.zeros((ny, nx))

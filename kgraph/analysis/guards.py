@@ -1,7 +1,8 @@
 """Branch probabilities: which fraction of work-items takes an ``if`` arm.
 
-A *guard* compares a work-item id (plus a constant offset) with a bound free of ids; with the id
-uniform in [0, size) the exact fraction of work-items that pass is:
+A *guard* compares a work-item id (times a constant, plus an offset) with a bound free of ids. With
+each id uniform in [0, size) and the ids of different dimensions/kinds independent, the exact
+fraction of work-items that pass is computed from the integer interval each id must lie in:
 
 =====================  =====================================
 ``id + c <  B``        ``Min(1, (B - c)/size)``
@@ -9,13 +10,19 @@ uniform in [0, size) the exact fraction of work-items that pass is:
 ``id + c >= B``        ``1 - Min(1, (B - c)/size)``
 ``id + c >  B``        ``1 - Min(1, (B - c + 1)/size)``
 ``id + c == B``        ``1/size``;  ``!=``: ``1 - 1/size``
+two bounds on one id   ``Max(0, Min(hi, size) - Max(lo, 0))/size`` for ``lo <= id < hi``
 =====================  =====================================
 
 ``size`` is ``gsz<d>`` for a global id (also ``blockIdx*blockDim + threadIdx``), ``lsz<d>`` for a local
-id, ``ngrp<d>`` for a group id. When ``B`` depends on a loop variable (``if (lid < s)`` in a tree
-reduction) the ``Min`` is dropped so the loop can average the fraction over its iterations.
-``a && b`` multiplies the fractions of its guards. Any other condition returns None (the caller weighs
-both arms 1/2).
+id, ``ngrp<d>`` for a group id; ``k*id`` (k a constant integer) uses ``ceiling``/``floor`` of the
+divided bound. Boolean structure: ``!`` is pushed into the comparisons (De Morgan), a conjunction
+(``&&``) intersects the intervals of each id and multiplies across ids, and ``a || b`` is
+``1 - P(!a && !b)``; so ``if (row >= M || col >= N) return;`` keeps ``Min(1, M/gsz1) * Min(1, N/gsz0)``
+and ``x > 0 && x < nx - 1`` is the interior fraction ``(Min(nx - 1, gsz0) - 1)/gsz0``.
+When a bound depends on a loop variable (``if (lid < s)`` in a tree reduction) the clipping to
+[0, size] is dropped so the loop can average the fraction over its iterations.
+Any other condition (data values, two different ids in one comparison, ``!=`` mixed with bounds on
+the same id) returns None: the caller weighs both arms 1/2.
 """
 from __future__ import annotations
 
@@ -25,38 +32,131 @@ from kgraph.analysis.context import condition_value, node_text
 from kgraph.analysis.symbolic import SIZE_OF_ID, id_symbols, is_opaque, normalize_ids, work_symbol
 
 _FLIP = {"<": ">", ">": "<", "<=": ">=", ">=": "<=", "==": "==", "!=": "!="}
+_NEGATE = {"<": ">=", ">=": "<", ">": "<=", "<=": ">", "==": "!=", "!=": "=="}
 
 
 def guard_fraction(cond, env, loop_symbols: set) -> object | None:
     """Fraction of work-items for which ``cond`` holds, or None when it is not a guard."""
-    cond = condition_value(cond)
-    if cond is None or cond.type != "binary_expression":
-        return None
-    op = node_text(cond.child_by_field_name("operator"))
-    left, right = cond.child_by_field_name("left"), cond.child_by_field_name("right")
-    if op == "&&":
-        a, b = guard_fraction(left, env, loop_symbols), guard_fraction(right, env, loop_symbols)
-        return a * b if a is not None and b is not None else None
-    if op not in _FLIP:
-        return None
-    lhs, rhs = normalize_ids(env.to_sympy(left)), normalize_ids(env.to_sympy(right))
-    if id_symbols(rhs) and not id_symbols(lhs):
-        lhs, rhs, op = rhs, lhs, _FLIP[op]
-    ids = id_symbols(lhs)
-    if len(ids) != 1 or id_symbols(rhs) or is_opaque(lhs) or is_opaque(rhs):
-        return None
-    (idsym,) = ids
-    if sp.expand(sp.diff(lhs, idsym) - 1) != 0:
-        return None
-    c = sp.expand(lhs - idsym)
-    size = work_symbol(SIZE_OF_ID[idsym.name[:-1]], int(idsym.name[-1]))
-    in_loop = bool(rhs.free_symbols & loop_symbols)
-    clip = (lambda x: x) if in_loop else (lambda x: sp.Min(1, x))
-    below = {"<": rhs - c, "<=": rhs - c + 1, ">=": rhs - c, ">": rhs - c + 1}
-    if op in ("<", "<="):
-        return clip(below[op] / size)
-    if op in (">", ">="):
-        return 1 - clip(below[op] / size)
-    if op == "==":
-        return 1 / size
-    return 1 - 1 / size
+    out = _Guard(env, loop_symbols).probability(condition_value(cond), False)
+    return None if out is None else out[0]
+
+
+class _Guard:
+    def __init__(self, env, loop_symbols: set):
+        self.env, self.loop_symbols = env, loop_symbols
+
+    def probability(self, node, negated: bool):
+        """(fraction, ids it depends on) of ``node`` (``not node`` when ``negated``), or None."""
+        leaves = _conjuncts(node, negated)
+        if len(leaves) == 1:
+            leaf, neg = leaves[0]
+            if _is_logic(leaf, "||" if not neg else "&&"):  # a disjunction: 1 - P(all operands false)
+                inner = self.probability(leaf, not neg)
+                return None if inner is None else (1 - inner[0], inner[1])
+        intervals: dict = {}
+        parts, seen = [], set()
+        for leaf, neg in leaves:
+            atom = self.atom(leaf, neg)
+            if atom is not None:
+                intervals.setdefault(atom[0], []).append(atom[1:])
+                continue
+            if _is_logic(leaf, "||") or _is_logic(leaf, "&&"):
+                sub = self.probability(leaf, neg)
+                if sub is None or sub[1] & seen:
+                    return None
+                parts.append(sub[0])
+                seen |= sub[1]
+                continue
+            return None
+        if seen & set(intervals):
+            return None
+        total = sp.Integer(1)
+        for idsym, constraints in intervals.items():
+            frac = self.fraction(idsym, constraints)
+            if frac is None:
+                return None
+            total *= frac
+        for p in parts:
+            total *= p
+        return total, seen | set(intervals)
+
+    def atom(self, node, negated: bool):
+        """(id symbol, op, bound) for ``id OP bound`` (ops < <= > >= == !=), or None."""
+        if node is None or node.type != "binary_expression":
+            return None
+        op = node_text(node.child_by_field_name("operator"))
+        if op not in _FLIP:
+            return None
+        if negated:
+            op = _NEGATE[op]
+        lhs = normalize_ids(self.env.to_sympy(node.child_by_field_name("left")))
+        rhs = normalize_ids(self.env.to_sympy(node.child_by_field_name("right")))
+        if id_symbols(rhs) and not id_symbols(lhs):
+            lhs, rhs, op = rhs, lhs, _FLIP[op]
+        ids = id_symbols(lhs)
+        if len(ids) != 1 or id_symbols(rhs) or is_opaque(lhs) or is_opaque(rhs):
+            return None
+        (idsym,) = ids
+        k = sp.expand(sp.diff(lhs, idsym))
+        if not k.is_Integer or k == 0:
+            return None
+        bound = (rhs - sp.expand(lhs - k * idsym)) / k
+        if k < 0:
+            op = _FLIP[op]
+        if k != 1 and op in ("==", "!="):
+            return None
+        return idsym, op, bound
+
+    def fraction(self, idsym, constraints):
+        size = work_symbol(SIZE_OF_ID[idsym.name[:-1]], int(idsym.name[-1]))
+        in_loop = any(bool(b.free_symbols & self.loop_symbols) for _, b in constraints)
+        if len(constraints) == 1:
+            op, b = constraints[0]
+            clip = (lambda x: x) if in_loop else (lambda x: sp.Min(1, x))
+            if op == "==":
+                return 1 / size
+            if op == "!=":
+                return 1 - 1 / size
+            if op in ("<", "<="):
+                return clip(_upper(op, b) / size)
+            return 1 - clip(_upper(_NEGATE[op], b) / size)
+        if any(op == "!=" for op, _ in constraints):
+            return None
+        lows, highs = [], []
+        for op, b in constraints:
+            if op in ("<", "<="):
+                highs.append(_upper(op, b))
+            elif op in (">", ">="):
+                lows.append(_upper(_NEGATE[op], b))
+            else:
+                lows.append(b)
+                highs.append(b + 1)
+        if in_loop:
+            hi = sp.Min(*highs) if highs else size
+            lo = sp.Max(*lows) if lows else sp.Integer(0)
+            return (hi - lo) / size
+        hi = sp.Min(size, *highs)
+        lo = sp.Max(0, *lows)
+        return sp.Max(0, hi - lo) / size
+
+
+def _upper(op: str, bound):
+    """The exclusive upper end of the ids with ``id < bound`` (``<``) or ``id <= bound`` (``<=``)."""
+    return sp.ceiling(bound) if op == "<" else sp.floor(bound) + 1
+
+
+def _is_logic(node, op: str) -> bool:
+    return node is not None and node.type == "binary_expression" and \
+        node_text(node.child_by_field_name("operator")) == op
+
+
+def _conjuncts(node, negated: bool) -> list:
+    """Flatten a conjunction (``&&``, or ``||`` under a negation) into (node, negated) leaves."""
+    node = condition_value(node)
+    if node is not None and node.type == "unary_expression" and \
+            node_text(node.child_by_field_name("operator")) == "!":
+        return _conjuncts(node.child_by_field_name("argument"), not negated)
+    if _is_logic(node, "||" if negated else "&&"):
+        return _conjuncts(node.child_by_field_name("left"), negated) + \
+            _conjuncts(node.child_by_field_name("right"), negated)
+    return [(node, negated)]
