@@ -5,17 +5,21 @@
 Pass 0 gives every kernel ``--first-chunk`` launches (so a time-limited run covers all kernels);
 later passes deepen by ``--chunk`` launches per kernel until ``--max-per-kernel`` or the budget.
 Re-running the same command resumes: stored keys are skipped, failed kernels are not retried.
+At start, a pool of ``--build-jobs`` processes pre-builds every source (and its instrumented
+version) in visit order into the binary cache (:mod:`data.harness.builds`) while the measuring
+worker starts at once.
 """
 from __future__ import annotations
 
 import argparse
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from kgraph.errors import KGraphError, UsageError
 
+from .builds import Prebuilder, default_jobs
 from .columns import source_id_of
 from .derived import derive
 from .descriptor import load_descriptor, save_descriptor
@@ -47,8 +51,11 @@ class CampaignOptions:
     launch_timeout_s: float = 60.0
     shard_rows: int = 2000
     counts: str = "auto"
+    max_instrumented_accesses: float = 2e9
     max_launch_mb: float | None = None
     policy: TimingPolicy = field(default_factory=TimingPolicy)
+    slow_launch_s: float | None = None  # overrides policy.slow_launch_s; None: 0.05 on GPUs, 0.25 else
+    build_jobs: int | None = None       # None: default_jobs(); 0: no pre-build pool
     progress: bool = True
 
 
@@ -62,6 +69,7 @@ class CampaignSummary:
     failed_kernels: int = 0
     elapsed_s: float = 0.0
     statuses: dict = field(default_factory=dict)
+    phases: dict = field(default_factory=dict)  # seconds: the worker's phases, plus plan/store here
 
     @property
     def launches_per_min_cv_ok(self) -> float:
@@ -91,14 +99,19 @@ def run_campaign(opts: CampaignOptions) -> CampaignSummary:
     if not specs:
         raise UsageError("no kernel selected (check --families/--kernels)")
     summary = CampaignSummary(info.device_id, str(out))
-    worker = Worker(info, opts.specs, opts.policy, opts.seed, opts.counts)
+    slow = opts.slow_launch_s if opts.slow_launch_s is not None else (0.05 if info.type == "GPU" else 0.25)
+    opts = replace(opts, policy=replace(opts.policy, slow_launch_s=slow))
+    worker = Worker(info, opts.specs, opts.policy, opts.seed, opts.counts,
+                    max_instrumented_accesses=opts.max_instrumented_accesses)
     store = DatasetStore(out, info.device_id, shard_rows=opts.shard_rows)
+    prebuilder = None
     try:
         if not (out / "device.json").exists():
             worker.send(("descriptor",))
             save_descriptor(worker.recv(opts.build_timeout_s)[1], out)
         descriptor = load_descriptor(out)
         limits = device_limits(descriptor)
+        plan_start = time.monotonic()
         plans = {}
         for spec in specs:
             if spec.kernel_id in store.failed_kernels:
@@ -111,6 +124,10 @@ def run_campaign(opts: CampaignOptions) -> CampaignSummary:
                     and (ceiling is None or work_of(c.sizes) < ceiling)]
             if plan:
                 plans[spec.kernel_id] = (spec, plan)
+        summary.phases["plan"] = time.monotonic() - plan_start
+        prebuilder = Prebuilder(info, _build_jobs([s for s, _ in plans.values()], opts.counts),
+                                default_jobs() if opts.build_jobs is None else opts.build_jobs)
+        worker.ensure_started()
         bar = _progress(sum(len(p) for _, p in plans.values()), opts.progress, info.device_id)
         pass_index = 0
         while plans and time.monotonic() < deadline:
@@ -130,11 +147,25 @@ def run_campaign(opts: CampaignOptions) -> CampaignSummary:
         if bar is not None:
             bar.close()
     finally:
+        if prebuilder is not None:
+            prebuilder.close()
         worker.close()
         store.close()
     summary.failed_kernels = len(store.failed_kernels)
     summary.elapsed_s = time.monotonic() - start
     return summary
+
+
+def _build_jobs(specs, counts_mode: str) -> list[tuple]:
+    """Pre-build jobs in visit order: each kernel's source, then its instrumented version."""
+    jobs = []
+    for spec in specs:
+        if spec.lang != "opencl":
+            continue
+        jobs.append(("source", spec.source))
+        if counts_mode in ("auto", "instrumented"):
+            jobs.append(("instrumented", spec.source, spec.kernel_name))
+    return jobs
 
 
 def _visit(worker, store, spec, visit, descriptor, opts, deadline, summary, bar) -> None:
@@ -147,6 +178,7 @@ def _visit(worker, store, spec, visit, descriptor, opts, deadline, summary, bar)
     in_flight = visit[0]
 
     def record(row):
+        start = time.perf_counter()
         row.update(derive(row, descriptor["roofline"]))
         if store.append(row):
             summary.rows_written += 1
@@ -156,6 +188,7 @@ def _visit(worker, store, spec, visit, descriptor, opts, deadline, summary, bar)
                 summary.ok_rows_cv_ok += row["cv"] <= opts.policy.target_cv
         if bar is not None:
             bar.update(1)
+        summary.phases["store"] = summary.phases.get("store", 0.0) + time.perf_counter() - start
 
     def fail(status, message, kernel_level=True):
         row = base_row(device_id, spec, in_flight, source_id)
@@ -170,7 +203,7 @@ def _visit(worker, store, spec, visit, descriptor, opts, deadline, summary, bar)
         msg = worker.recv(opts.build_timeout_s)
         if msg[1] != "ok":
             fail(msg[1], msg[2])
-            worker.recv(opts.build_timeout_s)  # ("done",)
+            _add_phases(summary, worker.recv(opts.build_timeout_s))  # ("done", phases)
             return
         while True:
             msg = worker.recv(opts.launch_timeout_s)
@@ -183,6 +216,7 @@ def _visit(worker, store, spec, visit, descriptor, opts, deadline, summary, bar)
                 if msg[1]["status"] != "ok":
                     worker.kill()  # a fresh context for the next visit
             elif msg[0] == "done":
+                _add_phases(summary, msg)
                 return
     except WorkerTimeout as exc:
         fail("timeout", f"{exc} (launch {in_flight.to_json()})")
@@ -191,6 +225,12 @@ def _visit(worker, store, spec, visit, descriptor, opts, deadline, summary, bar)
     except (BrokenPipeError, OSError) as exc:
         worker.kill()
         fail("crash", f"worker pipe broken: {exc}")
+
+
+def _add_phases(summary, msg) -> None:
+    if len(msg) > 1 and isinstance(msg[1], dict):
+        for name, seconds in msg[1].items():
+            summary.phases[name] = summary.phases.get(name, 0.0) + seconds
 
 
 def _spec_json(spec) -> str:
@@ -222,29 +262,38 @@ def add_campaign_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--launch-timeout-s", type=float, default=60.0, help="limit on one launch's measurement")
     parser.add_argument("--shard-rows", type=int, default=2000, help="rows per parquet shard")
     parser.add_argument("--counts", choices=["auto", "instrumented", "static", "none"], default="auto",
-                        help="where work counts come from (auto: instrumented, else static)")
+                        help="where work counts come from (auto: an instrumented run on the campaign's device "
+                             "when affordable, else static; instrumented: always try it)")
+    parser.add_argument("--max-instrumented-accesses", type=float, default=2e9,
+                        help="auto counts: static counts instead when a launch makes more global accesses")
+    parser.add_argument("--build-jobs", type=int,
+                        help=f"processes pre-building the kernels (default {default_jobs()} here; 0: none)")
     parser.add_argument("--max-launch-mb", type=float, help="skip problem sizes whose buffers exceed this (MiB)")
     parser.add_argument("--target-cv", type=float, default=0.02, help="stop repeating at this CV")
     parser.add_argument("--max-repeats", type=int, default=50, help="timed repeats per launch at most")
-    parser.add_argument("--time-cap-s", type=float, default=0.5, help="summed kernel time per launch config at most")
-    parser.add_argument("--slow-launch-s", type=float, default=0.25,
-                        help="a launch slower than this caps the kernel's problem sizes on this device")
+    parser.add_argument("--time-cap-s", type=float, default=0.2, help="summed kernel time per launch config at most")
+    parser.add_argument("--slow-launch-s", type=float,
+                        help="a launch slower than this caps the kernel's problem sizes on this device "
+                             "(default 0.05 on GPUs, 0.25 on CPUs)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
 def options_from_args(args) -> CampaignOptions:
-    for name in ("budget_s", "max_per_kernel", "max_launch_mb", "first_chunk", "chunk", "shard_rows", "max_repeats"):
+    for name in ("budget_s", "max_per_kernel", "max_launch_mb", "first_chunk", "chunk", "shard_rows", "max_repeats",
+                 "time_cap_s", "slow_launch_s", "max_instrumented_accesses"):
         value = getattr(args, name, None)
         if value is not None and value <= 0:
             raise UsageError(f"--{name.replace('_', '-')} {value}: must be positive")
-    policy = TimingPolicy(target_cv=args.target_cv, max_repeats=args.max_repeats, time_cap_s=args.time_cap_s,
-                          slow_launch_s=args.slow_launch_s)
+    if args.build_jobs is not None and args.build_jobs < 0:
+        raise UsageError(f"--build-jobs {args.build_jobs}: must be 0 (no pre-build) or more")
+    policy = TimingPolicy(target_cv=args.target_cv, max_repeats=args.max_repeats, time_cap_s=args.time_cap_s)
     return CampaignOptions(device=args.device, out=args.out, budget_s=args.budget_s,
                            max_per_kernel=args.max_per_kernel, families=args.families, kernels=args.kernels,
                            seed=args.seed, specs=args.specs, first_chunk=args.first_chunk, chunk=args.chunk,
                            build_timeout_s=args.build_timeout_s, launch_timeout_s=args.launch_timeout_s,
                            shard_rows=args.shard_rows, counts=args.counts, policy=policy,
-                           max_launch_mb=args.max_launch_mb,
+                           max_launch_mb=args.max_launch_mb, slow_launch_s=args.slow_launch_s,
+                           build_jobs=args.build_jobs, max_instrumented_accesses=args.max_instrumented_accesses,
                            progress=not args.no_progress)
 
 
@@ -254,6 +303,9 @@ def print_summary(summary: CampaignSummary) -> None:
           f"({summary.launches_per_min_cv_ok:.0f} launches/min at CV<=2%; ok={summary.ok_rows}, "
           f"cv_ok={summary.ok_rows_cv_ok}); statuses: {statuses}; failed kernels: {summary.failed_kernels}; "
           f"dataset: {summary.out}")
+    if summary.phases:
+        print("time per phase (s): " + ", ".join(f"{name} {sec:.1f}" for name, sec in
+                                                 sorted(summary.phases.items(), key=lambda kv: -kv[1])))
 
 
 def main(argv: list[str] | None = None) -> int:

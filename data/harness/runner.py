@@ -1,19 +1,24 @@
-"""Measures one corpus kernel in the current process: build once, check against the numpy
-reference at the check sizes, then time launch configurations reusing device buffers.
+"""Measures one corpus kernel in the current process: build once (binary cache), check against the
+numpy reference at the check sizes, then time launch configurations reusing device buffers, and
+count each launch's work (:class:`~data.harness.counts.CountCache`) on the same buffers.
 
 Buffers are allocated once per visit for the largest element count any of its configurations
-needs. Inputs are uploaded before timing (never inside the timed loop): once per visit for
-kernels with default random inputs, once per problem size for kernels with structured inputs
-(``spec.make_inputs``, e.g. CSR index arrays).
+needs. Inputs are written before timing (never inside the timed loop): default random inputs are
+generated on the device by a seeded hash (:mod:`data.harness.fill`) once per visit; structured
+inputs (``spec.make_inputs``, e.g. CSR index arrays) are made on the host once per problem size.
+Time spent per phase (build, check, inputs, timing, counts) accumulates in ``phases``.
 """
 from __future__ import annotations
 
 import datetime as _dt
 import json
+import time
+from contextlib import contextmanager
 
 import numpy as np
 
 from .columns import empty_row
+from .fill import FILL_DTYPES, buffer_key
 from .timing import TimingPolicy, time_launch
 
 # OpenCL error codes that mean "the launch needs more than the device has".
@@ -41,21 +46,35 @@ def base_row(device_id: str, spec, config, source_id: str) -> dict:
 
 
 class KernelRunner:
-    """Build, check and time one spec on an OpenCL context.
+    """Build, check, time and count one spec on an OpenCL context.
 
     Args:
         ctx, queue: pyopencl context and a queue with profiling enabled.
         device_id: the slug written into rows; spec: a ``KernelSpec``; seed: input seed.
+        counts: a ``CountCache`` (None: count columns stay unknown).
+        filler: a ``DeviceFiller`` on ``ctx`` (None: one is made when needed).
+        phases: dict accumulating seconds per phase (shared across runners).
     """
 
     def __init__(self, ctx, queue, device_id: str, spec, policy: TimingPolicy = TimingPolicy(),
-                 seed: int = 0, program=None):
+                 seed: int = 0, program=None, counts=None, filler=None, phases: dict | None = None):
         self.ctx, self.queue, self.device_id, self.spec = ctx, queue, device_id, spec
         self.policy, self.seed = policy, seed
         self.program = program
+        self.counts, self.filler = counts, filler
+        self.phases = phases if phases is not None else {}
+        self.cache_hit = None
         from .columns import source_id_of
 
         self.source_id = source_id_of(spec.source)
+
+    @contextmanager
+    def phase(self, name: str):
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.phases[name] = self.phases.get(name, 0.0) + time.perf_counter() - start
 
     def build(self) -> tuple[str, str]:
         """Build (once) and check the kernel; returns (status, message), status "ok" when usable."""
@@ -64,13 +83,17 @@ class KernelRunner:
         from data.corpus.check import check_spec
         from kgraph.errors import MeasurementError
 
+        from .builds import build_program
+
         if self.program is None:
             try:
-                self.program = cl.Program(self.ctx, self.spec.source).build()
+                with self.phase("build"):
+                    self.program, self.cache_hit = build_program(self.ctx, self.spec.source)
             except cl.Error as err:
                 return "build_error", _clip(str(err))
         try:
-            ok, max_err = check_spec(self.spec, self.ctx, self.queue, seed=self.seed, program=self.program)
+            with self.phase("check"):
+                ok, max_err = check_spec(self.spec, self.ctx, self.queue, seed=self.seed, program=self.program)
         except MeasurementError as err:
             return ("out_of_resources" if "OUT_OF_RESOURCES" in str(err) else "launch_error"), _clip(str(err))
         if not ok:
@@ -79,10 +102,8 @@ class KernelRunner:
         return "ok", ""
 
     def measure(self, configs, on_start=None, skip=None):
-        """Time each config; yields one row dict per config (``skip(config) -> bool`` to leave one out).
-
-        A launch error ends the visit after its row (the context may be unusable afterwards).
-        """
+        """Time (and count) each config; yields one row dict per config (``skip(config) -> bool``
+        to leave one out). A launch error ends the visit after its row (the context may be unusable)."""
         import pyopencl as cl
 
         spec = self.spec
@@ -96,8 +117,8 @@ class KernelRunner:
         uploaded_for = None
         try:
             if spec.make_inputs is None and configs:
-                biggest = max(configs, key=lambda c: sum(spec.buffer_counts(c.sizes_dict).values()))
-                self._upload(buffers, spec.inputs(rng, biggest.sizes_dict))
+                with self.phase("inputs"):
+                    self._fill_defaults(buffers, capacity, skip=())
                 uploaded_for = "all"
             for config in configs:
                 if skip is not None and skip(config):
@@ -107,12 +128,15 @@ class KernelRunner:
                     on_start(row["key"])
                 try:
                     if uploaded_for != "all" and uploaded_for != config.sizes:
-                        self._upload(buffers, spec.inputs(rng, config.sizes_dict))
+                        with self.phase("inputs"):
+                            self._upload_structured(buffers, config.sizes_dict, rng)
                         uploaded_for = config.sizes
-                    self._set_args(kernel, buffers, config)
+                    args = self._args(buffers, config)
+                    kernel.set_args(*args)
                     gsize, lsize = tuple(config.global_size), tuple(config.local_size)
-                    timing = time_launch(self.queue, lambda q: cl.enqueue_nd_range_kernel(q, kernel, gsize, lsize),
-                                         self.policy)
+                    with self.phase("timing"):
+                        timing = time_launch(self.queue, lambda q: cl.enqueue_nd_range_kernel(q, kernel, gsize, lsize),
+                                             self.policy)
                 except cl.Error as err:
                     row.update(status=status_of_cl_error(err), message=_clip(str(err)))
                     yield row
@@ -122,32 +146,95 @@ class KernelRunner:
                            repeats=timing.repeats)
                 if timing.warmup_ns > self.policy.slow_launch_s * 1e9:
                     row["message"] = "slow"
+                if self.counts is not None:
+                    with self.phase("counts"):
+                        values, source = self.counts.get(spec, config, DeviceLaunch(self.queue, args, gsize, lsize),
+                                                         timing.median_time_ns)
+                    row.update(values)
+                    row["counts_source"] = source
                 yield row
         finally:
             for buf in buffers.values():
                 buf.release()
 
-    def _upload(self, buffers, arrays) -> None:
-        import pyopencl as cl
+    def _fill_defaults(self, buffers, capacity, skip) -> None:
+        """Device-generated default inputs for every buffer not in ``skip`` (zeros for ``out``)."""
+        from .fill import DeviceFiller
 
-        for name, host in arrays.items():
-            if name in buffers and host.nbytes:
-                cl.enqueue_copy(self.queue, buffers[name], host, is_blocking=False)
+        if self.filler is None:
+            self.filler = DeviceFiller(self.ctx, self.queue)
+        for arg in self.spec.args:
+            if arg.kind != "buffer" or arg.name in skip:
+                continue
+            if arg.role == "out":
+                self.filler.zero(buffers[arg.name], capacity[arg.name] * np.dtype(arg.dtype).itemsize)
+            elif arg.dtype in FILL_DTYPES:
+                self.filler.fill(buffers[arg.name], arg.dtype, capacity[arg.name], buffer_key(self.seed, arg.name))
+            else:  # a dtype the fill kernels do not cover: the host's seeded defaults
+                import pyopencl as cl
+
+                rng = np.random.default_rng([self.seed, buffer_key(self.seed, arg.name)])
+                host = (rng.uniform(-1.0, 1.0, capacity[arg.name]) if np.dtype(arg.dtype).kind == "f"
+                        else rng.integers(0, 100, capacity[arg.name])).astype(arg.dtype)
+                cl.enqueue_copy(self.queue, buffers[arg.name], host)
         self.queue.finish()
 
-    def _set_args(self, kernel, buffers, config) -> None:
+    def _upload_structured(self, buffers, sizes: dict, rng) -> None:
+        """``make_inputs``' arrays from the host; every other buffer filled on the device."""
+        import pyopencl as cl
+
+        from kgraph.errors import InputError
+
+        spec = self.spec
+        given = dict(spec.make_inputs(rng, sizes))
+        counts = spec.buffer_counts(sizes)
+        for arg in spec.args:
+            if arg.kind == "buffer" and arg.name in given:
+                host = np.ascontiguousarray(given[arg.name], dtype=np.dtype(arg.dtype)).reshape(-1)
+                if host.size != counts[arg.name]:
+                    raise InputError(f"{spec.kernel_id}: make_inputs gave {host.size} elements for "
+                                     f"{arg.name}, the spec says {counts[arg.name]}")
+                if host.nbytes:
+                    cl.enqueue_copy(self.queue, buffers[arg.name], host, is_blocking=False)
+        self._fill_defaults(buffers, {a.name: counts[a.name] for a in spec.args if a.kind == "buffer"},
+                            skip=set(given))
+
+    def _args(self, buffers, config) -> list:
+        """The kernel's arguments for ``config``, in parameter order."""
         import pyopencl as cl
 
         spec = self.spec
         local_counts = spec.buffer_counts(config.sizes_dict, list(config.local_size))
         scalars = spec.scalar_values(config.sizes_dict)
-        for index, arg in enumerate(spec.args):
+        args = []
+        for arg in spec.args:
             if arg.kind == "buffer":
-                kernel.set_arg(index, buffers[arg.name])
+                args.append(buffers[arg.name])
             elif arg.kind == "local":
-                kernel.set_arg(index, cl.LocalMemory(max(local_counts[arg.name] * np.dtype(arg.dtype).itemsize, 1)))
+                args.append(cl.LocalMemory(max(local_counts[arg.name] * np.dtype(arg.dtype).itemsize, 1)))
             else:
-                kernel.set_arg(index, scalars[arg.name])
+                args.append(scalars[arg.name])
+        return args
+
+
+class DeviceLaunch:
+    """Runs an instrumented program with a measured launch's own device arguments.
+
+    Args:
+        queue: the measuring queue; args: the kernel's arguments in parameter order;
+        global_size, local_size: the launch's NDRange.
+    """
+
+    def __init__(self, queue, args: list, global_size, local_size):
+        self.queue, self.args, self.global_size, self.local_size = queue, args, global_size, local_size
+        self.context = queue.context
+
+    def __call__(self, kernel, program):
+        from kgraph.instrument import launch_on_device
+
+        capacities = {b.name: self.args[b.param_index].size // b.elem_bytes for b in kernel.buffers}
+        return launch_on_device(self.queue, program, kernel, self.global_size, self.local_size,
+                                self.args, capacities)
 
 
 def _clip(text: str, limit: int = 2000) -> str:

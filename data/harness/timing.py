@@ -29,7 +29,7 @@ class TimingPolicy:
     min_repeats: int = 3
     max_repeats: int = 50
     warmup: int = 1
-    time_cap_s: float = 0.5
+    time_cap_s: float = 0.2
     slow_launch_s: float = 0.25
 
 

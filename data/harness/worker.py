@@ -7,7 +7,7 @@ kernel visit at a time over a pipe. It answers with messages::
     ("start", key)                  before each launch: the supervisor knows which launch is in flight
     ("row", row)                    after each launch (timing and counts filled in)
     ("ceiling", work)               this kernel got too slow at this problem-size product
-    ("done",)                       end of the visit
+    ("done", phases)                end of the visit; phases: seconds per phase since the last "done"
     ("descriptor", dict)            answer to a ("descriptor",) request
 
 The supervisor waits with a timeout on each message; a silent worker is killed (status
@@ -51,10 +51,11 @@ def work_of(sizes) -> float:
 
 
 def worker_main(conn, platform_index: int, device_index: int, device_id: str, provider: str,
-                policy, seed: int, counts_mode: str) -> None:
+                policy, seed: int, counts_mode: str, max_instrumented_accesses: float = 2e9) -> None:
     import pyopencl as cl
 
-    from .counts import UNKNOWN, CountCache
+    from .counts import CountCache
+    from .fill import DeviceFiller
     from .runner import KernelRunner
     from .sampling import LaunchConfig
 
@@ -63,7 +64,9 @@ def worker_main(conn, platform_index: int, device_index: int, device_id: str, pr
     queue = cl.CommandQueue(ctx, properties=cl.command_queue_properties.PROFILING_ENABLE)
     specs = {}
     runners, prepared = {}, {}
-    counts = CountCache(use_instrumentation=counts_mode in ("auto", "instrumented"))
+    counts = CountCache(counts_mode, max_instrumented_accesses)
+    phases: dict[str, float] = {}
+    filler = DeviceFiller(ctx, queue)
     conn.send(("ready",))
     while True:
         try:
@@ -85,11 +88,12 @@ def worker_main(conn, platform_index: int, device_index: int, device_id: str, pr
             specs = {s.kernel_id: s for s in load_specs(provider)}
         spec = specs[kernel_id]
         if kernel_id not in prepared:
-            runners[kernel_id] = KernelRunner(ctx, queue, device_id, spec, policy, seed)
+            runners[kernel_id] = KernelRunner(ctx, queue, device_id, spec, policy, seed, counts=counts,
+                                              filler=filler, phases=phases)
             prepared[kernel_id] = runners[kernel_id].build()
         conn.send(("prepared", *prepared[kernel_id]))
         if prepared[kernel_id][0] != "ok":
-            conn.send(("done",))
+            conn.send(("done", _take(phases)))
             continue
         configs = sorted((LaunchConfig.from_json(c) for c in config_json), key=lambda c: work_of(c.sizes))
         state = {"ceiling": ceiling}
@@ -101,16 +105,19 @@ def worker_main(conn, platform_index: int, device_index: int, device_id: str, pr
         by_key = {c.key(device_id, kernel_id): c for c in configs}
         for row in runners[kernel_id].measure(configs, on_start=lambda key: conn.send(("start", key)), skip=skip):
             config = by_key[row["key"]]
-            if row["status"] == "ok":
-                values, source = (counts.get(spec, config) if counts_mode != "none" else (dict(UNKNOWN), None))
-                row.update(values)
-                row["counts_source"] = source
             if row["message"] == "slow":
                 work = work_of(config.sizes)
                 state["ceiling"] = work if state["ceiling"] is None else min(state["ceiling"], work)
                 conn.send(("ceiling", work))
             conn.send(("row", row))
-        conn.send(("done",))
+        conn.send(("done", _take(phases)))
+
+
+def _take(phases: dict) -> dict:
+    """The accumulated phase seconds, and reset them."""
+    out = dict(phases)
+    phases.clear()
+    return out
 
 
 class WorkerDied(Exception):
@@ -130,8 +137,9 @@ class Worker:
     """
 
     def __init__(self, info, provider: str, policy, seed: int = 0, counts_mode: str = "auto",
-                 startup_timeout_s: float = 120.0):
+                 startup_timeout_s: float = 120.0, max_instrumented_accesses: float = 2e9):
         self.startup_timeout_s = startup_timeout_s
+        self.max_instrumented_accesses = max_instrumented_accesses
         self.info, self.provider, self.policy, self.seed, self.counts_mode = info, provider, policy, seed, counts_mode
         self.process = None
         self.conn = None
@@ -147,7 +155,7 @@ class Worker:
         self.process = context.Process(
             target=worker_main, daemon=True,
             args=(child, self.info.platform_index, self.info.device_index, self.info.device_id,
-                  self.provider, self.policy, self.seed, self.counts_mode))
+                  self.provider, self.policy, self.seed, self.counts_mode, self.max_instrumented_accesses))
         self.process.start()
         child.close()
         if self.recv(self.startup_timeout_s)[0] != "ready":
