@@ -16,7 +16,7 @@ import sympy as sp
 from kgraph.analysis.context import Context, condition_value, node_text
 from kgraph.analysis.counts import COUNT_KEYS, add_into, zero_counts
 from kgraph.analysis.guards import guard_fraction
-from kgraph.analysis.loops import Loop, for_loop, opaque_loop
+from kgraph.analysis.loops import Loop, for_loop, while_loop
 from kgraph.analysis.patterns import classify
 from kgraph.analysis.result import Access, KernelAnalysis
 from kgraph.analysis.statements import statement_costs, statement_key
@@ -44,6 +44,18 @@ class _Analyzer:
         self.notes: list[str] = []
         self.weight = sp.Integer(1)
         self.helpers: dict[str, KernelAnalysis] = {}
+        self.declared: dict[str, tuple] = {}  # name -> (initialiser node, open loops at the declaration)
+        self.assigned = assigned_names(function.body)
+
+    def start_value(self, name: str, loop_node):
+        """The value ``name`` has when ``loop_node`` starts: its declared initialiser, when every other
+        assignment of it is inside the loop and the declaration runs each time the loop is reached."""
+        init, loops = self.declared.get(name, (None, None))
+        if init is None or loops != tuple(self.open_loops):
+            return None
+        if self.assigned.get(name, 0) != assigned_names(loop_node).get(name, 0) + 1:
+            return None
+        return self.env.to_sympy(init)
 
     def run(self) -> KernelAnalysis:
         counts = self.block(self.function.body.named_children) if self.function.body is not None else zero_counts()
@@ -134,7 +146,7 @@ class _Analyzer:
 
     def while_statement(self, node) -> dict:
         kind = "while" if node.type == "while_statement" else "do"
-        loop = opaque_loop(node, kind, f"{kind} loop: trip count not derived")
+        loop = while_loop(node, self.env, lambda name: self.start_value(name, node))
         return self.loop_body(node, loop, zero_counts(), condition_value(node.child_by_field_name("condition")),
                               None, cond_extra=1 if kind == "while" else 0)
 
@@ -208,6 +220,7 @@ class _Analyzer:
             if target is None:
                 continue
             name = node_text(target)
+            self.declared[name] = (d.child_by_field_name("value"), tuple(self.open_loops))
             if name not in self.env.multi_assigned:
                 self.env.bind(name, self.env.to_sympy(d.child_by_field_name("value")))
 

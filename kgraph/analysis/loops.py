@@ -12,8 +12,11 @@ Recognised ``for`` shapes (``i`` the loop variable, ``a`` its start, ``b`` the b
 - a trip count that still depends on work-item ids (triangular loops) is averaged over the NDRange
   (each id uniform in [0, size)); the loop's ``note`` says so.
 
-Anything else (``while`` loops, a bound loaded from memory, a variable written in the body) is the
-symbol ``trip_<line>`` with ``symbolic=False``. ``#pragma unroll`` never changes a count.
+``while (i OP b) { ...; i += c; }`` and ``do { ...; i += c; } while (i OP b);`` (one top-level update
+of ``i`` in the body, ``i``'s start value known where the loop starts) follow the same table (a ``do``
+loop runs at least once: ``Max(1, trip)``). ``break``/``continue`` in a body leave a note (the count
+is then an upper bound). Anything else (a bound loaded from memory, a data-dependent exit, a
+variable written elsewhere in the body) is the symbol ``trip_<line>`` with ``symbolic=False``. ``#pragma unroll`` never changes a count.
 """
 from __future__ import annotations
 
@@ -91,9 +94,88 @@ def for_loop(node, env, loop_symbol) -> Loop:
     if trip is None:
         return opaque_loop(node, "for", note)
     trip, avg_note = _average(trip, start, bound, step_kind, step, op)
-    note = "; ".join(n for n in (note, avg_note) if n)
+    note = "; ".join(n for n in (note, avg_note, _exits(node.child_by_field_name("body"))) if n)
     return Loop(line, "for", var, tidy(trip), True, note=note,
                 start=start, step=step if step_kind == "add" else None, geometric=step_kind != "add")
+
+
+def while_loop(node, env, start_of) -> Loop:
+    """Trip count of a ``while``/``do`` loop ``while (i OP b) { ...; i += c; }``.
+
+    The loop variable's only assignment inside the body must be one affine (or doubling/halving)
+    update at the top level of the body; ``start_of(name)`` gives its value when the loop starts
+    (or None when it cannot be known). A ``do`` loop runs its body at least once.
+    A condition ``i OP b && <data>`` keeps ``trip_<line>`` but its note gives the upper bound.
+    """
+    kind = "while" if node.type == "while_statement" else "do"
+    cond = condition_value(node.child_by_field_name("condition"))
+    body = node.child_by_field_name("body")
+    extra = _exits(body)
+    if cond is None:
+        return _noted(opaque_loop(node, kind, f"{kind} loop: no condition"), extra)
+    affine = cond
+    if cond.type == "binary_expression" and node_text(cond.child_by_field_name("operator")) == "&&":
+        affine = condition_value(cond.child_by_field_name("left"))
+    found, var = None, ""
+    for side in ("left", "right"):
+        n = affine.child_by_field_name(side) if affine.type == "binary_expression" else None
+        if found is None and n is not None and n.type == "identifier":
+            found, var = _top_update(body, node_text(n)), node_text(n)
+    if found is None:
+        return _noted(opaque_loop(node, kind, f"{kind} loop: trip count not derived"), extra)
+    start = start_of(var)
+    op, bound = _condition(affine, var, env)
+    step_kind, step = _update(found, var, env)
+    if start is None or op is None or step_kind is None or is_opaque(start) or is_opaque(bound) or is_opaque(step):
+        return _noted(opaque_loop(node, kind, f"{kind} loop on '{var}': start, bound or step not derivable"), extra)
+    trip, note = _trip(op, start, bound, step_kind, step)
+    if trip is None:
+        return _noted(opaque_loop(node, kind, f"{kind} loop: {note}"), extra)
+    trip, avg_note = _average(trip, start, bound, step_kind, step, op)
+    if kind == "do":
+        trip = sp.Max(1, trip)
+    if affine is not cond:
+        loop = opaque_loop(node, kind, f"{kind} loop: data-dependent exit; at most {tidy(trip)} iterations")
+        return _noted(loop, extra)
+    note = "; ".join(n for n in (f"{kind} loop: {note}", avg_note, extra) if n)
+    return Loop(node.start_point[0] + 1, kind, var, tidy(trip), True, note=note,
+                start=start, step=step if step_kind == "add" else None, geometric=step_kind != "add")
+
+
+def _top_update(body, var: str):
+    """The one update of ``var`` in ``body`` when it is a top-level expression statement, else None."""
+    if body is None or assigned_names(body).get(var, 0) != 1:
+        return None
+    stmts = body.named_children if body.type == "compound_statement" else [body]
+    for st in stmts:
+        if st.type == "expression_statement" and st.named_child_count:
+            e = st.named_children[0]
+            target = e.child_by_field_name("argument") if e.type == "update_expression" else \
+                e.child_by_field_name("left") if e.type == "assignment_expression" else None
+            if target is not None and target.type == "identifier" and node_text(target) == var:
+                return e
+    return None
+
+
+def _exits(body) -> str:
+    """A note when ``break``/``continue`` can leave an iteration of this loop early."""
+    found, stack = set(), [body] if body is not None else []
+    while stack:
+        n = stack.pop()
+        if n.type in ("break_statement", "continue_statement"):
+            found.add(n.type.split("_")[0])
+        elif n.type not in ("for_statement", "while_statement", "do_statement", "switch_statement"):
+            stack.extend(n.named_children)
+    if not found:
+        return ""
+    return ("; ".join(f"'{w}' in the body: counted as if it never ran"
+                      f"{' (the trip count is an upper bound)' if w == 'break' else ''}" for w in sorted(found)))
+
+
+def _noted(loop: Loop, extra: str) -> Loop:
+    if extra:
+        loop.note = f"{loop.note}; {extra}"
+    return loop
 
 
 def _init(init, env):
