@@ -193,7 +193,7 @@ class _Rewriter:
         ptr_off = f"(long)(({b.char_ptr})({ptr_text}) - {b.base_var})"
         return (
             f"__kg_access(&{PRIVATE_NAME['global_load_bytes']}, &{PRIVATE_NAME['global_store_bytes']}, "
-            f"{nld}, {nst}, {MARKS_ARG}, {b.index}u, {b.elem_bytes}ul, {ptr_off}, "
+            f"{nld}, {nst}, {MARKS_ARG}, {b.index_arg}, {b.elem_arg}, {ptr_off}, "
         )
 
     def _with_fields(self, node: Node) -> tuple[Node, str]:

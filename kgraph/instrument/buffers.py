@@ -32,6 +32,16 @@ class Buffer:
     param_index: int
 
     @property
+    def index_arg(self) -> str:
+        """The mark-header slot as OpenCL text (a helper clone passes it as a parameter)."""
+        return f"{self.index}u"
+
+    @property
+    def elem_arg(self) -> str:
+        """The element size in bytes as OpenCL text (a helper clone passes it as a parameter)."""
+        return f"{self.elem_bytes}ul"
+
+    @property
     def base_var(self) -> str:
         """The private variable holding the buffer's address at kernel entry."""
         return f"__kg_base_{self.index}"

@@ -20,6 +20,7 @@ from kgraph.instrument.accesses import AccessSummary, rewrite_accesses
 from kgraph.instrument.buffers import Buffer, BufferTable
 from kgraph.instrument.costs import insert_statement_costs
 from kgraph.instrument.edits import SourceEdits, depth_below
+from kgraph.instrument.helpers import instrument_helpers, warning_position
 from kgraph.instrument.prelude import (
     COUNTER_NAMES,
     declare_counters,
@@ -101,11 +102,15 @@ def instrument(unit, kernel_name: str, *, costs: bool = True) -> InstrumentedKer
         warnings.append(f"{unit.filename}:{function.line}:{function.col}: pointer '{name}' is re-pointed "
                         "to another buffer: its accesses are not counted")
     summary = rewrite_accesses(body, table, edits, unit.filename, unit.dialect)
-    warnings.extend(summary.warnings or [])
-    n_costs = 0
+    n_costs, cost_warnings = 0, []
     if costs:
         n_costs, cost_warnings = insert_statement_costs(function, unit, edits)
-        warnings.extend(cost_warnings)
+        # helper calls: instrumented clones count their work (kgraph/instrument/helpers.py)
+        handled, helper_warnings = instrument_helpers(unit, function, table, edits)
+        cost_warnings = [w for w in cost_warnings if warning_position(w) not in handled] + helper_warnings
+        summary.warnings = [w for w in summary.warnings or [] if warning_position(w) not in handled]
+    warnings.extend(summary.warnings or [])
+    warnings.extend(cost_warnings)
     _add_flushes(body, edits)
     return InstrumentedKernel(
         kernel_name=kernel_name,
