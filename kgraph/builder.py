@@ -11,18 +11,18 @@ Per function (the kernel first, then each helper it reaches, once), four passes 
 4. Calls to helpers are linked (CALL edges, argument → parameter DATA edges) once all are built.
 
 Every pass is iterative over the arrays (no recursion on expression depth), so a 3000-term chained
-expression builds like any other. Edges are kept as plain tuples per flow and become
-:class:`~kgraph.graph.Edge` once, at the end (AST, CONTROL, DATA, CALL, each in build order).
+expression builds like any other. Edges are kept as plain tuples per flow and become the graph's
+:class:`~kgraph.graph.EdgeList` columns once, at the end (AST, CONTROL, DATA, CALL, each in build order).
 """
 from __future__ import annotations
 
-from itertools import chain, repeat
+from itertools import chain
 
 from kgraph import builder_dtypes, control_flow, data_flow
 from kgraph.builder_scopes import ScopeResolver, Symbol
 from kgraph.builder_walk import walk
 from kgraph.errors import InputError
-from kgraph.graph import Edge, KernelGraph, Node
+from kgraph.graph import EdgeList, KernelGraph, NodeColumns
 from kgraph.schema import CALL_INVOKE, CALL_RETURN, DATA_VALUE, Flow, NodeType
 
 __all__ = ["GraphBuilder", "Symbol", "build_kernel_graph"]
@@ -35,18 +35,25 @@ class GraphBuilder:
         unit: the :class:`parsers.TranslationUnit`.
         function: the kernel's :class:`parsers.Function`.
 
-    Per node ``i`` (parallel lists): ``nodes[i]``, ``kind[i]`` (tree-sitter kind or synthetic type
-    name), ``field[i]`` (field name in its parent), ``parent[i]`` (-1 for roots and synthetic nodes),
-    ``children[i]``; sparse: ``text`` (leaves' spelling), ``op`` (operator of expression nodes),
-    ``scope_end`` (scope node → its subtree's last index).
+    Per node ``i`` (parallel lists): the graph's columns ``node_type, token, kind, dtype, space,
+    loop_depth, span, owner`` (see :class:`~kgraph.graph.NodeColumns`), and ``field[i]`` (field name
+    in its parent), ``parent[i]`` (-1 for roots and synthetic nodes), ``children[i]``; sparse: ``text``
+    (leaves' spelling), ``op`` (operator of expression nodes), ``scope_end`` (scope node → its
+    subtree's last index).
     """
 
     def __init__(self, unit, function):
         self.unit = unit
         self.kernel = function
         self.source: bytes = unit.source
-        self.nodes: list[Node] = []
+        self.node_type: list[int] = []
+        self.token: list[str] = []
         self.kind: list[str] = []
+        self.dtype: list[str] = []
+        self.space: list[str] = []
+        self.loop_depth: list[int] = []
+        self.span: list = []
+        self.owner: list[str] = []
         self.field: list[str | None] = []
         self.parent: list[int] = []
         self.children: list = []
@@ -79,9 +86,10 @@ class GraphBuilder:
                     queue.append(self.functions[name])
         for call, name in self.calls:
             self._link_call(call, name)
-        # plain tuples -> Edge without a Python-level constructor call per edge
-        edges = list(map(tuple.__new__, repeat(Edge), chain.from_iterable(self.flow_edges)))
-        return KernelGraph(name=self.kernel.name, lang=self.unit.lang, nodes=self.nodes, edges=edges,
+        edges = EdgeList.from_edges(chain.from_iterable(self.flow_edges))
+        columns = NodeColumns(self.node_type, self.token, self.kind, self.dtype, self.space, self.loop_depth,
+                              self.span, self.owner)
+        return KernelGraph(name=self.kernel.name, lang=self.unit.lang, columns=columns, edges=edges,
                            helpers=order[1:], unit=self.unit, function=self.kernel)
 
     # ------------------------------------------------------------------ helpers for passes
@@ -118,9 +126,15 @@ class GraphBuilder:
     def new_node(self, node_type: int, token: str, kind: str, span, depth: int = 0, function: str = "",
                  dtype: str = "none", space: str = "none") -> int:
         """Append a synthetic (VARIABLE/BUFFER/CONSTANT/BUILTIN) node; returns its index."""
-        index = len(self.nodes)
-        self.nodes.append(Node(node_type, token, kind, dtype, space, depth, span, function))
+        index = len(self.kind)
+        self.node_type.append(node_type)
+        self.token.append(token)
         self.kind.append(kind)
+        self.dtype.append(dtype)
+        self.space.append(space)
+        self.loop_depth.append(depth)
+        self.span.append(span)
+        self.owner.append(function)
         self.field.append(None)
         self.parent.append(-1)
         self.children.append(())
@@ -129,12 +143,12 @@ class GraphBuilder:
     # ------------------------------------------------------------------ construction
     def _add_function(self, function) -> None:
         name = function.name
-        lo = len(self.nodes)
+        lo = len(self.kind)
         self.marks = []
         root = walk(self, function.node, name)
         self.roots[name] = root
-        hi = len(self.nodes)
-        self.nodes[root].token = "kernel" if name == self.kernel.name else self.fn_token(name)
+        hi = len(self.kind)
+        self.token[root] = "kernel" if name == self.kernel.name else self.fn_token(name)
         ScopeResolver(self, function).run(self.marks)
         builder_dtypes.infer_dtypes(self, lo, hi)
         blocks = control_flow.add_control_edges(self, root)

@@ -37,48 +37,47 @@ def _wider(a: str, b: str) -> str:
 
 def infer_dtypes(b, lo: int, hi: int) -> None:
     """Set ``dtype`` on expression nodes of [lo, hi) whose dtype is still ``none`` (children first)."""
-    nodes, kind, op, text, children = b.nodes, b.kind, b.op, b.text, b.children
+    dtype, kind, op, text, children = b.dtype, b.kind, b.op, b.text, b.children
     for i in range(hi - 1, lo - 1, -1):
-        node = nodes[i]
-        if node.dtype != "none":
+        if dtype[i] != "none":
             continue
         k = kind[i]
         kids = children[i]
         if k == "binary_expression":
             if op.get(i) in _COMPARISONS:
-                node.dtype = "int"
+                dtype[i] = "int"
             elif len(kids) == 2:
-                node.dtype = _wider(nodes[kids[0]].dtype, nodes[kids[1]].dtype)
+                dtype[i] = _wider(dtype[kids[0]], dtype[kids[1]])
         elif k in ("assignment_expression", "update_expression", "unary_expression", "comma_expression"):
             if k == "unary_expression" and op.get(i) == "!":
-                node.dtype = "int"
+                dtype[i] = "int"
             elif kids:
-                node.dtype = nodes[kids[0] if k != "comma_expression" else kids[-1]].dtype
+                dtype[i] = dtype[kids[0] if k != "comma_expression" else kids[-1]]
         elif k == "conditional_expression" and len(kids) == 3:
-            node.dtype = _wider(nodes[kids[1]].dtype, nodes[kids[2]].dtype)
+            dtype[i] = _wider(dtype[kids[1]], dtype[kids[2]])
         elif k == "subscript_expression" and kids:
-            node.dtype = nodes[kids[0]].dtype
+            dtype[i] = dtype[kids[0]]
         elif k == "pointer_expression" and kids and op.get(i) == "*":
-            node.dtype = nodes[kids[0]].dtype
+            dtype[i] = dtype[kids[0]]
         elif k == "field_expression" and len(kids) == 2:
-            base = nodes[kids[0]].dtype
+            base = dtype[kids[0]]
             if text.get(kids[1]) in _VECTOR_FIELDS_SCALAR and _scalar_of(base) != base:
-                node.dtype = _scalar_of(base)
+                dtype[i] = _scalar_of(base)
             elif base in ("none", "other") and text.get(kids[0]) in ("threadIdx", "blockIdx", "blockDim", "gridDim"):
-                node.dtype = "uint"
+                dtype[i] = "uint"
         elif k == "cast_expression":
             t = b.child(i, "type")
             if t is not None:
-                node.dtype = dtype_name(b.source[nodes[t].span[0]:nodes[t].span[1]].decode("utf-8", "replace"))
+                dtype[i] = dtype_name(b.source[b.span[t][0]:b.span[t][1]].decode("utf-8", "replace"))
         elif k == "call_expression":
             fn = b.child(i, "function")
             args = b.child(i, "arguments")
             name = text.get(fn) if fn is not None else None
             if name in _WORK_ITEM:
-                node.dtype = "size_t"
+                dtype[i] = "size_t"
             elif name and name.startswith(("convert_", "as_")):
-                node.dtype = dtype_name(name.split("_", 1)[1].replace("_sat", "").split("_rt")[0])
+                dtype[i] = dtype_name(name.split("_", 1)[1].replace("_sat", "").split("_rt")[0])
             elif name in b.functions:
-                node.dtype = dtype_name(b.functions[name].return_type)
+                dtype[i] = dtype_name(b.functions[name].return_type)
             elif args is not None and b.children[args]:
-                node.dtype = nodes[b.children[args][0]].dtype
+                dtype[i] = dtype[children[args][0]]

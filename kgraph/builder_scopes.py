@@ -85,32 +85,31 @@ class ScopeResolver:
 
     def name_node(self, index: int, symbol: Symbol) -> None:
         b = self.b
-        node = b.nodes[index]
-        node.token, node.dtype, node.address_space = b.nodes[symbol.node].token, symbol.dtype, symbol.space
+        b.token[index], b.dtype[index], b.space[index] = b.token[symbol.node], symbol.dtype, symbol.space
 
     def unresolved(self, index: int, name: str) -> None:
         b = self.b
-        node = b.nodes[index]
+        token = b.token
         parent = b.parent[index]
         if b.field[index] == "function" and parent >= 0 and b.kind[parent] == "call_expression":
             if name in b.functions:
-                node.token = b.fn_token(name)
+                token[index] = b.fn_token(name)
                 b.calls.append((parent, name))
             else:
-                node.token = name
+                token[index] = name
                 builtin = b.shared_node(NodeType.BUILTIN, name, name)
                 b.add_edge(parent, builtin, Flow.CALL, CALL_INVOKE)
             return
         if parent >= 0 and b.kind[parent] == "function_declarator" and b.field[index] == "declarator":
-            node.token = "kernel" if name == b.kernel.name else b.fn_token(name)
+            token[index] = "kernel" if name == b.kernel.name else b.fn_token(name)
             return
         macro = b.unit.macros.get(name) if b.unit.macros else None
         if macro is not None:
-            node.token = value_token(macro.value)
-            const = b.shared_node(NodeType.CONSTANT, name, node.token)
+            token[index] = value_token(macro.value)
+            const = b.shared_node(NodeType.CONSTANT, name, token[index])
             b.add_edge(const, index, Flow.DATA, DATA_VALUE)
             return
-        node.token = name
+        token[index] = name
         if name in _BUILTIN_VARIABLES or (self.dialect is not None and self.dialect.builtin(name) is not None):
             builtin = b.shared_node(NodeType.BUILTIN, name, name)
             b.add_edge(builtin, index, Flow.DATA, DATA_VALUE)
@@ -119,7 +118,7 @@ class ScopeResolver:
         """The address space written on a declaration: the front end's record (masked OpenCL
         qualifiers), else a qualifier keyword the grammar kept (CUDA ``__shared__``), per the dialect."""
         b = self.b
-        space = self.address_spaces.get(b.nodes[decl].span[0])
+        space = self.address_spaces.get(b.span[decl][0])
         for c in b.children[decl]:
             if b.kind[c] in _QUALIFIER_KINDS and b.text.get(c) in self.qualifier_spaces:
                 space = self.qualifier_spaces[b.text[c]]
@@ -130,10 +129,10 @@ class ScopeResolver:
         b = self.b
         function = self.function.name
         type_node = b.child(decl, "type")
-        base_dtype = b.nodes[type_node].dtype if type_node is not None else "none"
+        base_dtype = b.dtype[type_node] if type_node is not None else "none"
         written_space = self.written_space(decl)
         is_param = b.kind[decl] == "parameter_declaration"
-        param = self.params.get(b.nodes[decl].span[0]) if is_param else None
+        param = self.params.get(b.span[decl][0]) if is_param else None
         for d in b.children[decl]:
             if b.field[d] != "declarator":
                 continue
@@ -159,7 +158,7 @@ class ScopeResolver:
         b = self.b
         node_type = NodeType.BUFFER if is_buffer else NodeType.VARIABLE
         token = b.next_token("buf" if is_buffer else "var")
-        index = b.new_node(int(node_type), token, node_type.name, b.nodes[ident].span, b.nodes[ident].loop_depth,
+        index = b.new_node(int(node_type), token, node_type.name, b.span[ident], b.loop_depth[ident],
                            function, dtype, space)
         return Symbol(name, index, is_buffer, dtype, space)
 

@@ -2,15 +2,17 @@
 
 Pre-order over the *named* nodes only (``node.named_children`` builds each child list in C, so the
 anonymous punctuation is never visited from Python); an explicit stack, so nesting depth is bounded by
-memory, not by Python's recursion limit. Per kept node it appends one :class:`~kgraph.graph.Node`,
-its kind, field name, parent and child list, and one plain ``(parent, child, AST, position)`` tuple;
-the source bytes are sliced and decoded only for leaves. Per-grammar tables (kind id → category,
-NodeType id, role) are computed once. An operator (``+``, ``*=``, ``->``) is read with one
+memory, not by Python's recursion limit. Per kept node it appends its column entries (type, kind,
+field name, parent, child list, depth, span) and one plain ``(parent, child, AST, position)`` tuple:
+no per-node object. The columns with a common default (token, dtype, address space, function) are
+extended once per function; the source bytes are sliced and decoded only for leaves. Per-grammar
+tables (kind id → category, NodeType id, role) are computed once. An operator (``+``, ``*=``, ``->``) is read with one
 ``child_by_field_id`` call on the kinds that carry one.
 """
 from __future__ import annotations
 
-from kgraph.graph import Node
+from itertools import repeat
+
 from kgraph.schema import AST_KIND_TO_TYPE, LOOP_KINDS, SKIPPED_KINDS, TRANSPARENT_KINDS, NodeType, dtype_name
 from kgraph.vocab import literal_token
 
@@ -59,38 +61,44 @@ def language_tables(language) -> tuple[dict, int]:
     return _TABLES[key]
 
 
-def leaf_token(node: Node, kind: str, text: str) -> None:
-    """Set the token (and dtype) of a literal, type or spelled leaf from its source text."""
-    if kind in LITERAL_KINDS:
-        node.token, node.dtype = literal_token(kind, text)
-    elif kind in TYPE_KINDS:
-        node.dtype = dtype_name(text)
-        node.token = node.dtype if node.dtype not in ("none", "other") else text
-    elif kind in TEXT_TOKEN_KINDS:
-        node.token = text
+def leaf_tokens(b, leaves: list[int]) -> None:
+    """Set the token (and dtype) of literal, type and spelled leaves from their source text."""
+    kind, text, token, dtype = b.kind, b.text, b.token, b.dtype
+    for i in leaves:
+        k, spelling = kind[i], text[i]
+        if k in LITERAL_KINDS:
+            token[i], dtype[i] = literal_token(k, spelling)
+        elif k in TYPE_KINDS:
+            name = dtype[i] = dtype_name(spelling)
+            token[i] = name if name not in ("none", "other") else spelling
+        elif k in TEXT_TOKEN_KINDS:
+            token[i] = spelling
 
 
 def walk(b, ts_root, function: str) -> int:
     """Append the kept nodes of ``ts_root``'s tree to builder ``b`` in pre-order; returns the root's index.
 
-    Fills ``b.nodes, b.kind, b.field, b.parent, b.children`` (one entry per node), ``b.text`` (leaves),
-    ``b.op`` (operator nodes), ``b.scope_end`` (scope node → index of its subtree's last node),
-    ``b.marks`` (scope, declaration and identifier nodes, in order) and the AST edge tuples.
+    Fills the node columns of ``b`` (``node_type, token, kind, dtype, space, loop_depth, span, owner``)
+    and ``field, parent, children`` (one entry per node), ``b.text`` (leaves), ``b.op`` (operator
+    nodes), ``b.scope_end`` (scope node → index of its subtree's last node), ``b.marks`` (scope,
+    declaration and identifier nodes, in order) and the AST edge tuples.
     """
     kinds, operator_field = language_tables(b.unit.tree.language)
     src = b.source
-    nodes, kind_of, field_of, parent_of, children = b.nodes, b.kind, b.field, b.parent, b.children
+    kind_of, field_of, parent_of, children = b.kind, b.field, b.parent, b.children
+    type_of, depth_of, span_of = b.node_type, b.loop_depth, b.span
     text, op, marks, scope_end = b.text, b.op, b.marks, b.scope_end
     ast_edges = b.flow_edges[0]
     no_children = ()
-    first = len(nodes)
+    leaves: list[int] = []  # leaves whose token is their spelling (literals, types, qualifiers, fields)
+    first = len(kind_of)
     # entries: (tree-sitter node, parent index, field, loop depth); (None, scope index, ...) closes a scope
     stack: list = [(ts_root, -1, None, 0)]
     pop, push = stack.pop, stack.append
     while stack:
         node, parent, field, depth = pop()
         if node is None:
-            scope_end[parent] = len(nodes) - 1
+            scope_end[parent] = len(kind_of) - 1
             continue
         entry = kinds.get(node.kind_id)
         if entry is None:  # ERROR and other kinds outside the grammar's named table
@@ -105,12 +113,13 @@ def walk(b, ts_root, function: str) -> int:
                 push((kids[j], parent, field or name_of(j), depth))
             continue
         start, end = span = node.byte_range
-        index = len(nodes)
-        new = Node(node_type, kind, kind, "none", "none", depth, span, function)
-        nodes.append(new)
+        index = len(kind_of)
+        type_of.append(node_type)
         kind_of.append(kind)
         field_of.append(field)
         parent_of.append(parent)
+        depth_of.append(depth)
+        span_of.append(span)
         if parent >= 0:
             siblings = children[parent]
             ast_edges.append((parent, index, 0, len(siblings)))
@@ -119,10 +128,9 @@ def walk(b, ts_root, function: str) -> int:
             marks.append(index)
         if category == LEAF:
             children.append(no_children)
-            spelling = src[start:end].decode("utf-8", "replace")
-            text[index] = spelling
+            text[index] = src[start:end].decode("utf-8", "replace")
             if kind != "identifier":
-                leaf_token(new, kind, spelling)
+                leaves.append(index)
             continue
         children.append([])
         if has_operator:
@@ -137,4 +145,10 @@ def walk(b, ts_root, function: str) -> int:
             depth += is_loop
             for j in range(len(kids) - 1, -1, -1):
                 push((kids[j], index, name_of(j), depth))
+    count = len(kind_of) - first
+    b.token.extend(kind_of[first:])
+    b.dtype.extend(repeat("none", count))
+    b.space.extend(repeat("none", count))
+    b.owner.extend(repeat(function, count))
+    leaf_tokens(b, leaves)
     return first

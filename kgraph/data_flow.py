@@ -200,7 +200,7 @@ def add_buffer_edges(b, lo: int, hi: int) -> None:
             continue
         bases.add(base)
         buffer = symbol.node
-        b.nodes[i].address_space = symbol.space
+        b.space[i] = symbol.space
         p = b.parent[i]
         pk = b.kind[p] if p >= 0 else ""
         if pk == "assignment_expression" and b.field[i] == "left":

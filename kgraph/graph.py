@@ -5,7 +5,9 @@ KernelGraph into tensors.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import repeat
 from typing import Any, NamedTuple
 
 from kgraph.schema import Flow, NodeType
@@ -46,7 +48,76 @@ class Edge(NamedTuple):
     position: int = 0
 
 
-@dataclass
+class EdgeList(Sequence):
+    """A graph's edges stored as four int columns; reads like a list of :class:`Edge`.
+
+    Indexing and iteration give :class:`Edge` tuples (made on access, so a graph holds no per-edge
+    Python objects); ``src``, ``dst``, ``flow`` and ``position`` are the columns themselves (what
+    :func:`kgraph.to_pyg` turns into tensors). Compares equal to any sequence of the same edges.
+
+    Args:
+        src, dst, flow, position: equal-length sequences of ints.
+    """
+
+    __slots__ = ("src", "dst", "flow", "position")
+
+    def __init__(self, src=(), dst=(), flow=(), position=()):
+        self.src, self.dst, self.flow, self.position = tuple(src), tuple(dst), tuple(flow), tuple(position)
+        if not len(self.src) == len(self.dst) == len(self.flow) == len(self.position):
+            raise ValueError("EdgeList columns must have equal lengths")
+
+    @classmethod
+    def from_edges(cls, edges) -> "EdgeList":
+        """An EdgeList of an iterable of ``(src, dst, flow, position)`` tuples (or :class:`Edge`)."""
+        columns = tuple(zip(*edges))
+        return cls(*columns) if columns else cls()
+
+    def __len__(self) -> int:
+        return len(self.src)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [Edge(*t) for t in zip(self.src[index], self.dst[index], self.flow[index], self.position[index])]
+        return Edge(self.src[index], self.dst[index], self.flow[index], self.position[index])
+
+    def __iter__(self):
+        return map(tuple.__new__, repeat(Edge), zip(self.src, self.dst, self.flow, self.position))
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, EdgeList):
+            return (self.src, self.dst, self.flow, self.position) == (other.src, other.dst, other.flow,
+                                                                      other.position)
+        if isinstance(other, Sequence):
+            return len(self) == len(other) and all(a == tuple(b) for a, b in zip(self, other))
+        return NotImplemented
+
+    def __repr__(self) -> str:
+        return f"EdgeList({len(self)} edges)"
+
+
+class NodeColumns(NamedTuple):
+    """The nodes of a graph as parallel lists, one per :class:`Node` attribute (``type[i]`` is node
+    ``i``'s type). What the builder fills and :func:`kgraph.to_pyg` reads: no per-node object."""
+
+    type: list[int]
+    token: list[str]
+    kind: list[str]
+    dtype: list[str]
+    address_space: list[str]
+    loop_depth: list[int]
+    span: list
+    function: list[str]
+
+    @classmethod
+    def from_nodes(cls, nodes) -> "NodeColumns":
+        return cls(*(list(column) for column in zip(*[(n.type, n.token, n.kind, n.dtype, n.address_space,
+                                                       n.loop_depth, n.span, n.function) for n in nodes]))) \
+            if nodes else cls([], [], [], [], [], [], [], [])
+
+    def to_nodes(self) -> list[Node]:
+        return list(map(Node, *self))
+
+
 class KernelGraph:
     """The graph of one kernel, its reachable helpers included once (linked by CALL edges).
 
@@ -54,8 +125,10 @@ class KernelGraph:
         name: kernel name.
         lang: ``opencl`` | ``cuda`` | ``c``.
         nodes: the nodes; node ``i`` is ``nodes[i]``; node 0 is the kernel's function_definition.
-        edges: the edges in a deterministic construction order (AST, then per function CONTROL,
-            DATA, then CALL).
+            Or, instead, ``columns`` (:class:`NodeColumns`): ``nodes`` is then made on first access
+            and is the graph's truth from then on (edit a node there; ``columns`` follows).
+        edges: the edges (an :class:`EdgeList`; a list of :class:`Edge` given here is converted) in
+            a deterministic order: AST, CONTROL, DATA, CALL, each in construction order.
         helpers: names of the helper functions included, in inclusion order.
         unit: the :class:`parsers.TranslationUnit` it came from.
         function: the kernel's :class:`parsers.Function`.
@@ -63,19 +136,37 @@ class KernelGraph:
             (``analysis_error`` then says why).
     """
 
-    name: str
-    lang: str
-    nodes: list[Node]
-    edges: list[Edge]
-    helpers: list[str] = field(default_factory=list)
-    unit: Any = None
-    function: Any = None
-    analysis: Any = None
-    analysis_error: str | None = None
+    def __init__(self, name: str, lang: str, nodes: list[Node] | None = None, edges=(), helpers=None,
+                 unit: Any = None, function: Any = None, analysis: Any = None, analysis_error: str | None = None,
+                 *, columns: NodeColumns | None = None):
+        if (nodes is None) == (columns is None):
+            raise ValueError("KernelGraph takes exactly one of nodes= and columns=")
+        self.name, self.lang = name, lang
+        self._nodes = list(nodes) if nodes is not None else None
+        self._columns = columns
+        self.edges = edges if isinstance(edges, EdgeList) else EdgeList.from_edges(edges)
+        self.helpers = list(helpers or [])
+        self.unit, self.function = unit, function
+        self.analysis, self.analysis_error = analysis, analysis_error
+
+    @property
+    def nodes(self) -> list[Node]:
+        if self._nodes is None:
+            self._nodes, self._columns = self._columns.to_nodes(), None
+        return self._nodes
+
+    @nodes.setter
+    def nodes(self, nodes: list[Node]) -> None:
+        self._nodes, self._columns = list(nodes), None
+
+    @property
+    def columns(self) -> NodeColumns:
+        """The nodes' current attributes as :class:`NodeColumns` (made from ``nodes`` once those exist)."""
+        return self._columns if self._columns is not None else NodeColumns.from_nodes(self._nodes)
 
     @property
     def num_nodes(self) -> int:
-        return len(self.nodes)
+        return len(self._columns.type) if self._columns is not None else len(self._nodes)
 
     @property
     def num_edges(self) -> int:
@@ -83,16 +174,13 @@ class KernelGraph:
 
     def edge_counts(self) -> dict[str, int]:
         """Number of edges per flow name, every flow present (``{"AST": .., "CONTROL": .., ...}``)."""
-        counts = {flow.name: 0 for flow in Flow}
-        for edge in self.edges:
-            counts[Flow(edge.flow).name] += 1
-        return counts
+        return {flow.name: self.edges.flow.count(int(flow)) for flow in Flow}
 
     def node_counts(self) -> dict[str, int]:
         """Number of nodes per NodeType name, only the types present."""
         counts: dict[str, int] = {}
-        for node in self.nodes:
-            key = NodeType(node.type).name
+        for node_type in self.columns.type:
+            key = NodeType(node_type).name
             counts[key] = counts.get(key, 0) + 1
         return counts
 
@@ -102,7 +190,7 @@ class KernelGraph:
 
     def text(self, index: int) -> str:
         """The source text of node ``index`` (empty for nodes without a span)."""
-        span = self.nodes[index].span
+        span = self.nodes[index].span if self._columns is None else self._columns.span[index]
         if span is None or self.unit is None:
             return ""
         return self.unit.source[span[0]:span[1]].decode("utf-8", "replace")

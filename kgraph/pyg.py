@@ -1,9 +1,10 @@
 """KernelGraph -> ``torch_geometric.data.Data``.
 
 Columns of ``x`` are :data:`kgraph.schema.FEATURE_COLUMNS`; token ids come from the shipped,
-versioned vocabulary (:func:`kgraph.vocab.load_vocabulary`). Node and edge order are the graph's
-own (deterministic construction order), so the same kernel gives identical tensors on every run
-and machine.
+versioned vocabulary (:func:`kgraph.vocab.load_vocabulary`). Built from the graph's columns
+(:class:`~kgraph.graph.NodeColumns`, :class:`~kgraph.graph.EdgeList`), one tensor per column. Node
+and edge order are the graph's own (deterministic construction order), so the same kernel gives
+identical tensors on every run and machine.
 """
 from __future__ import annotations
 
@@ -26,18 +27,20 @@ def to_pyg(graph: KernelGraph) -> Data:
         - num_nodes: N; also ``kernel_name`` (str) and ``vocab_version`` (str)
     """
     vocab = load_vocabulary()
-    token_id = vocab.id
-    rows = [(n.type, token_id(n.token), DTYPE_ID.get(n.dtype, 1), ADDRESS_SPACE_ID.get(n.address_space, 0),
-             min(n.loop_depth, MAX_LOOP_DEPTH)) for n in graph.nodes]
-    x = torch.tensor(rows, dtype=torch.long).reshape(len(rows), 5)
-    if graph.edges:
-        src, dst, flow, pos = zip(*graph.edges)
-        edge_index = torch.tensor([src, dst], dtype=torch.long)
-        edge_type = torch.tensor(flow, dtype=torch.long)
-        edge_pos = torch.tensor(pos, dtype=torch.long).clamp_(0, MAX_EDGE_POSITION)
+    nodes = graph.columns
+    num_nodes = len(nodes.type)
+    columns = (nodes.type, list(map(vocab.id, nodes.token)), [DTYPE_ID.get(d, 1) for d in nodes.dtype],
+               [ADDRESS_SPACE_ID.get(s, 0) for s in nodes.address_space], nodes.loop_depth)
+    x = torch.tensor(columns, dtype=torch.long).reshape(5, num_nodes).t().contiguous()
+    x[:, 4].clamp_(0, MAX_LOOP_DEPTH)
+    edges = graph.edges
+    if edges:
+        edge_index = torch.tensor((edges.src, edges.dst), dtype=torch.long)
+        edge_type = torch.tensor(edges.flow, dtype=torch.long)
+        edge_pos = torch.tensor(edges.position, dtype=torch.long).clamp_(0, MAX_EDGE_POSITION)
     else:
         edge_index = torch.zeros((2, 0), dtype=torch.long)
         edge_type = torch.zeros(0, dtype=torch.long)
         edge_pos = torch.zeros(0, dtype=torch.long)
-    return Data(x=x, edge_index=edge_index, edge_type=edge_type, edge_pos=edge_pos, num_nodes=len(rows),
+    return Data(x=x, edge_index=edge_index, edge_type=edge_type, edge_pos=edge_pos, num_nodes=num_nodes,
                 kernel_name=graph.name, vocab_version=VOCAB_VERSION)
