@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from kgraph.analysis.context import Context, node_text, subscript_index
 from kgraph.analysis.ctype import CType, INT, SIZE_T, UNKNOWN, from_literal, promote
+from kgraph.analysis.macros import MAX_DEPTH, expand_macro, function_macro
 
 ARITH_OPS = {"+", "-", "*", "/", "%", "<<", ">>", "&", "|", "^"}
 MEMORY_SPACES = {"global": "global", "constant": "global", "local": "local"}
@@ -74,6 +75,7 @@ class ExpressionCounter:
         self.counts = counts
         self.accesses: list[AccessSite] = []
         self.calls: list[CallSite] = []
+        self.macro_depth = 0
 
     def add(self, key: str, n: int) -> None:
         self.counts[key] += n
@@ -281,6 +283,14 @@ class ExpressionCounter:
         m = _VSTORE.match(name)
         if m and len(args) == 3:
             return self._vstore(m, args, node)
+        macro = function_macro(self.ctx, name) if self.macro_depth < MAX_DEPTH else None
+        expansion = expand_macro(self.ctx, macro, [node_text(a) for a in args]) if macro is not None else None
+        if expansion is not None:  # count the macro body with the arguments substituted (macros.py)
+            self.macro_depth += 1
+            try:
+                return self.visit(expansion, mode)
+            finally:
+                self.macro_depth -= 1
         m = _CONVERT.match(name) or _MAKE.match(name)
         types = [self.visit(a) for a in args]
         if m:

@@ -12,6 +12,7 @@ import sympy as sp
 
 from kgraph.analysis.context import node_text, subscript_index
 from kgraph.analysis.ctype import from_literal
+from kgraph.analysis.macros import MAX_DEPTH, expand_macro, function_macro
 
 SIZE_OF_ID = {"gid": "gsz", "lid": "lsz", "grp": "ngrp"}
 _KIND_PREFIX = {"global_id": "gid", "local_id": "lid", "group_id": "grp", "global_size": "gsz",
@@ -112,6 +113,7 @@ class SymbolicEnv:
         self.multi_assigned = multi_assigned
         self.values: dict[str, sp.Expr] = {}
         self.pointers: set[str] = set()
+        self.macro_depth = 0
         for p in ctx.function.params:
             if p.is_pointer:
                 self.pointers.add(p.name)
@@ -197,7 +199,10 @@ class SymbolicEnv:
         if op == "/":
             if a.is_Integer and b.is_Integer and b != 0:
                 return sp.Integer(int(a) // int(b))
-            return a / b if b != 0 else sp.Symbol("sel")
+            if b == 0:
+                return sp.Symbol("sel")
+            # C integer division truncates: floor for the non-negative sizes and indices seen here
+            return sp.floor(a / b) if a.is_integer and b.is_integer else a / b
         if op == "%":
             return sp.Mod(a, b) if b != 0 else sp.Symbol("sel")
         if op in ("<<", ">>") and b.is_Integer:
@@ -212,6 +217,14 @@ class SymbolicEnv:
         if b is not None and b.category == "work_item":
             dim = self.to_sympy(args[0]) if args else sp.Integer(0)
             return self._work_item(b.kind, int(dim) if dim.is_Integer else None)
+        macro = function_macro(self.ctx, fn) if self.macro_depth < MAX_DEPTH else None
+        expansion = expand_macro(self.ctx, macro, [node_text(a) for a in args]) if macro is not None else None
+        if expansion is not None:
+            self.macro_depth += 1
+            try:
+                return self.to_sympy(expansion)
+            finally:
+                self.macro_depth -= 1
         vals = [self.to_sympy(a) for a in args]
         if fn in ("min", "fmin", "umin") and len(vals) == 2:
             return sp.Min(*vals)
