@@ -1,8 +1,7 @@
 """The AST pass of the builder: copy one function's tree-sitter tree into the builder's flat arrays.
 
-Pre-order over the *named* nodes only (``node.named_children`` builds each child list in C, so the
-anonymous punctuation is never visited from Python); an explicit stack, so nesting depth is bounded by
-memory, not by Python's recursion limit. Per kept node it appends its column entries (type, kind,
+One ``TreeCursor`` pass in pre-order (no recursion, so nesting depth is bounded by memory, not by
+Python's recursion limit); anonymous tokens cost one table miss each. Per kept node it appends its column entries (type, kind,
 field name, parent, child list, depth, span) and one plain ``(parent, child, AST, position)`` tuple:
 no per-node object. The columns with a common default (token, dtype, address space, function) are
 extended once per function; the source bytes are sliced and decoded only for leaves. Per-grammar
@@ -51,13 +50,15 @@ def classify(kind: str) -> tuple:
             kind in OPERATOR_KINDS)
 
 
-def language_tables(language) -> tuple[dict, int]:
-    """Per grammar: ``{kind_id: classify(kind)}`` over the named kinds, and the ``operator`` field id."""
+def language_tables(language) -> tuple[dict, dict, int]:
+    """Per grammar: ``{kind_id: classify(kind)}`` over the named kinds, field id → name, and the
+    ``operator`` field id."""
     key = (language.name, language.node_kind_count, language.field_count)
     if key not in _TABLES:
         kinds = {kind_id: classify(language.node_kind_for_id(kind_id) or "")
                  for kind_id in range(language.node_kind_count) if language.node_kind_is_named(kind_id)}
-        _TABLES[key] = (kinds, language.field_id_for_name("operator"))
+        fields = {i: language.field_name_for_id(i) for i in range(1, language.field_count + 1)}
+        _TABLES[key] = (kinds, fields, language.field_id_for_name("operator"))
     return _TABLES[key]
 
 
@@ -83,7 +84,8 @@ def walk(b, ts_root, function: str) -> int:
     nodes), ``b.scope_end`` (scope node → index of its subtree's last node), ``b.marks`` (scope,
     declaration and identifier nodes, in order) and the AST edge tuples.
     """
-    kinds, operator_field = language_tables(b.unit.tree.language)
+    kinds, field_names, operator_field = language_tables(b.unit.tree.language)
+    field_name = field_names.get
     src = b.source
     kind_of, field_of, parent_of, children = b.kind, b.field, b.parent, b.children
     type_of, depth_of, span_of = b.node_type, b.loop_depth, b.span
@@ -92,59 +94,68 @@ def walk(b, ts_root, function: str) -> int:
     no_children = ()
     leaves: list[int] = []  # leaves whose token is their spelling (literals, types, qualifiers, fields)
     first = len(kind_of)
-    # entries: (tree-sitter node, parent index, field, loop depth); (None, scope index, ...) closes a scope
-    stack: list = [(ts_root, -1, None, 0)]
-    pop, push = stack.pop, stack.append
-    while stack:
-        node, parent, field, depth = pop()
-        if node is None:
-            scope_end[parent] = len(kind_of) - 1
-            continue
+    cursor = ts_root.walk()
+    # context of the cursor's current sibling list: kept parent, field inherited through a transparent
+    # node, loop depth, and whether the parent is a scope (closed when the cursor leaves the list)
+    parent, inherited, depth, closes = -1, None, 0, False
+    saved: list = []  # contexts of the enclosing levels
+    save, restore = saved.append, saved.pop
+    while True:
+        node = cursor.node
         entry = kinds.get(node.kind_id)
-        if entry is None:  # ERROR and other kinds outside the grammar's named table
+        if entry is None and node.is_named:  # ERROR and other kinds outside the grammar's named table
             entry = classify(node.type)
-        kind, category, node_type, role, is_loop, has_operator = entry
-        if category == SKIPPED:
+        if entry is not None:
+            kind, category, node_type, role, is_loop, has_operator = entry
+            if category == INNER or category == LEAF:
+                index = len(kind_of)
+                start, end = span = node.byte_range
+                type_of.append(node_type)
+                kind_of.append(kind)
+                field_of.append(inherited or field_name(cursor.field_id))
+                parent_of.append(parent)
+                depth_of.append(depth)
+                span_of.append(span)
+                if parent >= 0:
+                    siblings = children[parent]
+                    ast_edges.append((parent, index, 0, len(siblings)))
+                    siblings.append(index)
+                if role:
+                    marks.append(index)
+                if category == LEAF:
+                    children.append(no_children)
+                    text[index] = src[start:end].decode("utf-8", "replace")
+                    if kind != "identifier":
+                        leaves.append(index)
+                else:
+                    children.append([])
+                    if has_operator:
+                        operator = node.child_by_field_id(operator_field)
+                        if operator is not None and not operator.is_named:
+                            op[index] = operator.type
+                    if cursor.goto_first_child():
+                        save((parent, inherited, depth, closes))
+                        parent, inherited, depth, closes = index, None, depth + is_loop, role == ROLE_SCOPE
+                        continue
+                    if role == ROLE_SCOPE:
+                        scope_end[index] = index
+            elif category == TRANSPARENT:
+                field = inherited or field_name(cursor.field_id)
+                if cursor.goto_first_child():
+                    save((parent, inherited, depth, closes))
+                    inherited, closes = field, False
+                    continue
+        # next node: the next sibling, else the next sibling of the nearest ancestor that has one
+        while not cursor.goto_next_sibling():
+            if not saved:
+                break
+            cursor.goto_parent()
+            if closes:
+                scope_end[parent] = len(kind_of) - 1
+            parent, inherited, depth, closes = restore()
+        else:
             continue
-        if category == TRANSPARENT:
-            kids = node.named_children
-            name_of = node.field_name_for_named_child
-            for j in range(len(kids) - 1, -1, -1):
-                push((kids[j], parent, field or name_of(j), depth))
-            continue
-        start, end = span = node.byte_range
-        index = len(kind_of)
-        type_of.append(node_type)
-        kind_of.append(kind)
-        field_of.append(field)
-        parent_of.append(parent)
-        depth_of.append(depth)
-        span_of.append(span)
-        if parent >= 0:
-            siblings = children[parent]
-            ast_edges.append((parent, index, 0, len(siblings)))
-            siblings.append(index)
-        if role:
-            marks.append(index)
-        if category == LEAF:
-            children.append(no_children)
-            text[index] = src[start:end].decode("utf-8", "replace")
-            if kind != "identifier":
-                leaves.append(index)
-            continue
-        children.append([])
-        if has_operator:
-            operator = node.child_by_field_id(operator_field)
-            if operator is not None and not operator.is_named:
-                op[index] = operator.type
-        if role == ROLE_SCOPE:
-            push((None, index, None, 0))
-        kids = node.named_children
-        if kids:
-            name_of = node.field_name_for_named_child
-            depth += is_loop
-            for j in range(len(kids) - 1, -1, -1):
-                push((kids[j], index, name_of(j), depth))
+        break
     count = len(kind_of) - first
     b.token.extend(kind_of[first:])
     b.dtype.extend(repeat("none", count))
