@@ -21,6 +21,7 @@ from kgraph.errors import KGraphError, UsageError
 
 from .builds import Prebuilder, default_jobs
 from .columns import source_id_of
+from .counts import CountCache
 from .derived import derive
 from .descriptor import load_descriptor, save_descriptor
 from .devices import pick_device
@@ -51,7 +52,7 @@ class CampaignOptions:
     launch_timeout_s: float = 60.0
     shard_rows: int = 2000
     counts: str = "auto"
-    max_instrumented_accesses: float = 2e9
+    max_instrumented_time_s: float = 0.02
     max_launch_mb: float | None = None
     policy: TimingPolicy = field(default_factory=TimingPolicy)
     slow_launch_s: float | None = None  # overrides policy.slow_launch_s; None: 0.05 on GPUs, 0.25 else
@@ -102,7 +103,8 @@ def run_campaign(opts: CampaignOptions) -> CampaignSummary:
     slow = opts.slow_launch_s if opts.slow_launch_s is not None else (0.05 if info.type == "GPU" else 0.25)
     opts = replace(opts, policy=replace(opts.policy, slow_launch_s=slow))
     worker = Worker(info, opts.specs, opts.policy, opts.seed, opts.counts,
-                    max_instrumented_accesses=opts.max_instrumented_accesses)
+                    max_instrumented_time_s=opts.max_instrumented_time_s)
+    static_counts = CountCache(opts.counts)
     store = DatasetStore(out, info.device_id, shard_rows=opts.shard_rows)
     prebuilder = None
     try:
@@ -140,7 +142,7 @@ def run_campaign(opts: CampaignOptions) -> CampaignSummary:
                 ceiling = store.ceilings.get(kernel_id)
                 visit = [c for c in visit if ceiling is None or work_of(c.sizes) < ceiling]
                 if visit:
-                    _visit(worker, store, spec, visit, descriptor, opts, deadline, summary, bar)
+                    _visit(worker, store, spec, visit, descriptor, opts, deadline, summary, bar, static_counts)
                 if kernel_id in store.failed_kernels or not plans[kernel_id][1]:
                     del plans[kernel_id]
             pass_index += 1
@@ -168,7 +170,7 @@ def _build_jobs(specs, counts_mode: str) -> list[tuple]:
     return jobs
 
 
-def _visit(worker, store, spec, visit, descriptor, opts, deadline, summary, bar) -> None:
+def _visit(worker, store, spec, visit, descriptor, opts, deadline, summary, bar, static_counts) -> None:
     device_id = summary.device_id
     source_id = store.add_source({"source_id": source_id_of(spec.source), "lang": spec.lang,
                                   "kernel_id": spec.kernel_id, "family": spec.family,
@@ -179,6 +181,10 @@ def _visit(worker, store, spec, visit, descriptor, opts, deadline, summary, bar)
 
     def record(row):
         start = time.perf_counter()
+        if row["status"] == "ok" and row.get("counts_source") is None and opts.counts != "none":
+            values, source = static_counts.static(spec, by_key[row["key"]])
+            row.update(values)
+            row["counts_source"] = source
         row.update(derive(row, descriptor["roofline"]))
         if store.append(row):
             summary.rows_written += 1
@@ -188,7 +194,7 @@ def _visit(worker, store, spec, visit, descriptor, opts, deadline, summary, bar)
                 summary.ok_rows_cv_ok += row["cv"] <= opts.policy.target_cv
         if bar is not None:
             bar.update(1)
-        summary.phases["store"] = summary.phases.get("store", 0.0) + time.perf_counter() - start
+        summary.phases["record"] = summary.phases.get("record", 0.0) + time.perf_counter() - start
 
     def fail(status, message, kernel_level=True):
         row = base_row(device_id, spec, in_flight, source_id)
@@ -264,8 +270,8 @@ def add_campaign_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--counts", choices=["auto", "instrumented", "static", "none"], default="auto",
                         help="where work counts come from (auto: an instrumented run on the campaign's device "
                              "when affordable, else static; instrumented: always try it)")
-    parser.add_argument("--max-instrumented-accesses", type=float, default=2e9,
-                        help="auto counts: static counts instead when a launch makes more global accesses")
+    parser.add_argument("--max-instrumented-time-s", type=float, default=0.02,
+                        help="auto counts: static counts instead for launches slower than this (median)")
     parser.add_argument("--build-jobs", type=int,
                         help=f"processes pre-building the kernels (default {default_jobs()} here; 0: none)")
     parser.add_argument("--max-launch-mb", type=float, help="skip problem sizes whose buffers exceed this (MiB)")
@@ -280,7 +286,7 @@ def add_campaign_arguments(parser: argparse.ArgumentParser) -> None:
 
 def options_from_args(args) -> CampaignOptions:
     for name in ("budget_s", "max_per_kernel", "max_launch_mb", "first_chunk", "chunk", "shard_rows", "max_repeats",
-                 "time_cap_s", "slow_launch_s", "max_instrumented_accesses"):
+                 "time_cap_s", "slow_launch_s", "max_instrumented_time_s"):
         value = getattr(args, name, None)
         if value is not None and value <= 0:
             raise UsageError(f"--{name.replace('_', '-')} {value}: must be positive")
@@ -293,7 +299,7 @@ def options_from_args(args) -> CampaignOptions:
                            build_timeout_s=args.build_timeout_s, launch_timeout_s=args.launch_timeout_s,
                            shard_rows=args.shard_rows, counts=args.counts, policy=policy,
                            max_launch_mb=args.max_launch_mb, slow_launch_s=args.slow_launch_s,
-                           build_jobs=args.build_jobs, max_instrumented_accesses=args.max_instrumented_accesses,
+                           build_jobs=args.build_jobs, max_instrumented_time_s=args.max_instrumented_time_s,
                            progress=not args.no_progress)
 
 

@@ -1,14 +1,17 @@
 """Work counts of a launch: exact from an instrumented run on the campaign's own device, else static.
 
 Counts are hardware independent, so :class:`CountCache` computes them once per (kernel, sizes,
-global, local). In ``auto`` mode the measuring worker runs the kernel's instrumented version
-(``kgraph.instrument``, built once per kernel on the worker's own context) on the very device
-buffers it just timed, so no second OpenCL platform (PoCL) and no host copy of the data is needed.
-It falls back to the static analysis (``kgraph.analysis`` x work-items, ``counts_source="static"``)
-when the kernel cannot be instrumented exactly, or when the instrumented run would be too costly:
-more than ``max_instrumented_accesses`` global accesses estimated statically (bytes / 4), or,
-without a static estimate, a launch slower than ``max_uncounted_time_s``. The static analysis is
-parsed and analysed once per kernel (module-level cache) and only evaluated per configuration.
+global, local). The work is split between the two processes of a campaign:
+
+* the measuring worker (:meth:`CountCache.instrumented`) runs the kernel's instrumented version
+  (``kgraph.instrument``, instrumented and built once per kernel on the worker's own context, the
+  build through the binary cache) on the very device buffers it just timed: no second OpenCL
+  platform (PoCL) and no host copy of the data. It skips it (``auto`` mode) when the kernel cannot
+  be instrumented exactly or when the launch's median time exceeds ``max_instrumented_time_s``
+  (the instrumented run costs a few times the kernel's own time);
+* the supervisor, otherwise idle while the device works, fills the other rows with the static
+  analysis (:meth:`CountCache.static`: ``kgraph.analysis`` x work-items, parsed and analysed once
+  per kernel, evaluated per configuration; ``counts_source="static"``).
 """
 from __future__ import annotations
 
@@ -25,77 +28,73 @@ class CountCache:
     """Counts of launches, computed once each.
 
     Args:
-        mode: "auto" (instrumented within the cost caps, else static), "instrumented" (no cost
-            caps), "static" or "none".
-        max_instrumented_accesses: the "auto" cap on statically estimated global accesses.
-        max_uncounted_time_s: the "auto" cap on the launch's median time when there is no static estimate.
+        mode: "auto" (instrumented when affordable, else static), "instrumented" (no time cap),
+            "static" or "none".
+        max_instrumented_time_s: the "auto" cap on the launch's median time for an instrumented run.
     """
 
-    def __init__(self, mode: str = "auto", max_instrumented_accesses: float = 2e9,
-                 max_uncounted_time_s: float = 0.02):
+    def __init__(self, mode: str = "auto", max_instrumented_time_s: float = 0.02):
         if mode not in COUNT_MODES:
             raise ValueError(f"counts mode {mode!r}: expected one of {COUNT_MODES}")
         self.mode = mode
-        self.max_instrumented_accesses = max_instrumented_accesses
-        self.max_uncounted_time_s = max_uncounted_time_s
+        self.max_instrumented_time_s = max_instrumented_time_s
         self._cache: dict[tuple, tuple[dict, str | None]] = {}
         self._programs: dict[str, tuple | None] = {}
         self.last_error: str | None = None
 
-    def get(self, spec, config, device_launch=None, median_time_ns: float | None = None):
-        """``(counts dict, source)`` of one launch; ``device_launch(kernel, program) -> WorkCounts``
-        runs the instrumented program on the measured buffers (None: static only)."""
+    def instrumented(self, spec, config, device_launch, median_time_ns: float | None = None):
+        """``(counts, "instrumented")`` from ``device_launch(kernel, program) -> WorkCounts`` (which
+        runs the instrumented program on the measured buffers), or None when not done here."""
         key = (spec.kernel_id, config.sizes, config.global_size, config.local_size)
-        if key not in self._cache:
-            self._cache[key] = self._compute(spec, config, device_launch, median_time_ns)
+        if key in self._cache:
+            return self._cache[key]
+        if self.mode not in ("auto", "instrumented"):
+            return None
+        if self.mode == "auto" and (median_time_ns is None or median_time_ns > self.max_instrumented_time_s * 1e9):
+            return None
+        program = self.program(spec, device_launch.context)
+        if program is None:
+            return None
+        try:
+            work = device_launch(*program)
+        except Exception as exc:  # noqa: BLE001 - the supervisor falls back to static counts
+            self.last_error = f"instrumented run: {exc}"
+            return None
+        self._cache[key] = (work.to_dict(), "instrumented")
         return self._cache[key]
 
-    def _compute(self, spec, config, device_launch, median_time_ns):
-        if self.mode == "none":
-            return dict(UNKNOWN), None
-        try:
-            static = _static_counts(spec, config)
-        except Exception as exc:  # noqa: BLE001 - the analysis cannot handle this kernel
-            self.last_error = f"static analysis: {exc}"
-            static = None
-        if self.mode in ("auto", "instrumented") and device_launch is not None \
-                and self._affordable(static, median_time_ns):
-            program = self.program(spec, device_launch)
-            if program is not None:
-                try:
-                    work = device_launch(*program)
-                    return work.to_dict(), "instrumented"
-                except Exception as exc:  # noqa: BLE001 - fall back to static counts
-                    self.last_error = f"instrumented run: {exc}"
-        return (static, "static") if static is not None else (dict(UNKNOWN), None)
+    def static(self, spec, config) -> tuple[dict, str | None]:
+        """``(counts, "static")`` from the analysis, or ``(all -1, None)`` when it cannot."""
+        key = (spec.kernel_id, config.sizes, config.global_size, config.local_size, "static")
+        if key not in self._cache:
+            if self.mode == "none":
+                return dict(UNKNOWN), None
+            try:
+                self._cache[key] = _static_counts(spec, config), "static"
+            except Exception as exc:  # noqa: BLE001 - the analysis cannot handle this kernel
+                self.last_error = f"static analysis: {exc}"
+                self._cache[key] = dict(UNKNOWN), None
+        return self._cache[key]
 
-    def _affordable(self, static, median_time_ns) -> bool:
-        if self.mode == "instrumented":
-            return True
-        if static is not None and static["global_load_bytes"] >= 0 and static["global_store_bytes"] >= 0:
-            accesses = (static["global_load_bytes"] + static["global_store_bytes"]) / 4 + max(static["atomics"], 0)
-            return accesses <= self.max_instrumented_accesses
-        return median_time_ns is not None and median_time_ns <= self.max_uncounted_time_s * 1e9
-
-    def program(self, spec, device_launch):
-        """``(InstrumentedKernel, program)`` of ``spec`` built on ``device_launch.context`` (once), or
-        None when the kernel cannot be instrumented exactly or the instrumented source does not build."""
+    def program(self, spec, context):
+        """``(InstrumentedKernel, program)`` of ``spec`` built on ``context`` (once), or None when the
+        kernel cannot be instrumented exactly or the instrumented source does not build."""
         if spec.kernel_id not in self._programs:
             self._programs[spec.kernel_id] = None
+            if spec.lang != "opencl":
+                return None
             try:
                 from kgraph.instrument import instrument
                 from parsers import parse_source
 
                 from .builds import build_program
 
-                if spec.lang != "opencl":
-                    return None
                 kernel = instrument(parse_source(spec.source, "opencl", filename=f"{spec.kernel_id}.cl"),
                                     spec.kernel_name)
                 if not kernel.exact:
                     self.last_error = f"instrumentation not exact: {'; '.join(kernel.warnings)}"
                     return None
-                program, _ = build_program(device_launch.context, kernel.source)
+                program, _ = build_program(context, kernel.source)
                 self._programs[spec.kernel_id] = (kernel, program)
             except Exception as exc:  # noqa: BLE001 - the kernel keeps static counts
                 self.last_error = f"instrumentation of {spec.kernel_id}: {exc}"
@@ -110,13 +109,15 @@ def _static_counts(spec, config) -> dict:
 
 @functools.lru_cache(maxsize=1024)
 def _analysis_of(source: str, lang: str, kernel_name: str):
-    """The static analysis of one kernel (parsed and analysed once per process)."""
-    import kgraph
+    """The static analysis of one kernel (parsed and analysed once per process; no graph built)."""
+    from kgraph.analysis import analyze
+    from parsers import parse_source
 
-    graphs = [g for g in kgraph.from_source(source, lang, "<launch>") if g.name == kernel_name]
-    if not graphs:
+    unit = parse_source(source, lang, filename=f"<{kernel_name}>")
+    function = unit.function(kernel_name)
+    if function is None or not function.is_kernel:
         raise LookupError(f"no kernel {kernel_name} in the parsed source")
-    return graphs[0].analysis
+    return analyze(function, unit)
 
 
 def static_counts(source: str, lang: str, kernel_name: str, scalars: dict, global_size, local_size) -> dict:

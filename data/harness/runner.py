@@ -1,6 +1,7 @@
 """Measures one corpus kernel in the current process: build once (binary cache), check against the
 numpy reference at the check sizes, then time launch configurations reusing device buffers, and
-count each launch's work (:class:`~data.harness.counts.CountCache`) on the same buffers.
+count each launch's work with an instrumented run on the same buffers when affordable
+(:meth:`~data.harness.counts.CountCache.instrumented`; the supervisor fills static counts otherwise).
 
 Buffers are allocated once per visit for the largest element count any of its configurations
 needs. Inputs are written before timing (never inside the timed loop): default random inputs are
@@ -148,10 +149,11 @@ class KernelRunner:
                     row["message"] = "slow"
                 if self.counts is not None:
                     with self.phase("counts"):
-                        values, source = self.counts.get(spec, config, DeviceLaunch(self.queue, args, gsize, lsize),
-                                                         timing.median_time_ns)
-                    row.update(values)
-                    row["counts_source"] = source
+                        counted = self.counts.instrumented(spec, config, DeviceLaunch(self.queue, args, gsize, lsize),
+                                                           timing.median_time_ns)
+                    if counted is not None:
+                        row.update(counted[0])
+                        row["counts_source"] = counted[1]
                 yield row
         finally:
             for buf in buffers.values():

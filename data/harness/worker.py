@@ -51,7 +51,7 @@ def work_of(sizes) -> float:
 
 
 def worker_main(conn, platform_index: int, device_index: int, device_id: str, provider: str,
-                policy, seed: int, counts_mode: str, max_instrumented_accesses: float = 2e9) -> None:
+                policy, seed: int, counts_mode: str, max_instrumented_time_s: float = 0.02) -> None:
     import pyopencl as cl
 
     from .counts import CountCache
@@ -64,7 +64,7 @@ def worker_main(conn, platform_index: int, device_index: int, device_id: str, pr
     queue = cl.CommandQueue(ctx, properties=cl.command_queue_properties.PROFILING_ENABLE)
     specs = {}
     runners, prepared = {}, {}
-    counts = CountCache(counts_mode, max_instrumented_accesses)
+    counts = CountCache(counts_mode, max_instrumented_time_s)
     phases: dict[str, float] = {}
     filler = DeviceFiller(ctx, queue)
     conn.send(("ready",))
@@ -137,9 +137,9 @@ class Worker:
     """
 
     def __init__(self, info, provider: str, policy, seed: int = 0, counts_mode: str = "auto",
-                 startup_timeout_s: float = 120.0, max_instrumented_accesses: float = 2e9):
+                 startup_timeout_s: float = 120.0, max_instrumented_time_s: float = 0.02):
         self.startup_timeout_s = startup_timeout_s
-        self.max_instrumented_accesses = max_instrumented_accesses
+        self.max_instrumented_time_s = max_instrumented_time_s
         self.info, self.provider, self.policy, self.seed, self.counts_mode = info, provider, policy, seed, counts_mode
         self.process = None
         self.conn = None
@@ -155,7 +155,7 @@ class Worker:
         self.process = context.Process(
             target=worker_main, daemon=True,
             args=(child, self.info.platform_index, self.info.device_index, self.info.device_id,
-                  self.provider, self.policy, self.seed, self.counts_mode, self.max_instrumented_accesses))
+                  self.provider, self.policy, self.seed, self.counts_mode, self.max_instrumented_time_s))
         self.process.start()
         child.close()
         if self.recv(self.startup_timeout_s)[0] != "ready":
