@@ -93,7 +93,7 @@ def for_loop(node, env, loop_symbol) -> Loop:
     trip, note = _trip(op, start, bound, step_kind, step)
     if trip is None:
         return opaque_loop(node, "for", note)
-    trip, avg_note = _average(trip, start, bound, step_kind, step, op)
+    trip, avg_note = _average(trip, start, bound, step_kind, step, op, env)
     note = "; ".join(n for n in (note, avg_note, _exits(node.child_by_field_name("body"))) if n)
     return Loop(line, "for", var, tidy(trip), True, note=note,
                 start=start, step=step if step_kind == "add" else None, geometric=step_kind != "add")
@@ -131,7 +131,7 @@ def while_loop(node, env, start_of) -> Loop:
     trip, note = _trip(op, start, bound, step_kind, step)
     if trip is None:
         return _noted(opaque_loop(node, kind, f"{kind} loop: {note}"), extra)
-    trip, avg_note = _average(trip, start, bound, step_kind, step, op)
+    trip, avg_note = _average(trip, start, bound, step_kind, step, op, env)
     if kind == "do":
         trip = sp.Max(1, trip)
     if affine is not cond:
@@ -261,13 +261,21 @@ def _trip(op, a, b, kind, c):
     return None, "geometric loop with an unrecognised condition"
 
 
-def _average(trip, a, b, kind, c, op):
+def _required(env, dim: int):
+    """The kernel's ``reqd_work_group_size`` in ``dim`` (a local-size stride equal to it is block-stride)."""
+    attrs = getattr(getattr(getattr(env, "ctx", None), "function", None), "attributes", None) or {}
+    req = attrs.get("reqd_work_group_size")
+    return sp.Integer(req[dim]) if isinstance(req, (tuple, list)) and len(req) > dim and isinstance(req[dim], int) else None
+
+
+def _average(trip, a, b, kind, c, op, env=None):
     if not id_symbols(normalize_ids(trip)) and not id_symbols(trip):
         return trip, ""
     if kind == "add" and op in ("<", "!="):
         na, nc = normalize_ids(a), normalize_ids(c)
         for s in id_symbols(na):
             size = work_symbol(SIZE_OF_ID[s.name[:-1]], int(s.name[-1]))
-            if sp.expand(sp.diff(na, s) - 1) == 0 and sp.expand(nc - size) == 0 and not id_symbols(b):
+            same = sp.expand(nc - size) == 0 or (s.name.startswith("lid") and nc == _required(env, int(s.name[-1])))
+            if sp.expand(sp.diff(na, s) - 1) == 0 and same and not id_symbols(b):
                 return (b - na.subs(s, 0)) / nc, f"grid-stride over {s.name}: mean over the NDRange"
     return average_over_ids(normalize_ids(trip)), "depends on work-item ids: averaged over the NDRange"
