@@ -11,12 +11,10 @@ Per function (the kernel first, then each helper it reaches, once), four passes 
 4. Calls to helpers are linked (CALL edges, argument → parameter DATA edges) once all are built.
 
 Every pass is iterative over the arrays (no recursion on expression depth), so a 3000-term chained
-expression builds like any other. Edges are kept as plain tuples per flow and become the graph's
-:class:`~kgraph.graph.EdgeList` columns once, at the end (AST, CONTROL, DATA, CALL, each in build order).
+expression builds like any other. Edges are kept as int columns per flow and become the graph's
+:class:`~kgraph.graph.EdgeList` once, at the end (AST, CONTROL, DATA, CALL, each in build order).
 """
 from __future__ import annotations
-
-from itertools import chain
 
 from kgraph import builder_dtypes, control_flow, data_flow
 from kgraph.builder_scopes import ScopeResolver, Symbol
@@ -36,7 +34,7 @@ class GraphBuilder:
         function: the kernel's :class:`parsers.Function`.
 
     Per node ``i`` (parallel lists): the graph's columns ``node_type, token, kind, dtype, space,
-    loop_depth, span, owner`` (see :class:`~kgraph.graph.NodeColumns`), and ``field[i]`` (field name
+    loop_depth, start, end, owner`` (see :class:`~kgraph.graph.NodeColumns`), and ``field[i]`` (field name
     in its parent), ``parent[i]`` (-1 for roots and synthetic nodes), ``children[i]``; sparse: ``text``
     (leaves' spelling), ``op`` (operator of expression nodes), ``scope_end`` (scope node → its
     subtree's last index).
@@ -52,7 +50,8 @@ class GraphBuilder:
         self.dtype: list[str] = []
         self.space: list[str] = []
         self.loop_depth: list[int] = []
-        self.span: list = []
+        self.start: list[int] = []
+        self.end: list[int] = []
         self.owner: list[str] = []
         self.field: list[str | None] = []
         self.parent: list[int] = []
@@ -61,7 +60,7 @@ class GraphBuilder:
         self.op: dict[int, str] = {}
         self.scope_end: dict[int, int] = {}
         self.marks: list[int] = []                  # scope, declaration and identifier nodes of the function
-        self.flow_edges: tuple[list, ...] = tuple([] for _ in Flow)  # per flow: (src, dst, flow, position)
+        self.edge_columns = tuple(([], [], []) for _ in Flow)  # per flow: src, dst, position lists
         self.sym_of: dict[int, Symbol] = {}         # identifier node -> symbol it names
         self.declared: dict[int, Symbol] = {}       # declarator identifier node -> symbol it declares
         self.params: dict[str, list[Symbol]] = {}   # function name -> its parameters' symbols
@@ -86,9 +85,15 @@ class GraphBuilder:
                     queue.append(self.functions[name])
         for call, name in self.calls:
             self._link_call(call, name)
-        edges = EdgeList.from_edges(chain.from_iterable(self.flow_edges))
+        src, dst, flow, position = [], [], [], []
+        for f, (s, d, p) in enumerate(self.edge_columns):
+            src += s
+            dst += d
+            flow += [f] * len(s)
+            position += p
+        edges = EdgeList(src, dst, flow, position)
         columns = NodeColumns(self.node_type, self.token, self.kind, self.dtype, self.space, self.loop_depth,
-                              self.span, self.owner)
+                              self.start, self.end, self.owner)
         return KernelGraph(name=self.kernel.name, lang=self.unit.lang, columns=columns, edges=edges,
                            helpers=order[1:], unit=self.unit, function=self.kernel)
 
@@ -102,7 +107,10 @@ class GraphBuilder:
         return None
 
     def add_edge(self, src: int, dst: int, flow: Flow, position: int = 0) -> None:
-        self.flow_edges[flow].append((src, dst, int(flow), position))
+        src_of, dst_of, position_of = self.edge_columns[flow]
+        src_of.append(src)
+        dst_of.append(dst)
+        position_of.append(position)
 
     def fn_token(self, name: str) -> str:
         if name not in self._fn_tokens:
@@ -119,11 +127,12 @@ class GraphBuilder:
         key = (node_type.name, name)
         index = self._shared.get(key)
         if index is None:
-            index = self.new_node(int(node_type), token, node_type.name, None)
+            index = self.new_node(int(node_type), token, node_type.name)
             self._shared[key] = index
         return index
 
-    def new_node(self, node_type: int, token: str, kind: str, span, depth: int = 0, function: str = "",
+    def new_node(self, node_type: int, token: str, kind: str, start: int = -1, end: int = -1, depth: int = 0,
+                 function: str = "",
                  dtype: str = "none", space: str = "none") -> int:
         """Append a synthetic (VARIABLE/BUFFER/CONSTANT/BUILTIN) node; returns its index."""
         index = len(self.kind)
@@ -133,7 +142,8 @@ class GraphBuilder:
         self.dtype.append(dtype)
         self.space.append(space)
         self.loop_depth.append(depth)
-        self.span.append(span)
+        self.start.append(start)
+        self.end.append(end)
         self.owner.append(function)
         self.field.append(None)
         self.parent.append(-1)

@@ -68,7 +68,7 @@ def infer_dtypes(b, lo: int, hi: int) -> None:
         elif k == "cast_expression":
             t = b.child(i, "type")
             if t is not None:
-                dtype[i] = dtype_name(b.source[b.span[t][0]:b.span[t][1]].decode("utf-8", "replace"))
+                dtype[i] = dtype_name(b.source[b.start[t]:b.end[t]].decode("utf-8", "replace"))
         elif k == "call_expression":
             fn = b.child(i, "function")
             args = b.child(i, "arguments")

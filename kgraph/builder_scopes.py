@@ -118,7 +118,7 @@ class ScopeResolver:
         """The address space written on a declaration: the front end's record (masked OpenCL
         qualifiers), else a qualifier keyword the grammar kept (CUDA ``__shared__``), per the dialect."""
         b = self.b
-        space = self.address_spaces.get(b.span[decl][0])
+        space = self.address_spaces.get(b.start[decl])
         for c in b.children[decl]:
             if b.kind[c] in _QUALIFIER_KINDS and b.text.get(c) in self.qualifier_spaces:
                 space = self.qualifier_spaces[b.text[c]]
@@ -132,7 +132,7 @@ class ScopeResolver:
         base_dtype = b.dtype[type_node] if type_node is not None else "none"
         written_space = self.written_space(decl)
         is_param = b.kind[decl] == "parameter_declaration"
-        param = self.params.get(b.span[decl][0]) if is_param else None
+        param = self.params.get(b.start[decl]) if is_param else None
         for d in b.children[decl]:
             if b.field[d] != "declarator":
                 continue
@@ -158,7 +158,7 @@ class ScopeResolver:
         b = self.b
         node_type = NodeType.BUFFER if is_buffer else NodeType.VARIABLE
         token = b.next_token("buf" if is_buffer else "var")
-        index = b.new_node(int(node_type), token, node_type.name, b.span[ident], b.loop_depth[ident],
+        index = b.new_node(int(node_type), token, node_type.name, b.start[ident], b.end[ident], b.loop_depth[ident],
                            function, dtype, space)
         return Symbol(name, index, is_buffer, dtype, space)
 

@@ -1,12 +1,13 @@
 """The AST pass of the builder: copy one function's tree-sitter tree into the builder's flat arrays.
 
 One ``TreeCursor`` pass in pre-order (no recursion, so nesting depth is bounded by memory, not by
-Python's recursion limit); anonymous tokens cost one table miss each. Per kept node it appends its column entries (type, kind,
-field name, parent, child list, depth, span) and one plain ``(parent, child, AST, position)`` tuple:
-no per-node object. The columns with a common default (token, dtype, address space, function) are
-extended once per function; the source bytes are sliced and decoded only for leaves. Per-grammar
-tables (kind id → category, NodeType id, role) are computed once. An operator (``+``, ``*=``, ``->``) is read with one
-``child_by_field_id`` call on the kinds that carry one.
+Python's recursion limit); an anonymous token costs one table miss. Per kept node it appends its
+column entries (type, kind, field name, parent, child list, depth, start, end) and its AST edge's
+position: no per-node object. The columns with a common default (token, dtype, address space,
+function) and the AST edges' source/target columns are extended once per function; the source bytes
+are sliced and decoded only for leaves. Per-grammar tables (kind id → category, NodeType id, role)
+are computed once; an operator (``+``, ``*=``, ``->``) is read with one ``child_by_field_id`` call
+on the kinds that carry one.
 """
 from __future__ import annotations
 
@@ -79,18 +80,19 @@ def leaf_tokens(b, leaves: list[int]) -> None:
 def walk(b, ts_root, function: str) -> int:
     """Append the kept nodes of ``ts_root``'s tree to builder ``b`` in pre-order; returns the root's index.
 
-    Fills the node columns of ``b`` (``node_type, token, kind, dtype, space, loop_depth, span, owner``)
+    Fills the node columns of ``b`` (``node_type, token, kind, dtype, space, loop_depth, start, end,
+    owner``)
     and ``field, parent, children`` (one entry per node), ``b.text`` (leaves), ``b.op`` (operator
     nodes), ``b.scope_end`` (scope node → index of its subtree's last node), ``b.marks`` (scope,
-    declaration and identifier nodes, in order) and the AST edge tuples.
+    declaration and identifier nodes, in order) and the AST edge columns.
     """
     kinds, field_names, operator_field = language_tables(b.unit.tree.language)
     field_name = field_names.get
     src = b.source
     kind_of, field_of, parent_of, children = b.kind, b.field, b.parent, b.children
-    type_of, depth_of, span_of = b.node_type, b.loop_depth, b.span
+    type_of, depth_of, start_of, end_of = b.node_type, b.loop_depth, b.start, b.end
     text, op, marks, scope_end = b.text, b.op, b.marks, b.scope_end
-    ast_edges = b.flow_edges[0]
+    ast_src, ast_dst, ast_position = b.edge_columns[0]
     no_children = ()
     leaves: list[int] = []  # leaves whose token is their spelling (literals, types, qualifiers, fields)
     first = len(kind_of)
@@ -109,16 +111,17 @@ def walk(b, ts_root, function: str) -> int:
             kind, category, node_type, role, is_loop, has_operator = entry
             if category == INNER or category == LEAF:
                 index = len(kind_of)
-                start, end = span = node.byte_range
+                start, end = node.byte_range
                 type_of.append(node_type)
                 kind_of.append(kind)
                 field_of.append(inherited or field_name(cursor.field_id))
                 parent_of.append(parent)
                 depth_of.append(depth)
-                span_of.append(span)
+                start_of.append(start)
+                end_of.append(end)
                 if parent >= 0:
                     siblings = children[parent]
-                    ast_edges.append((parent, index, 0, len(siblings)))
+                    ast_position.append(len(siblings))
                     siblings.append(index)
                 if role:
                     marks.append(index)
@@ -157,6 +160,8 @@ def walk(b, ts_root, function: str) -> int:
             continue
         break
     count = len(kind_of) - first
+    ast_src.extend(parent_of[first + 1:])  # every node but the root has its parent's AST edge, in order
+    ast_dst.extend(range(first + 1, first + count))
     b.token.extend(kind_of[first:])
     b.dtype.extend(repeat("none", count))
     b.space.extend(repeat("none", count))

@@ -130,7 +130,7 @@ def add_scalar_edges(b, cfg, params) -> None:
             if new != out[n]:
                 out[n] = new
                 changed = True
-    data_edges, data = b.flow_edges[Flow.DATA], int(Flow.DATA)
+    data_src, data_dst, data_position = b.edge_columns[Flow.DATA]
     for n in cfg.nodes:
         current = inn[n]
         for tag, var, x in events[n]:
@@ -140,7 +140,9 @@ def add_scalar_edges(b, cfg, params) -> None:
             bits = current & mask.get(var, 0)
             while bits:
                 low = bits & -bits
-                data_edges.append((def_nodes[low.bit_length() - 1], x, data, DATA_VALUE))
+                data_src.append(def_nodes[low.bit_length() - 1])
+                data_dst.append(x)
+                data_position.append(DATA_VALUE)
                 bits ^= low
 
 

@@ -97,7 +97,8 @@ class EdgeList(Sequence):
 
 class NodeColumns(NamedTuple):
     """The nodes of a graph as parallel lists, one per :class:`Node` attribute (``type[i]`` is node
-    ``i``'s type). What the builder fills and :func:`kgraph.to_pyg` reads: no per-node object."""
+    ``i``'s type; the span is ``start[i], end[i]``, ``-1, -1`` for none). What the builder fills and
+    :func:`kgraph.to_pyg` reads: no per-node object."""
 
     type: list[int]
     token: list[str]
@@ -105,17 +106,23 @@ class NodeColumns(NamedTuple):
     dtype: list[str]
     address_space: list[str]
     loop_depth: list[int]
-    span: list
+    start: list[int]
+    end: list[int]
     function: list[str]
+
+    @property
+    def span(self) -> list[tuple[int, int] | None]:
+        return [(s, e) if s >= 0 else None for s, e in zip(self.start, self.end)]
 
     @classmethod
     def from_nodes(cls, nodes) -> "NodeColumns":
-        return cls(*(list(column) for column in zip(*[(n.type, n.token, n.kind, n.dtype, n.address_space,
-                                                       n.loop_depth, n.span, n.function) for n in nodes]))) \
-            if nodes else cls([], [], [], [], [], [], [], [])
+        rows = [(n.type, n.token, n.kind, n.dtype, n.address_space, n.loop_depth,
+                 *(n.span if n.span is not None else (-1, -1)), n.function) for n in nodes]
+        return cls(*(list(column) for column in zip(*rows))) if rows else cls(*([] for _ in cls._fields))
 
     def to_nodes(self) -> list[Node]:
-        return list(map(Node, *self))
+        return list(map(Node, self.type, self.token, self.kind, self.dtype, self.address_space, self.loop_depth,
+                        self.span, self.function))
 
 
 class KernelGraph:
@@ -190,10 +197,14 @@ class KernelGraph:
 
     def text(self, index: int) -> str:
         """The source text of node ``index`` (empty for nodes without a span)."""
-        span = self.nodes[index].span if self._columns is None else self._columns.span[index]
-        if span is None or self.unit is None:
+        if self._columns is None:
+            span = self.nodes[index].span
+            start, end = span if span is not None else (-1, -1)
+        else:
+            start, end = self._columns.start[index], self._columns.end[index]
+        if start < 0 or self.unit is None:
             return ""
-        return self.unit.source[span[0]:span[1]].decode("utf-8", "replace")
+        return self.unit.source[start:end].decode("utf-8", "replace")
 
     def summary(self) -> dict[str, Any]:
         """A JSON-ready summary: name, lang, node/edge counts, helpers, symbolic static counts."""
