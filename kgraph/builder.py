@@ -60,6 +60,7 @@ class GraphBuilder:
         self.op: dict[int, str] = {}
         self.scope_end: dict[int, int] = {}
         self.marks: list[int] = []                  # scope, declaration and identifier nodes of the function
+        self.expressions: list[int] = []            # its expression nodes (builder_walk.EXPRESSION_KINDS)
         self.edge_columns = tuple(([], [], []) for _ in Flow)  # per flow: src, dst, position lists
         self.sym_of: dict[int, Symbol] = {}         # identifier node -> symbol it names
         self.declared: dict[int, Symbol] = {}       # declarator identifier node -> symbol it declares
@@ -154,16 +155,16 @@ class GraphBuilder:
     def _add_function(self, function) -> None:
         name = function.name
         lo = len(self.kind)
-        self.marks = []
+        self.marks, self.expressions = [], []
         root = walk(self, function.node, name)
         self.roots[name] = root
         hi = len(self.kind)
         self.token[root] = "kernel" if name == self.kernel.name else self.fn_token(name)
         ScopeResolver(self, function).run(self.marks)
-        builder_dtypes.infer_dtypes(self, lo, hi)
+        builder_dtypes.infer_dtypes(self, self.expressions)
         blocks = control_flow.add_control_edges(self, root)
         data_flow.add_scalar_edges(self, blocks, self.params.get(name, []))
-        data_flow.add_buffer_edges(self, lo, hi)
+        data_flow.add_buffer_edges(self, self.expressions, self.marks)
         kind = self.kind
         self.returns[name] = [i for i in range(lo, hi) if kind[i] == "return_statement"]
 

@@ -35,10 +35,10 @@ def _wider(a: str, b: str) -> str:
     return a if _RANK.get(a, -1) >= _RANK.get(b, -1) else b
 
 
-def infer_dtypes(b, lo: int, hi: int) -> None:
-    """Set ``dtype`` on expression nodes of [lo, hi) whose dtype is still ``none`` (children first)."""
+def infer_dtypes(b, expressions: list[int]) -> None:
+    """Set ``dtype`` on the ``expressions`` (pre-order) whose dtype is still ``none``, children first."""
     dtype, kind, op, text, children = b.dtype, b.kind, b.op, b.text, b.children
-    for i in range(hi - 1, lo - 1, -1):
+    for i in reversed(expressions):
         if dtype[i] != "none":
             continue
         k = kind[i]

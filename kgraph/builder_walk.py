@@ -32,9 +32,14 @@ OPERATOR_KINDS = frozenset({"binary_expression", "unary_expression", "update_exp
                             "pointer_expression", "field_expression"})
 
 SKIPPED, TRANSPARENT, LEAF, INNER = range(4)
-# roles: what the scope pass (kgraph.builder_scopes) looks at
-ROLE_NONE, ROLE_SCOPE, ROLE_DECL, ROLE_IDENTIFIER = range(4)
+# expression kinds the dtype pass (kgraph.builder_dtypes) and the buffer pass (kgraph.data_flow) look at
+EXPRESSION_KINDS = frozenset({"binary_expression", "assignment_expression", "update_expression", "unary_expression",
+                              "comma_expression", "conditional_expression", "subscript_expression",
+                              "pointer_expression", "field_expression", "cast_expression", "call_expression"})
+# roles: what the scope pass (kgraph.builder_scopes) looks at (b.marks), expressions (b.expressions)
+ROLE_NONE, ROLE_SCOPE, ROLE_DECL, ROLE_IDENTIFIER, ROLE_EXPRESSION = range(5)
 _TABLES: dict = {}
+_TYPE_IDS = {kind: int(node_type) for kind, node_type in AST_KIND_TO_TYPE.items()}
 
 
 def classify(kind: str) -> tuple:
@@ -46,18 +51,19 @@ def classify(kind: str) -> tuple:
     else:
         category = LEAF if kind in LEAF_KINDS else INNER
     role = (ROLE_SCOPE if kind in SCOPE_KINDS else ROLE_DECL if kind in DECL_KINDS
-            else ROLE_IDENTIFIER if kind == "identifier" else ROLE_NONE)
+            else ROLE_IDENTIFIER if kind == "identifier" else ROLE_EXPRESSION if kind in EXPRESSION_KINDS
+            else ROLE_NONE)
     return (kind, category, int(AST_KIND_TO_TYPE.get(kind, NodeType.OTHER)), role, kind in LOOP_KINDS,
             kind in OPERATOR_KINDS)
 
 
 def language_tables(language) -> tuple[dict, dict, int]:
-    """Per grammar: ``{kind_id: classify(kind)}`` over the named kinds, field id → name, and the
-    ``operator`` field id."""
+    """Per grammar: ``{kind_id: classify(kind)}`` (``0`` for anonymous kinds), field id → name, and
+    the ``operator`` field id."""
     key = (language.name, language.node_kind_count, language.field_count)
     if key not in _TABLES:
         kinds = {kind_id: classify(language.node_kind_for_id(kind_id) or "")
-                 for kind_id in range(language.node_kind_count) if language.node_kind_is_named(kind_id)}
+                 if language.node_kind_is_named(kind_id) else 0 for kind_id in range(language.node_kind_count)}
         fields = {i: language.field_name_for_id(i) for i in range(1, language.field_count + 1)}
         _TABLES[key] = (kinds, fields, language.field_id_for_name("operator"))
     return _TABLES[key]
@@ -84,35 +90,35 @@ def walk(b, ts_root, function: str) -> int:
     owner``)
     and ``field, parent, children`` (one entry per node), ``b.text`` (leaves), ``b.op`` (operator
     nodes), ``b.scope_end`` (scope node → index of its subtree's last node), ``b.marks`` (scope,
-    declaration and identifier nodes, in order) and the AST edge columns.
+    declaration and identifier nodes, in order), ``b.expressions`` (:data:`EXPRESSION_KINDS` nodes, in
+    order) and the AST edge columns.
     """
     kinds, field_names, operator_field = language_tables(b.unit.tree.language)
     field_name = field_names.get
     src = b.source
     kind_of, field_of, parent_of, children = b.kind, b.field, b.parent, b.children
-    type_of, depth_of, start_of, end_of = b.node_type, b.loop_depth, b.start, b.end
-    text, op, marks, scope_end = b.text, b.op, b.marks, b.scope_end
+    depth_of, start_of, end_of = b.loop_depth, b.start, b.end
+    text, op, marks, expressions, scope_end = b.text, b.op, b.marks, b.expressions, b.scope_end
     ast_src, ast_dst, ast_position = b.edge_columns[0]
     no_children = ()
     leaves: list[int] = []  # leaves whose token is their spelling (literals, types, qualifiers, fields)
     first = len(kind_of)
     cursor = ts_root.walk()
-    # context of the cursor's current sibling list: kept parent, field inherited through a transparent
-    # node, loop depth, and whether the parent is a scope (closed when the cursor leaves the list)
-    parent, inherited, depth, closes = -1, None, 0, False
+    # context of the cursor's current sibling list: kept parent and its child list, field inherited
+    # through a transparent node, loop depth, and whether the parent is a scope (closed on leaving)
+    parent, siblings, inherited, depth, closes = -1, None, None, 0, False
     saved: list = []  # contexts of the enclosing levels
     save, restore = saved.append, saved.pop
     while True:
         node = cursor.node
         entry = kinds.get(node.kind_id)
-        if entry is None and node.is_named:  # ERROR and other kinds outside the grammar's named table
-            entry = classify(node.type)
-        if entry is not None:
+        if entry is None:  # ERROR and other ids outside the grammar's table
+            entry = classify(node.type) if node.is_named else 0
+        if entry:
             kind, category, node_type, role, is_loop, has_operator = entry
-            if category == INNER or category == LEAF:
+            if category >= LEAF:
                 index = len(kind_of)
                 start, end = node.byte_range
-                type_of.append(node_type)
                 kind_of.append(kind)
                 field_of.append(inherited or field_name(cursor.field_id))
                 parent_of.append(parent)
@@ -120,32 +126,36 @@ def walk(b, ts_root, function: str) -> int:
                 start_of.append(start)
                 end_of.append(end)
                 if parent >= 0:
-                    siblings = children[parent]
                     ast_position.append(len(siblings))
                     siblings.append(index)
                 if role:
-                    marks.append(index)
+                    if role == ROLE_EXPRESSION:
+                        expressions.append(index)
+                    else:
+                        marks.append(index)
                 if category == LEAF:
                     children.append(no_children)
                     text[index] = src[start:end].decode("utf-8", "replace")
                     if kind != "identifier":
                         leaves.append(index)
                 else:
-                    children.append([])
+                    kids = []
+                    children.append(kids)
                     if has_operator:
                         operator = node.child_by_field_id(operator_field)
                         if operator is not None and not operator.is_named:
                             op[index] = operator.type
                     if cursor.goto_first_child():
-                        save((parent, inherited, depth, closes))
-                        parent, inherited, depth, closes = index, None, depth + is_loop, role == ROLE_SCOPE
+                        save((parent, siblings, inherited, depth, closes))
+                        parent, siblings, inherited, depth, closes = index, kids, None, depth + is_loop, \
+                            role == ROLE_SCOPE
                         continue
                     if role == ROLE_SCOPE:
                         scope_end[index] = index
             elif category == TRANSPARENT:
                 field = inherited or field_name(cursor.field_id)
                 if cursor.goto_first_child():
-                    save((parent, inherited, depth, closes))
+                    save((parent, siblings, inherited, depth, closes))
                     inherited, closes = field, False
                     continue
         # next node: the next sibling, else the next sibling of the nearest ancestor that has one
@@ -155,13 +165,14 @@ def walk(b, ts_root, function: str) -> int:
             cursor.goto_parent()
             if closes:
                 scope_end[parent] = len(kind_of) - 1
-            parent, inherited, depth, closes = restore()
+            parent, siblings, inherited, depth, closes = restore()
         else:
             continue
         break
     count = len(kind_of) - first
     ast_src.extend(parent_of[first + 1:])  # every node but the root has its parent's AST edge, in order
     ast_dst.extend(range(first + 1, first + count))
+    b.node_type.extend(map(_TYPE_IDS.get, kind_of[first:], repeat(int(NodeType.OTHER))))
     b.token.extend(kind_of[first:])
     b.dtype.extend(repeat("none", count))
     b.space.extend(repeat("none", count))

@@ -33,7 +33,7 @@ def _events(b, root: int, out: list) -> None:
     still to visit and event tuples still to emit, in reverse order."""
     kind, children, sym_of, child = b.kind, b.children, b.sym_of, b.child
     stack: list = [root]
-    pop, push = stack.pop, stack.append
+    pop, push, extend = stack.pop, stack.append, stack.extend
     while stack:
         i = pop()
         if i.__class__ is tuple:
@@ -75,8 +75,8 @@ def _events(b, root: int, out: list) -> None:
                 push(value)
             continue
         kids = children[i]
-        for j in range(len(kids) - 1, -1, -1):
-            push(kids[j])
+        if kids:
+            extend(reversed(kids))
 
 
 def add_scalar_edges(b, cfg, params) -> None:
@@ -185,10 +185,11 @@ def _writes(name: str) -> bool:
     return name.startswith(("atom", "vstore", "write_image"))
 
 
-def add_buffer_edges(b, lo: int, hi: int) -> None:
-    """Buffer load/store/index DATA edges of nodes [lo, hi)."""
+def add_buffer_edges(b, expressions: list[int], marks: list[int]) -> None:
+    """Buffer load/store/index DATA edges of one function, given its expression nodes and its marked
+    (scope, declaration, identifier) nodes, each in pre-order."""
     bases: set[int] = set()
-    for i in range(lo, hi):
+    for i in expressions:
         k = b.kind[i]
         if k == "subscript_expression":
             p = b.parent[i]
@@ -220,7 +221,7 @@ def add_buffer_edges(b, lo: int, hi: int) -> None:
                     b.add_edge(call, buffer, Flow.DATA, DATA_WRITE)
         for index in indices:
             b.add_edge(index, buffer, Flow.DATA, DATA_INDEX)
-    for i in range(lo, hi):
+    for i in marks:
         if b.kind[i] != "identifier" or i in bases:
             continue
         symbol = b.sym_of.get(i)
