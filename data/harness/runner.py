@@ -149,8 +149,8 @@ class KernelRunner:
                     row["message"] = "slow"
                 if self.counts is not None:
                     with self.phase("counts"):
-                        counted = self.counts.instrumented(spec, config, DeviceLaunch(self.queue, args, gsize, lsize),
-                                                           timing.median_time_ns)
+                        launch = DeviceLaunch(self.queue, args, gsize, lsize, self._nbytes(config))
+                        counted = self.counts.instrumented(spec, config, launch, timing.median_time_ns)
                     if counted is not None:
                         row.update(counted[0])
                         row["counts_source"] = counted[1]
@@ -201,6 +201,12 @@ class KernelRunner:
         self._fill_defaults(buffers, {a.name: counts[a.name] for a in spec.args if a.kind == "buffer"},
                             skip=set(given))
 
+    def _nbytes(self, config) -> list:
+        """Bytes of each argument this config uses (buffers: its own element count, not the visit's
+        allocation), in parameter order; 0 for non-buffers."""
+        counts = self.spec.buffer_counts(config.sizes_dict, list(config.local_size))
+        return [counts[a.name] * np.dtype(a.dtype).itemsize if a.kind == "buffer" else 0 for a in self.spec.args]
+
     def _args(self, buffers, config) -> list:
         """The kernel's arguments for ``config``, in parameter order."""
         import pyopencl as cl
@@ -224,17 +230,20 @@ class DeviceLaunch:
 
     Args:
         queue: the measuring queue; args: the kernel's arguments in parameter order;
-        global_size, local_size: the launch's NDRange.
+        global_size, local_size: the launch's NDRange;
+        nbytes: bytes of each buffer argument this launch uses, in parameter order (the footprint
+            byte maps cover these, not the possibly bigger allocations; None: the allocations).
     """
 
-    def __init__(self, queue, args: list, global_size, local_size):
+    def __init__(self, queue, args: list, global_size, local_size, nbytes: list | None = None):
         self.queue, self.args, self.global_size, self.local_size = queue, args, global_size, local_size
+        self.nbytes = nbytes or [getattr(a, "size", 0) for a in args]
         self.context = queue.context
 
     def __call__(self, kernel, program):
         from kgraph.instrument import launch_on_device
 
-        capacities = {b.name: self.args[b.param_index].size // b.elem_bytes for b in kernel.buffers}
+        capacities = {b.name: self.nbytes[b.param_index] // b.elem_bytes for b in kernel.buffers}
         return launch_on_device(self.queue, program, kernel, self.global_size, self.local_size,
                                 self.args, capacities)
 
