@@ -54,7 +54,8 @@ class ScopeResolver:
     def run(self, marks: list[int]) -> None:
         """Resolve the marked nodes (scope, declaration and identifier nodes of the function, pre-order)."""
         b = self.b
-        kind, text, scopes, visible = b.kind, b.text, self.scopes, self.visible
+        kind, text, scopes, visible, pending = b.kind, b.text, self.scopes, self.visible, self.pending
+        token, dtype, space, sym_of, declared = b.token, b.dtype, b.space, b.sym_of, b.declared
         for i in marks:
             while scopes and scopes[-1][0] < i:
                 for name, shadowed in reversed(scopes.pop()[1]):
@@ -69,23 +70,18 @@ class ScopeResolver:
                 else:
                     self.declare(i)
             else:
-                symbol = self.pending.pop(i, None)
+                symbol = pending.pop(i, None) if pending else None
                 if symbol is not None:
                     scopes[-1][1].append((symbol.name, visible.get(symbol.name)))
                     visible[symbol.name] = symbol
-                    b.declared[i] = symbol
-                    self.name_node(i, symbol)
-                    continue
-                symbol = visible.get(text[i])
-                if symbol is not None:
-                    b.sym_of[i] = symbol
-                    self.name_node(i, symbol)
+                    declared[i] = symbol
                 else:
-                    self.unresolved(i, text[i])
-
-    def name_node(self, index: int, symbol: Symbol) -> None:
-        b = self.b
-        b.token[index], b.dtype[index], b.space[index] = b.token[symbol.node], symbol.dtype, symbol.space
+                    symbol = visible.get(text[i])
+                    if symbol is None:
+                        self.unresolved(i, text[i])
+                        continue
+                    sym_of[i] = symbol
+                token[i], dtype[i], space[i] = token[symbol.node], symbol.dtype, symbol.space
 
     def unresolved(self, index: int, name: str) -> None:
         b = self.b

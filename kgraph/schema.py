@@ -21,6 +21,7 @@ and four edge flows (see :class:`Flow` for the positions each uses).
 from __future__ import annotations
 
 from enum import IntEnum
+from functools import lru_cache
 
 # Version of the whole numeric encoding (node types, flows, positions, dtype/address-space tables,
 # token rules and kgraph/vocab.json). Bump on any change.
@@ -226,6 +227,7 @@ DTYPE_ALIASES = {
 }
 
 
+@lru_cache(maxsize=4096)
 def dtype_name(spelling: str | None) -> str:
     """Normalise a C/OpenCL/CUDA type spelling (``unsigned int``, ``float4``, ``uint``) to a DTYPES name."""
     if not spelling:

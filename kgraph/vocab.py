@@ -144,6 +144,7 @@ def load_vocabulary() -> Vocabulary:
         return Vocabulary.from_json(json.load(fh))
 
 
+@lru_cache(maxsize=8192)
 def literal_token(kind: str, text: str) -> tuple[str, str]:
     """Bucket a literal: ``(token, dtype)``. ``number_literal`` gives ``int:*`` or ``float:*``."""
     if kind == "char_literal":
