@@ -84,7 +84,7 @@ def _campaign(spec_file, descriptor, out: Path, kernels, **extra):
     shutil.copy(descriptor, out / "device.json")
     opts = CampaignOptions(device="pocl", out=str(out), specs=f"{spec_file}:specs", kernels=kernels,
                            max_per_kernel=4, build_timeout_s=3.0, launch_timeout_s=3.0, progress=False,
-                           counts="none", policy=TimingPolicy(max_repeats=10, time_cap_s=0.05), **extra)
+                           policy=TimingPolicy(max_repeats=10, time_cap_s=0.05), **{"counts": "none", **extra})
     return run_campaign(opts)
 
 
@@ -139,3 +139,18 @@ def test_kill_then_resume_gives_same_keys(spec_file, descriptor, tmp_path):
     a, b = read_launches(full), read_launches(killed)
     assert b.key.is_unique
     assert set(a.key) == set(b.key) and len(a) == len(b) == 8
+
+
+def test_counts_instrumented_in_worker_static_in_supervisor(spec_file, descriptor, tmp_path):
+    """t.scale: y[i] = 2*x[i] under i < n, so n FLOPs, 4n bytes loaded, 4n stored, 8n touched."""
+    from data.harness.store import read_launches
+
+    _campaign(spec_file, descriptor, tmp_path / "auto", ["t.scale"], counts="auto")
+    _campaign(spec_file, descriptor, tmp_path / "capped", ["t.scale"], counts="auto", max_instrumented_time_s=0.0)
+    for folder, source, footprint in (("auto", "instrumented", 8), ("capped", "static", None)):
+        df = read_launches(tmp_path / folder)
+        assert len(df) == 4 and (df.status == "ok").all() and (df.counts_source == source).all()
+        n = df.sizes.map(lambda s: json.loads(s)["n"])
+        assert (df.flops_fp32 == n).all() and (df.global_load_bytes == 4 * n).all()
+        assert (df.global_store_bytes == 4 * n).all() and (df.atomics == 0).all()
+        assert (df.footprint_bytes == (footprint * n if footprint else -1)).all()
