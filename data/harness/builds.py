@@ -99,6 +99,8 @@ def _pool_build(job: tuple) -> tuple[str, bool]:
         source = job[1] if job[0] == "source" else instrumented_source(job[1], job[2])
         if source is None:
             return job[0], False
+        if (cache_dir() / f"{cache_key(_POOL_CTX.devices[0], source)}.bin").exists():
+            return job[0], True  # the measuring worker (or an earlier run) got there first
         build_program(_POOL_CTX, source)
         return job[0], True
     except (cl.Error, Exception):  # noqa: BLE001 - a failed pre-build only means no cache entry
