@@ -96,17 +96,16 @@ def walk(b, ts_root, function: str) -> int:
     kinds, field_names, operator_field = language_tables(b.unit.tree.language)
     field_name = field_names.get
     src = b.source
-    kind_of, field_of, parent_of, children = b.kind, b.field, b.parent, b.children
-    depth_of, start_of, end_of = b.loop_depth, b.start, b.end
     text, op, marks, expressions, scope_end = b.text, b.op, b.marks, b.expressions, b.scope_end
-    ast_src, ast_dst, ast_position = b.edge_columns[0]
     no_children = ()
     leaves: list[int] = []  # leaves whose token is their spelling (literals, types, qualifiers, fields)
-    first = len(kind_of)
+    rows: list[tuple] = []  # per node: kind, field, parent, loop depth, start, end, position, children
+    row = rows.append
+    first = index = len(b.kind)
     cursor = ts_root.walk()
     # context of the cursor's current sibling list: kept parent and its child list, field inherited
     # through a transparent node, loop depth, and whether the parent is a scope (closed on leaving)
-    parent, siblings, inherited, depth, closes = -1, None, None, 0, False
+    parent, siblings, inherited, depth, closes = -1, [], None, 0, False
     saved: list = []  # contexts of the enclosing levels
     save, restore = saved.append, saved.pop
     while True:
@@ -117,30 +116,24 @@ def walk(b, ts_root, function: str) -> int:
         if entry:
             kind, category, node_type, role, is_loop, has_operator = entry
             if category >= LEAF:
-                index = len(kind_of)
                 start, end = node.byte_range
-                kind_of.append(kind)
-                field_of.append(inherited or field_name(cursor.field_id))
-                parent_of.append(parent)
-                depth_of.append(depth)
-                start_of.append(start)
-                end_of.append(end)
-                if parent >= 0:
-                    ast_position.append(len(siblings))
-                    siblings.append(index)
                 if role:
                     if role == ROLE_EXPRESSION:
                         expressions.append(index)
                     else:
                         marks.append(index)
                 if category == LEAF:
-                    children.append(no_children)
+                    row((kind, inherited or field_name(cursor.field_id), parent, depth, start, end, len(siblings),
+                         no_children))
+                    siblings.append(index)
                     text[index] = src[start:end].decode("utf-8", "replace")
                     if kind != "identifier":
                         leaves.append(index)
                 else:
                     kids = []
-                    children.append(kids)
+                    row((kind, inherited or field_name(cursor.field_id), parent, depth, start, end, len(siblings),
+                         kids))
+                    siblings.append(index)
                     if has_operator:
                         operator = node.child_by_field_id(operator_field)
                         if operator is not None and not operator.is_named:
@@ -149,9 +142,11 @@ def walk(b, ts_root, function: str) -> int:
                         save((parent, siblings, inherited, depth, closes))
                         parent, siblings, inherited, depth, closes = index, kids, None, depth + is_loop, \
                             role == ROLE_SCOPE
+                        index += 1
                         continue
                     if role == ROLE_SCOPE:
                         scope_end[index] = index
+                index += 1
             elif category == TRANSPARENT:
                 field = inherited or field_name(cursor.field_id)
                 if cursor.goto_first_child():
@@ -164,18 +159,28 @@ def walk(b, ts_root, function: str) -> int:
                 break
             cursor.goto_parent()
             if closes:
-                scope_end[parent] = len(kind_of) - 1
+                scope_end[parent] = index - 1
             parent, siblings, inherited, depth, closes = restore()
         else:
             continue
         break
-    count = len(kind_of) - first
-    ast_src.extend(parent_of[first + 1:])  # every node but the root has its parent's AST edge, in order
-    ast_dst.extend(range(first + 1, first + count))
-    b.node_type.extend(map(_TYPE_IDS.get, kind_of[first:], repeat(int(NodeType.OTHER))))
-    b.token.extend(kind_of[first:])
-    b.dtype.extend(repeat("none", count))
-    b.space.extend(repeat("none", count))
-    b.owner.extend(repeat(function, count))
+    kind, field, parent, depth, start, end, position, kids = zip(*rows)  # columns, in one go
+    count = len(rows)
+    b.kind += kind
+    b.field += field
+    b.parent += parent
+    b.loop_depth += depth
+    b.start += start
+    b.end += end
+    b.children += kids
+    ast_src, ast_dst, ast_position = b.edge_columns[0]
+    ast_src += parent[1:]  # every node but the root has its parent's AST edge, in pre-order
+    ast_dst += range(first + 1, first + count)
+    ast_position += position[1:]
+    b.node_type += map(_TYPE_IDS.get, kind, repeat(int(NodeType.OTHER)))
+    b.token += kind
+    b.dtype += repeat("none", count)
+    b.space += repeat("none", count)
+    b.owner += repeat(function, count)
     leaf_tokens(b, leaves)
     return first
