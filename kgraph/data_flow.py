@@ -80,60 +80,71 @@ def _events(b, root: int, out: list) -> None:
 
 
 def add_scalar_edges(b, cfg, params) -> None:
-    """Reaching-definition DATA edges (def -> use) of the function whose CONTROL graph is ``cfg``."""
-    def_nodes: list[int] = []
-    def_var: list[int] = []
-    events: dict[int, list] = {}
+    """Reaching-definition DATA edges (def -> use) of the function whose CONTROL graph is ``cfg``.
+
+    CONTROL nodes are numbered by creation order; per node, ``gen``/``kill``/``out``/``inn`` are int
+    bitsets over the definitions (parameters first, then definitions in evaluation order)."""
+    nodes = cfg.nodes
+    m = len(nodes)
+    position = {n: k for k, n in enumerate(nodes)}
+    def_nodes: list[int] = []  # definition number -> defining node
+    def_var: list[int] = []    # definition number -> variable (its VARIABLE node)
     for p in params:
         if not p.is_buffer:
             def_nodes.append(p.node)
             def_var.append(p.node)
     entry_defs = (1 << len(def_nodes)) - 1
-    for n in cfg.nodes:
+    events: list = [()] * m
+    evaluates = cfg.evaluates
+    for k, n in enumerate(nodes):
         evs: list = []
-        for root in cfg.evaluates[n]:
+        for root in evaluates[n]:
             if root is not None:
                 _events(b, root, evs)
+        if not evs:
+            continue
         numbered = []
         for tag, symbol, node in evs:
             if tag == _DEF:
-                numbered.append((tag, symbol.node, len(def_nodes)))
+                numbered.append((_DEF, symbol.node, len(def_nodes)))
                 def_nodes.append(node)
                 def_var.append(symbol.node)
             else:
-                numbered.append((tag, symbol.node, node))
-        events[n] = numbered
+                numbered.append((_USE, symbol.node, node))
+        events[k] = numbered
     mask: dict[int, int] = {}
     for d, var in enumerate(def_var):
         mask[var] = mask.get(var, 0) | (1 << d)
-    gen: dict[int, int] = {}
-    kill: dict[int, int] = {}
-    for n in cfg.nodes:
-        g = k = 0
-        for tag, var, d in events[n]:
+    gen = [0] * m
+    kill = [0] * m
+    for k in range(m):
+        g = c = 0
+        for tag, var, d in events[k]:
             if tag == _DEF:
                 g = (g & ~mask[var]) | (1 << d)
-                k |= mask[var]
-        gen[n], kill[n] = g, k
-    gen[cfg.entry] |= entry_defs
-    out = {n: gen[n] for n in cfg.nodes}
-    inn = {n: 0 for n in cfg.nodes}
+                c |= mask[var]
+        gen[k], kill[k] = g, c
+    gen[position[cfg.entry]] |= entry_defs
+    preds = cfg.preds
+    pred_positions = [[position[p] for p in preds.get(n, ()) if p in position] for n in nodes]
+    out = list(gen)
+    inn = [0] * m
     changed = True
     while changed:
         changed = False
-        for n in cfg.nodes:
+        for k in range(m):
             reach = 0
-            for p in cfg.preds.get(n, ()):
-                reach |= out.get(p, 0)
-            inn[n] = reach
-            new = gen[n] | (reach & ~kill[n])
-            if new != out[n]:
-                out[n] = new
+            for p in pred_positions[k]:
+                reach |= out[p]
+            inn[k] = reach
+            new = gen[k] | (reach & ~kill[k])
+            if new != out[k]:
+                out[k] = new
                 changed = True
     data_src, data_dst, data_position = b.edge_columns[Flow.DATA]
-    for n in cfg.nodes:
-        current = inn[n]
-        for tag, var, x in events[n]:
+    for k in range(m):
+        current = inn[k]
+        for tag, var, x in events[k]:
             if tag == _DEF:
                 current = (current & ~mask[var]) | (1 << x)
                 continue
