@@ -110,28 +110,28 @@ class ScopeResolver:
             builtin = b.shared_node(NodeType.BUILTIN, name, name)
             b.add_edge(builtin, index, Flow.DATA, DATA_VALUE)
 
-    def written_space(self, decl: int) -> str | None:
-        """The address space written on a declaration: the front end's record (masked OpenCL
-        qualifiers), else a qualifier keyword the grammar kept (CUDA ``__shared__``), per the dialect."""
-        b = self.b
-        space = self.address_spaces.get(b.start[decl])
-        for c in b.children[decl]:
-            if b.kind[c] in _QUALIFIER_KINDS and b.text.get(c) in self.qualifier_spaces:
-                space = self.qualifier_spaces[b.text[c]]
-        return space
-
     def declare(self, decl: int) -> None:
-        """Create the symbols declared by ``decl``; they enter scope at their declarator identifier."""
+        """Create the symbols declared by ``decl``; they enter scope at their declarator identifier.
+
+        The address space written on it is the front end's record (masked OpenCL qualifiers), else a
+        qualifier keyword the grammar kept (CUDA ``__shared__``), as the dialect's qualifier table says."""
         b = self.b
+        kind, field, text = b.kind, b.field, b.text
         function = self.function.name
-        type_node = b.child(decl, "type")
-        base_dtype = b.dtype[type_node] if type_node is not None else "none"
-        written_space = self.written_space(decl)
-        is_param = b.kind[decl] == "parameter_declaration"
+        base_dtype, type_seen = "none", False
+        written_space = self.address_spaces.get(b.start[decl])
+        declarators = []
+        for c in b.children[decl]:
+            f = field[c]
+            if f == "declarator":
+                declarators.append(c)
+            elif f == "type" and not type_seen:
+                base_dtype, type_seen = b.dtype[c], True
+            elif kind[c] in _QUALIFIER_KINDS and text.get(c) in self.qualifier_spaces:
+                written_space = self.qualifier_spaces[text[c]]
+        is_param = kind[decl] == "parameter_declaration"
         param = self.params.get(b.start[decl]) if is_param else None
-        for d in b.children[decl]:
-            if b.field[d] != "declarator":
-                continue
+        for d in declarators:
             ident, pointers, arrays, init = self.unwrap_declarator(d)
             if ident is None:
                 continue
@@ -141,22 +141,17 @@ class ScopeResolver:
                 is_buffer, space = bool(param.is_pointer), param.address_space or written_space
             alias = self.alias_of(init) if is_buffer and pointers and init is not None else None
             if alias is not None:
-                symbol = Symbol(b.text[ident], alias.node, True, alias.dtype, alias.space)
+                symbol = Symbol(text[ident], alias.node, True, alias.dtype, alias.space)
             else:
                 space = space or ("generic" if pointers else "private")
-                symbol = self.new_symbol(b.text[ident], is_buffer, dtype, space, ident, function)
-                b.add_edge(decl, symbol.node, Flow.DATA, DATA_DECL)
+                node_type = NodeType.BUFFER if is_buffer else NodeType.VARIABLE
+                index = b.new_node(int(node_type), b.next_token("buf" if is_buffer else "var"), node_type.name,
+                                   b.start[ident], b.end[ident], b.loop_depth[ident], function, dtype, space)
+                symbol = Symbol(text[ident], index, is_buffer, dtype, space)
+                b.add_edge(decl, index, Flow.DATA, DATA_DECL)
             self.pending[ident] = symbol
             if is_param:
                 b.params.setdefault(function, []).append(symbol)
-
-    def new_symbol(self, name: str, is_buffer: bool, dtype: str, space: str, ident: int, function: str) -> Symbol:
-        b = self.b
-        node_type = NodeType.BUFFER if is_buffer else NodeType.VARIABLE
-        token = b.next_token("buf" if is_buffer else "var")
-        index = b.new_node(int(node_type), token, node_type.name, b.start[ident], b.end[ident], b.loop_depth[ident],
-                           function, dtype, space)
-        return Symbol(name, index, is_buffer, dtype, space)
 
     def unwrap_declarator(self, d: int) -> tuple[int | None, int, int, int | None]:
         """(identifier, pointer levels, array dimensions, initialiser) of one declarator."""
