@@ -87,11 +87,14 @@ class KernelRunner:
         from .builds import build_program
 
         if self.program is None:
+            start = time.perf_counter()
             try:
-                with self.phase("build"):
-                    self.program, self.cache_hit = build_program(self.ctx, self.spec.source)
+                self.program, self.cache_hit = build_program(self.ctx, self.spec.source)
             except cl.Error as err:
                 return "build_error", _clip(str(err))
+            finally:
+                name = "build (cache hit)" if self.cache_hit else "build (from source)"
+                self.phases[name] = self.phases.get(name, 0.0) + time.perf_counter() - start
         try:
             with self.phase("check"):
                 ok, max_err = check_spec(self.spec, self.ctx, self.queue, seed=self.seed, program=self.program)

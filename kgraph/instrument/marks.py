@@ -12,7 +12,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from kgraph.errors import MeasurementError
-from kgraph.instrument.prelude import COUNTER_NAMES, MARK_HEADER_WORDS
+from kgraph.instrument.prelude import COUNTER_NAMES, COUNTER_SLOTS, COUNTER_STRIDE, MARK_HEADER_WORDS
 from kgraph.instrument.rewrite import InstrumentedKernel
 
 MAX_MARK_WORDS = 2**32 - 1  # word offsets in the header are 32-bit
@@ -62,7 +62,7 @@ def launch_on_device(queue, program, kernel: InstrumentedKernel, global_size: Se
     ctx = queue.context
     header, words = mark_layout(kernel, capacities)
     mf = cl.mem_flags
-    counters = np.zeros(len(COUNTER_NAMES), dtype=np.uint64)
+    counters = np.zeros((COUNTER_SLOTS, COUNTER_STRIDE), dtype=np.uint64)
     counters_dev = cl.Buffer(ctx, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=counters)
     marks_dev = cl.Buffer(ctx, mf.READ_WRITE, words * 4)
     marks = np.empty(words, dtype=np.uint32)
@@ -86,7 +86,8 @@ def launch_on_device(queue, program, kernel: InstrumentedKernel, global_size: Se
 
 
 def collect(kernel: InstrumentedKernel, counters: np.ndarray, marks: np.ndarray):
-    """``WorkCounts`` from the read-back counters and marks (footprint and extents from the byte maps)."""
+    """``WorkCounts`` from the read-back counters (slots x stride, summed here) and marks (footprint and
+    extents from the byte maps)."""
     from kgraph.instrument.launch import BufferExtent, WorkCounts
 
     extents = {}
@@ -97,6 +98,7 @@ def collect(kernel: InstrumentedKernel, counters: np.ndarray, marks: np.ndarray)
         last_inside = capacity - 1 - int(np.argmax(touched_map[::-1])) if touched else -1
         max_index = max(last_inside, outside_plus1 - 1)
         extents[b.name] = BufferExtent(b.name, b.elem_bytes, capacity, max_index, touched, out_of_range)
-    totals = {name: int(counters[k]) for k, name in enumerate(COUNTER_NAMES)}
+    sums = counters.reshape(-1, COUNTER_STRIDE).sum(axis=0, dtype=np.uint64)
+    totals = {name: int(sums[k]) for k, name in enumerate(COUNTER_NAMES)}
     return WorkCounts(**totals, footprint_bytes=sum(e.footprint_bytes for e in extents.values()),
                       buffers=extents, exact=kernel.exact, warnings=tuple(kernel.warnings))
