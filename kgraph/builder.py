@@ -44,6 +44,7 @@ class GraphBuilder:
         self.unit = unit
         self.kernel = function
         self.source: bytes = unit.source
+        self.source_text: str | None = unit.source.decode("ascii") if unit.source.isascii() else None
         self.node_type: list[int] = []
         self.token: list[str] = []
         self.kind: list[str] = []

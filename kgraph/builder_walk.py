@@ -95,7 +95,8 @@ def walk(b, ts_root, function: str) -> int:
     """
     kinds, field_names, operator_field = language_tables(b.unit.tree.language)
     field_name = field_names.get
-    src = b.source
+    ascii_only = b.source_text is not None  # then a str slice is the leaf's spelling: no per-leaf decode
+    src = b.source_text if ascii_only else b.source
     text, op, marks, expressions, scope_end = b.text, b.op, b.marks, b.expressions, b.scope_end
     no_children = ()
     leaves: list[int] = []  # leaves whose token is their spelling (literals, types, qualifiers, fields)
@@ -126,7 +127,7 @@ def walk(b, ts_root, function: str) -> int:
                     row((kind, inherited or field_name(cursor.field_id), parent, depth, start, end, len(siblings),
                          no_children))
                     siblings.append(index)
-                    text[index] = src[start:end].decode("utf-8", "replace")
+                    text[index] = src[start:end] if ascii_only else src[start:end].decode("utf-8", "replace")
                     if kind != "identifier":
                         leaves.append(index)
                 else:

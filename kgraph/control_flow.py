@@ -49,6 +49,7 @@ class _Builder:
         self.loops: list[dict] = []      # innermost last: {"breaks": [...], "continues": [...] | None}
         self.labels: dict[str, int] = {}
         self.gotos: list[tuple[int, str]] = []
+        self.edge_src, self.edge_dst, self.edge_position = b.edge_columns[Flow.CONTROL]
         self._add(entry, [])
 
     def _add(self, node: int, evaluates: list[int]) -> None:
@@ -59,7 +60,9 @@ class _Builder:
     def connect(self, dangling: Dangling, target: int, position: int | None = None) -> None:
         preds = self.cfg.preds.setdefault(target, [])
         for src, pos in dangling:
-            self.b.add_edge(src, target, Flow.CONTROL, pos if position is None else position)
+            self.edge_src.append(src)
+            self.edge_dst.append(target)
+            self.edge_position.append(pos if position is None else position)
             preds.append(src)
 
     def statement(self, s: int, preds: Dangling) -> Dangling:

@@ -61,3 +61,14 @@ def test_kernel_graph_from_node_and_edge_lists():
     data = kgraph.to_pyg(g)
     assert data.edge_index.tolist() == [[0], [1]] and data.x[:, 0].tolist() == [int(NodeType.FUNCTION),
                                                                                  int(NodeType.IDENTIFIER)]
+
+
+def test_non_ascii_source_gives_the_same_tensors():
+    plain = kgraph.to_pyg(kgraph.from_source(SAXPY, "opencl", analyze=False)[0])
+    accented = SAXPY.replace("int i =", "/* indice é */ int i =")
+    (g,) = kgraph.from_source(accented, "opencl", analyze=False)
+    assert not g.unit.source.isascii()
+    other = kgraph.to_pyg(g)
+    assert torch.equal(plain.x, other.x) and torch.equal(plain.edge_index, other.edge_index)
+    # spans index the UTF-8 bytes: the declaration after the accented comment reads back exactly
+    assert "int i = get_global_id(0);" in [g.text(k) for k in range(g.num_nodes)]
