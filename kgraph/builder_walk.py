@@ -32,10 +32,11 @@ OPERATOR_KINDS = frozenset({"binary_expression", "unary_expression", "update_exp
                             "pointer_expression", "field_expression"})
 
 SKIPPED, TRANSPARENT, LEAF, INNER = range(4)
-# expression kinds the dtype pass (kgraph.builder_dtypes) and the buffer pass (kgraph.data_flow) look at
+# expression kinds the dtype pass (kgraph.builder_dtypes) and the DATA passes (kgraph.data_flow) look at
 EXPRESSION_KINDS = frozenset({"binary_expression", "assignment_expression", "update_expression", "unary_expression",
                               "comma_expression", "conditional_expression", "subscript_expression",
-                              "pointer_expression", "field_expression", "cast_expression", "call_expression"})
+                              "pointer_expression", "field_expression", "cast_expression", "call_expression",
+                              "init_declarator"})
 # roles: what the scope pass (kgraph.builder_scopes) looks at (b.marks), expressions (b.expressions)
 ROLE_NONE, ROLE_SCOPE, ROLE_DECL, ROLE_IDENTIFIER, ROLE_EXPRESSION = range(5)
 _TABLES: dict = {}

@@ -15,9 +15,12 @@ Buffers (flow-insensitive): an access is the outermost ``subscript_expression`` 
 """
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
+
 from kgraph.schema import DATA_INDEX, DATA_VALUE, DATA_WRITE, Flow
 
 _USE, _DEF = 0, 1
+_EVENT_KINDS = frozenset({"assignment_expression", "update_expression", "init_declarator"})
 
 
 def _scalar(b, i: int | None):
@@ -27,56 +30,71 @@ def _scalar(b, i: int | None):
     return symbol if symbol is not None and not symbol.is_buffer else None
 
 
-def _events(b, root: int, out: list) -> None:
-    """Append (USE, symbol, identifier) / (DEF, symbol, defining node) of subtree ``root`` in evaluation
-    order (a definition after the right-hand side it reads). Iterative: the stack holds node indices
-    still to visit and event tuples still to emit, in reverse order."""
+def _subtree_last(children, i: int) -> int:
+    """The last node of ``i``'s subtree (nodes are numbered in pre-order: its rightmost descendant)."""
+    kids = children[i]
+    while kids:
+        i = kids[-1]
+        kids = children[i]
+    return i
+
+
+def _events(b, relevant: list[int], lo: int, hi: int, out: list) -> None:
+    """Append the (USE, symbol, identifier) / (DEF, symbol, defining node) events of ``relevant[lo:hi]``
+    (the identifiers, assignments, updates and init_declarators of one subtree, in pre-order) in
+    evaluation order: a definition comes after the right-hand side it reads. Pre-order already is
+    evaluation order except there, so such a definition waits on a stack until the scan leaves its
+    subtree (innermost first), and an initialised declarator's value is scanned before its declarator."""
     kind, children, sym_of, child = b.kind, b.children, b.sym_of, b.child
-    stack: list = [root]
-    pop, push, extend = stack.pop, stack.append, stack.extend
-    while stack:
-        i = pop()
-        if i.__class__ is tuple:
-            out.append(i)
+    deferred: list = []  # (last node of the subtree, events to emit after it), innermost last
+    skip = -1            # the scalar target of the assignment/update just seen (its events are deferred)
+    k = lo
+    while k < hi:
+        i = relevant[k]
+        k += 1
+        while deferred and deferred[-1][0] < i:
+            out += deferred.pop()[1]
+        if i == skip:
             continue
-        k = kind[i]
-        if k == "identifier":
+        node_kind = kind[i]
+        if node_kind == "identifier":
             symbol = sym_of.get(i)
             if symbol is not None and not symbol.is_buffer:
                 out.append((_USE, symbol, i))
-            continue
-        if k == "assignment_expression":
+        elif node_kind == "assignment_expression":
             left = child(i, "left")
             symbol = _scalar(b, left)
             if symbol is not None:
-                push((_DEF, symbol, i))
-                if b.op.get(i) not in (None, "="):
-                    push((_USE, symbol, left))
-                right = child(i, "right")
-                if right is not None:
-                    push(right)
-                continue
-        elif k == "update_expression":
+                after = [(_USE, symbol, left)] if b.op.get(i) not in (None, "=") else []
+                after.append((_DEF, symbol, i))
+                deferred.append((_subtree_last(children, i), after))
+                skip = left
+        elif node_kind == "update_expression":
             arg = child(i, "argument")
             symbol = _scalar(b, arg)
             if symbol is not None:
                 out.append((_USE, symbol, arg))
                 out.append((_DEF, symbol, i))
-                continue
-        elif k == "init_declarator":
+                skip = arg
+        else:  # init_declarator
             value = child(i, "value")
             ident = child(i, "declarator")
             symbol = b.declared.get(ident) if ident is not None else None
             if symbol is not None and not symbol.is_buffer and value is not None:
-                push((_DEF, symbol, i))
-            elif ident is not None:
-                push(ident)
-            if value is not None:
-                push(value)
-            continue
-        kids = children[i]
-        if kids:
-            extend(reversed(kids))
+                deferred.append((_subtree_last(children, i), [(_DEF, symbol, i)]))
+            elif ident is not None and value is not None and children[ident]:
+                end = _subtree_last(children, i)
+                stop = k
+                while stop < hi and relevant[stop] <= end:
+                    stop += 1
+                split = k  # relevant[k:split] lie in the declarator, relevant[split:stop] in the value
+                while split < stop and relevant[split] < value:
+                    split += 1
+                _events(b, relevant, split, stop, out)
+                _events(b, relevant, k, split, out)
+                k = stop
+    while deferred:
+        out += deferred.pop()[1]
 
 
 def add_scalar_edges(b, cfg, params) -> None:
@@ -95,12 +113,18 @@ def add_scalar_edges(b, cfg, params) -> None:
             def_var.append(p.node)
     entry_defs = (1 << len(def_nodes)) - 1
     events: list = [()] * m
-    evaluates = cfg.evaluates
+    evaluates, children = cfg.evaluates, b.children
+    kind = b.kind
+    relevant = sorted([i for i in b.marks if kind[i] == "identifier"]
+                      + [i for i in b.expressions if kind[i] in _EVENT_KINDS])
     for k, n in enumerate(nodes):
         evs: list = []
         for root in evaluates[n]:
             if root is not None:
-                _events(b, root, evs)
+                lo = bisect_left(relevant, root)
+                hi = bisect_right(relevant, _subtree_last(children, root), lo)
+                if lo < hi:
+                    _events(b, relevant, lo, hi, evs)
         if not evs:
             continue
         numbered = []
