@@ -86,14 +86,30 @@ def _count(value, name) -> int:
 
 
 def _inferred_extents(unit, kernel, global_size, local_size, given) -> dict:
+    """Element counts of the buffers without ``--arg`` sizes, from one instrumented run (PoCL or the
+    first OpenCL device); {} when the kernel cannot be instrumented or run."""
+    from kgraph.instrument.extents import infer_extents
+
+    function = next(f for f in unit.kernels if f.name == kernel)
+    scalars, local_bytes = {}, {}
+    for p in function.params:
+        dtype = _DTYPES.get(p.base_type)
+        if dtype is None:
+            return {}
+        if not p.is_pointer:
+            default = str(global_size[0]) if np.dtype(dtype).kind in "iu" else "1.0"
+            scalars[p.name] = float(_number(given.get(p.name, default), p.name))
+            if np.dtype(dtype).kind in "iu":
+                scalars[p.name] = int(scalars[p.name])
+        elif p.address_space == "local":
+            elems = _count(given.get(p.name, math.prod(local_size) if local_size else 256), p.name)
+            local_bytes[p.name] = elems * p.vector_width * np.dtype(dtype).itemsize
     try:
-        from kgraph.instrument import infer_extents
-    except ImportError:
+        extents, _ = infer_extents(unit.text, kernel, global_size, local_size, scalars, local_bytes=local_bytes,
+                                   filename=unit.filename)
+    except Exception:  # noqa: BLE001 - no inference: the command asks for explicit sizes
         return {}
-    try:
-        return dict(infer_extents(unit, kernel, global_size, local_size, given))
-    except Exception:
-        return {}
+    return {name: elements for name, elements in extents.items() if elements > 0}
 
 
 def measure_foreign(spec, device_query: str | None, global_size, local_size, policy=None) -> dict:
