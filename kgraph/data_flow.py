@@ -153,6 +153,8 @@ def add_scalar_edges(b, cfg, params) -> None:
     pred_positions = [[position[p] for p in preds.get(n, ()) if p in position] for n in nodes]
     out = list(gen)
     inn = [0] * m
+    # one sweep in creation order is exact when every predecessor comes earlier (no cycle); else iterate
+    cyclic = any(p >= k for k, ps in enumerate(pred_positions) for p in ps)
     changed = True
     while changed:
         changed = False
@@ -164,7 +166,7 @@ def add_scalar_edges(b, cfg, params) -> None:
             new = gen[k] | (reach & ~kill[k])
             if new != out[k]:
                 out[k] = new
-                changed = True
+                changed = cyclic
     data_src, data_dst, data_position = b.edge_columns[Flow.DATA]
     for k in range(m):
         current = inn[k]
