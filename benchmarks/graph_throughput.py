@@ -2,14 +2,17 @@
 
 Corpus: the shipped ``examples/`` kernels plus the generated corpus (``data.corpus.all_specs()``) when it
 imports; otherwise the examples replicated with renamed kernels until there are ``--min-kernels``.
-Three timings per source, each the best of ``--repeats`` passes over the whole corpus, on one thread:
+Timings over the whole corpus, on one core (the process is pinned), each the best of ``--repeats``
+passes (``--analysis-repeats`` for the slow static analysis), graphs kept until the pass ends:
 
 * raw parse: ``tree_sitter.Parser.parse`` of the bytes the front end parses (``unit.source``);
 * front end: ``parsers.parse_source`` (masking, macros, diagnostics, function records);
-* graphs: ``kgraph.from_unit(unit, analyze=False)`` (AST + CONTROL + DATA + CALL graphs of every kernel).
+* graphs: ``kgraph.from_unit(unit, analyze=False)`` (AST + CONTROL + DATA + CALL graphs of every kernel);
+* graphs + analysis: ``kgraph.from_unit(unit)`` (the same plus :func:`kgraph.analysis.analyze`).
 
-Prints a markdown row: kernels, kernels/s for graph building alone and for parse + graphs, and the
-ratios to the raw parse time. Run: ``python -m benchmarks.graph_throughput``.
+Prints a markdown row: kernels, kernels/s for graph building alone, for parse + graphs and with the
+analysis, and the ratios to the raw parse time. Run: ``python -m benchmarks.graph_throughput``
+(``--analysis-repeats 0`` skips the analysis columns).
 """
 from __future__ import annotations
 
@@ -21,8 +24,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-HEADER = ("| kernels | sources | graph build kernels/s | parse+graph kernels/s | raw parse ms/source "
-          "| graph/raw parse | (parse+graph)/raw parse |\n|---|---|---|---|---|---|---|")
+HEADER = ("| kernels | sources | graph build kernels/s | parse+graph kernels/s | graph+analysis kernels/s "
+          "| raw parse ms/source | graph/raw parse | (parse+graph)/raw parse | (graph+analysis)/raw parse |\n"
+          "|---|---|---|---|---|---|---|---|---|")
 
 
 def load_sources(min_kernels: int) -> list[tuple[str, str, str]]:
@@ -48,7 +52,7 @@ def load_sources(min_kernels: int) -> list[tuple[str, str, str]]:
     return sources
 
 
-def measure(sources, repeats: int) -> dict:
+def measure(sources, repeats: int, analysis_repeats: int = 1) -> dict:
     import tree_sitter as ts
 
     import kgraph
@@ -61,7 +65,7 @@ def measure(sources, repeats: int) -> dict:
             parsers[unit.lang] = ts.Parser(unit.dialect.language)
     kernels = sum(len(kgraph.from_unit(u, analyze=False)) for u in units)  # warm-up, and the count
 
-    def best(fn) -> float:
+    def best(fn, repeats: int = repeats) -> float:
         times = []
         for _ in range(repeats):
             start = time.perf_counter()
@@ -72,13 +76,17 @@ def measure(sources, repeats: int) -> dict:
     raw = best(lambda: [parsers[u.lang].parse(u.source) for u in units])
     front = best(lambda: [parse_source(text, lang, filename=name) for name, lang, text in sources])
     graphs = best(lambda: [kgraph.from_unit(u, analyze=False) for u in units])
-    return {"sources": len(units), "kernels": kernels, "raw_s": raw, "front_s": front, "graph_s": graphs}
+    analysed = best(lambda: [kgraph.from_unit(u) for u in units], analysis_repeats) if analysis_repeats else None
+    return {"sources": len(units), "kernels": kernels, "raw_s": raw, "front_s": front, "graph_s": graphs,
+            "analysis_s": analysed}
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.graph_throughput", description=__doc__.splitlines()[0])
     parser.add_argument("--min-kernels", type=int, default=200, help="replicate examples up to this many (fallback)")
-    parser.add_argument("--repeats", type=int, default=3, help="passes over the corpus; the best is kept")
+    parser.add_argument("--repeats", type=int, default=5, help="passes over the corpus; the best is kept")
+    parser.add_argument("--analysis-repeats", type=int, default=1,
+                        help="passes with the static analysis (slow); 0 skips it")
     args = parser.parse_args(argv)
     for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ.setdefault(var, "1")
@@ -87,13 +95,18 @@ def main(argv: list[str] | None = None) -> int:
             os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})  # one core
         except OSError:
             pass
-    r = measure(load_sources(args.min_kernels), args.repeats)
+    if args.repeats < 1 or args.analysis_repeats < 0:
+        parser.error("--repeats must be at least 1 and --analysis-repeats at least 0")
+    r = measure(load_sources(args.min_kernels), args.repeats, args.analysis_repeats)
     graph_rate = r["kernels"] / r["graph_s"]
     total_rate = r["kernels"] / (r["front_s"] + r["graph_s"])
+    analysed = r["analysis_s"]
+    analysis_rate = f"{r['kernels'] / analysed:.0f}" if analysed else "-"
+    analysis_ratio = f"{analysed / r['raw_s']:.1f}x" if analysed else "-"
     print(HEADER)
-    print(f"| {r['kernels']} | {r['sources']} | {graph_rate:.0f} | {total_rate:.0f} "
-          f"| {1e3 * r['raw_s'] / r['sources']:.3f} | {r['graph_s'] / r['raw_s']:.1f}x "
-          f"| {(r['front_s'] + r['graph_s']) / r['raw_s']:.1f}x |")
+    print(f"| {r['kernels']} | {r['sources']} | {graph_rate:.0f} | {total_rate:.0f} | {analysis_rate} "
+          f"| {1e3 * r['raw_s'] / r['sources']:.3f} | {r['graph_s'] / r['raw_s']:.2f}x "
+          f"| {(r['front_s'] + r['graph_s']) / r['raw_s']:.1f}x | {analysis_ratio} |")
     return 0
 
 
