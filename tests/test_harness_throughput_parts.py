@@ -130,3 +130,23 @@ def test_static_analysis_is_parsed_once_per_kernel():
         assert counts["global_store_bytes"] == 4 * n
     info = _analysis_of.cache_info()
     assert (info.misses, info.hits) == (1, 2)
+
+
+def test_host_fallback_writes_the_device_fill_values(cl_env):
+    """Without a fill program the runner uploads reference_fill: the same inputs either way."""
+    from data.harness.runner import KernelRunner
+
+    ctx, queue = cl_env
+    spec = _saxpy_spec()
+    n = 777
+    got = {}
+    for filler in (DeviceFiller(ctx, queue), False):
+        runner = KernelRunner(ctx, queue, "pocl-test", spec, filler=filler, seed=5)
+        buffers = {name: cl.Buffer(ctx, cl.mem_flags.READ_WRITE, n * 4) for name in ("x", "y")}
+        runner._fill_defaults(buffers, {"x": n, "y": n}, skip=())
+        for name, buf in buffers.items():
+            got[(name, bool(filler))] = np.empty(n, np.float32)
+            cl.enqueue_copy(queue, got[(name, bool(filler))], buf)
+    for name in ("x", "y"):
+        assert np.array_equal(got[(name, True)], got[(name, False)])
+        assert np.array_equal(got[(name, True)], reference_fill("float32", n, buffer_key(5, name)))

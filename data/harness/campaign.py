@@ -127,8 +127,11 @@ def run_campaign(opts: CampaignOptions) -> CampaignSummary:
             if plan:
                 plans[spec.kernel_id] = (spec, plan)
         summary.phases["plan"] = time.monotonic() - plan_start
-        prebuilder = Prebuilder(info, _build_jobs([s for s, _ in plans.values()], opts.counts),
-                                default_jobs() if opts.build_jobs is None else opts.build_jobs)
+        try:
+            prebuilder = Prebuilder(info, _build_jobs([s for s, _ in plans.values()], opts.counts),
+                                    default_jobs() if opts.build_jobs is None else opts.build_jobs)
+        except (OSError, RuntimeError) as exc:  # builds then happen in the worker, as without a pool
+            print(f"campaign: no pre-build pool ({exc})", file=sys.stderr)
         worker.ensure_started()
         bar = _progress(sum(len(p) for _, p in plans.values()), opts.progress, info.device_id)
         pass_index = 0

@@ -96,7 +96,14 @@ class DeviceFiller:
 
         self.queue = queue
         fp64 = bool(getattr(ctx.devices[0], "double_fp_config", 0))
-        self.program = cl.Program(ctx, fill_source(fp64=fp64)).build()
+        try:
+            self.program = cl.Program(ctx, fill_source(fp64=fp64)).build()
+        except cl.Error:
+            if not fp64:
+                raise
+            fp64 = False  # a driver that advertises fp64 but rejects the pragma: fill doubles on the host
+            self.program = cl.Program(ctx, fill_source(fp64=False)).build()
+        self.dtypes = tuple(d for d in FILL_DTYPES if fp64 or d != "float64")
         self._kernels = {}
 
     def fill(self, buffer, dtype: str, count: int, key: int) -> None:
@@ -105,7 +112,7 @@ class DeviceFiller:
 
         if count <= 0:
             return
-        if dtype not in _TYPES or count >= 2**32:
+        if dtype not in self.dtypes or count >= 2**32:
             raise ValueError(f"cannot fill {count} elements of {dtype} on the device")
         kernel = self._kernels.get(dtype)
         if kernel is None:

@@ -19,7 +19,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from .columns import empty_row
-from .fill import FILL_DTYPES, buffer_key
+from .fill import FILL_DTYPES, buffer_key, reference_fill
 from .timing import TimingPolicy, time_launch
 
 # OpenCL error codes that mean "the launch needs more than the device has".
@@ -164,23 +164,32 @@ class KernelRunner:
 
     def _fill_defaults(self, buffers, capacity, skip) -> None:
         """Device-generated default inputs for every buffer not in ``skip`` (zeros for ``out``)."""
+        import pyopencl as cl
+
         from .fill import DeviceFiller
 
         if self.filler is None:
-            self.filler = DeviceFiller(self.ctx, self.queue)
+            try:
+                self.filler = DeviceFiller(self.ctx, self.queue)
+            except cl.Error:
+                self.filler = False  # no fill program on this device: same values from the host
         for arg in self.spec.args:
             if arg.kind != "buffer" or arg.name in skip:
                 continue
+            count, key = capacity[arg.name], buffer_key(self.seed, arg.name)
+            if count <= 0:
+                continue
             if arg.role == "out":
-                self.filler.zero(buffers[arg.name], capacity[arg.name] * np.dtype(arg.dtype).itemsize)
-            elif arg.dtype in FILL_DTYPES:
-                self.filler.fill(buffers[arg.name], arg.dtype, capacity[arg.name], buffer_key(self.seed, arg.name))
+                cl.enqueue_fill_buffer(self.queue, buffers[arg.name], np.uint8(0), 0,
+                                       count * np.dtype(arg.dtype).itemsize)
+            elif self.filler and arg.dtype in self.filler.dtypes:
+                self.filler.fill(buffers[arg.name], arg.dtype, count, key)
+            elif arg.dtype in FILL_DTYPES:  # the device's values, computed on the host
+                cl.enqueue_copy(self.queue, buffers[arg.name], reference_fill(arg.dtype, count, key))
             else:  # a dtype the fill kernels do not cover: the host's seeded defaults
-                import pyopencl as cl
-
-                rng = np.random.default_rng([self.seed, buffer_key(self.seed, arg.name)])
-                host = (rng.uniform(-1.0, 1.0, capacity[arg.name]) if np.dtype(arg.dtype).kind == "f"
-                        else rng.integers(0, 100, capacity[arg.name])).astype(arg.dtype)
+                rng = np.random.default_rng([self.seed, key])
+                host = (rng.uniform(-1.0, 1.0, count) if np.dtype(arg.dtype).kind == "f"
+                        else rng.integers(0, 100, count)).astype(arg.dtype)
                 cl.enqueue_copy(self.queue, buffers[arg.name], host)
         self.queue.finish()
 
