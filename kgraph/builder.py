@@ -62,6 +62,7 @@ class GraphBuilder:
         self.scope_end: dict[int, int] = {}
         self.marks: list[int] = []                  # scope, declaration and identifier nodes of the function
         self.expressions: list[int] = []            # its expression nodes (builder_walk.EXPRESSION_KINDS)
+        self.returns_of: list[int] = []             # its return statements
         self.edge_columns = tuple(([], [], []) for _ in Flow)  # per flow: src, dst, position lists
         self.sym_of: dict[int, Symbol] = {}         # identifier node -> symbol it names
         self.declared: dict[int, Symbol] = {}       # declarator identifier node -> symbol it declares
@@ -155,19 +156,16 @@ class GraphBuilder:
     # ------------------------------------------------------------------ construction
     def _add_function(self, function) -> None:
         name = function.name
-        lo = len(self.kind)
-        self.marks, self.expressions = [], []
+        self.marks, self.expressions, self.returns_of = [], [], []
         root = walk(self, function.node, name)
         self.roots[name] = root
-        hi = len(self.kind)
         self.token[root] = "kernel" if name == self.kernel.name else self.fn_token(name)
         ScopeResolver(self, function).run(self.marks)
         builder_dtypes.infer_dtypes(self, self.expressions)
         blocks = control_flow.add_control_edges(self, root)
         data_flow.add_scalar_edges(self, blocks, self.params.get(name, []))
         data_flow.add_buffer_edges(self, self.expressions, self.marks)
-        kind = self.kind
-        self.returns[name] = [i for i in range(lo, hi) if kind[i] == "return_statement"]
+        self.returns[name] = self.returns_of
 
     def _link_call(self, call: int, name: str) -> None:
         root = self.roots[name]

@@ -37,8 +37,9 @@ EXPRESSION_KINDS = frozenset({"binary_expression", "assignment_expression", "upd
                               "comma_expression", "conditional_expression", "subscript_expression",
                               "pointer_expression", "field_expression", "cast_expression", "call_expression",
                               "init_declarator"})
-# roles: what the scope pass (kgraph.builder_scopes) looks at (b.marks), expressions (b.expressions)
-ROLE_NONE, ROLE_SCOPE, ROLE_DECL, ROLE_IDENTIFIER, ROLE_EXPRESSION = range(5)
+# roles: what the scope pass (kgraph.builder_scopes) looks at (b.marks), expressions (b.expressions),
+# return statements (b.returns_of)
+ROLE_NONE, ROLE_SCOPE, ROLE_DECL, ROLE_IDENTIFIER, ROLE_EXPRESSION, ROLE_RETURN = range(6)
 _TABLES: dict = {}
 _TYPE_IDS = {kind: int(node_type) for kind, node_type in AST_KIND_TO_TYPE.items()}
 
@@ -53,7 +54,7 @@ def classify(kind: str) -> tuple:
         category = LEAF if kind in LEAF_KINDS else INNER
     role = (ROLE_SCOPE if kind in SCOPE_KINDS else ROLE_DECL if kind in DECL_KINDS
             else ROLE_IDENTIFIER if kind == "identifier" else ROLE_EXPRESSION if kind in EXPRESSION_KINDS
-            else ROLE_NONE)
+            else ROLE_RETURN if kind == "return_statement" else ROLE_NONE)
     return (kind, category, int(AST_KIND_TO_TYPE.get(kind, NodeType.OTHER)), role, kind in LOOP_KINDS,
             kind in OPERATOR_KINDS)
 
@@ -88,17 +89,17 @@ def walk(b, ts_root, function: str) -> int:
     """Append the kept nodes of ``ts_root``'s tree to builder ``b`` in pre-order; returns the root's index.
 
     Fills the node columns of ``b`` (``node_type, token, kind, dtype, space, loop_depth, start, end,
-    owner``)
-    and ``field, parent, children`` (one entry per node), ``b.text`` (leaves), ``b.op`` (operator
-    nodes), ``b.scope_end`` (scope node → index of its subtree's last node), ``b.marks`` (scope,
-    declaration and identifier nodes, in order), ``b.expressions`` (:data:`EXPRESSION_KINDS` nodes, in
-    order) and the AST edge columns.
+    owner``) and ``field, parent, children`` (one entry per node), ``b.text`` (leaves), ``b.op``
+    (operator nodes), ``b.scope_end`` (scope node → index of its subtree's last node), ``b.marks``
+    (scope, declaration and identifier nodes, in order), ``b.expressions`` (:data:`EXPRESSION_KINDS`
+    nodes, in order), ``b.returns_of`` (return statements) and the AST edge columns.
     """
     kinds, field_names, operator_field = language_tables(b.unit.tree.language)
     field_name = field_names.get
     ascii_only = b.source_text is not None  # then a str slice is the leaf's spelling: no per-leaf decode
     src = b.source_text if ascii_only else b.source
     text, op, marks, expressions, scope_end = b.text, b.op, b.marks, b.expressions, b.scope_end
+    returns = b.returns_of
     no_children = ()
     leaves: list[int] = []  # leaves whose token is their spelling (literals, types, qualifiers, fields)
     rows: list[tuple] = []  # per node: kind, field, parent, loop depth, start, end, position, children
@@ -122,6 +123,8 @@ def walk(b, ts_root, function: str) -> int:
                 if role:
                     if role == ROLE_EXPRESSION:
                         expressions.append(index)
+                    elif role == ROLE_RETURN:
+                        returns.append(index)
                     else:
                         marks.append(index)
                 if category == LEAF:
