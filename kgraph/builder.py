@@ -63,6 +63,8 @@ class GraphBuilder:
         self.marks: list[int] = []                  # scope, declaration and identifier nodes of the function
         self.expressions: list[int] = []            # its expression nodes (builder_walk.EXPRESSION_KINDS)
         self.returns_of: list[int] = []             # its return statements
+        self.scalar_refs: list[int] = []            # its identifiers naming a scalar / a buffer symbol
+        self.buffer_refs: list[int] = []
         self.edge_columns = tuple(([], [], []) for _ in Flow)  # per flow: src, dst, position lists
         self.sym_of: dict[int, Symbol] = {}         # identifier node -> symbol it names
         self.declared: dict[int, Symbol] = {}       # declarator identifier node -> symbol it declares
@@ -156,7 +158,7 @@ class GraphBuilder:
     # ------------------------------------------------------------------ construction
     def _add_function(self, function) -> None:
         name = function.name
-        self.marks, self.expressions, self.returns_of = [], [], []
+        self.marks, self.expressions, self.returns_of, self.scalar_refs, self.buffer_refs = [], [], [], [], []
         root = walk(self, function.node, name)
         self.roots[name] = root
         self.token[root] = "kernel" if name == self.kernel.name else self.fn_token(name)
@@ -164,7 +166,7 @@ class GraphBuilder:
         builder_dtypes.infer_dtypes(self, self.expressions)
         blocks = control_flow.add_control_edges(self, root)
         data_flow.add_scalar_edges(self, blocks, self.params.get(name, []))
-        data_flow.add_buffer_edges(self, self.expressions, self.marks)
+        data_flow.add_buffer_edges(self, self.expressions, self.buffer_refs)
         self.returns[name] = self.returns_of
 
     def _link_call(self, call: int, name: str) -> None:

@@ -52,10 +52,12 @@ class ScopeResolver:
         self.address_spaces = getattr(b.unit, "address_spaces", None) or {}
 
     def run(self, marks: list[int]) -> None:
-        """Resolve the marked nodes (scope, declaration and identifier nodes of the function, pre-order)."""
+        """Resolve the marked nodes (scope, declaration and identifier nodes of the function, pre-order);
+        the identifiers that name a scalar / a buffer go to ``b.scalar_refs`` / ``b.buffer_refs``."""
         b = self.b
         kind, text, scopes, visible, pending = b.kind, b.text, self.scopes, self.visible, self.pending
         token, dtype, space, sym_of, declared = b.token, b.dtype, b.space, b.sym_of, b.declared
+        scalar_refs, buffer_refs = b.scalar_refs, b.buffer_refs
         for i in marks:
             while scopes and scopes[-1][0] < i:
                 for name, shadowed in reversed(scopes.pop()[1]):
@@ -81,6 +83,7 @@ class ScopeResolver:
                         self.unresolved(i, text[i])
                         continue
                     sym_of[i] = symbol
+                    (buffer_refs if symbol.is_buffer else scalar_refs).append(i)
                 token[i], dtype[i], space[i] = token[symbol.node], symbol.dtype, symbol.space
 
     def unresolved(self, index: int, name: str) -> None:

@@ -115,8 +115,7 @@ def add_scalar_edges(b, cfg, params) -> None:
     events: list = [()] * m
     evaluates, children = cfg.evaluates, b.children
     kind = b.kind
-    relevant = sorted([i for i in b.marks if kind[i] == "identifier"]
-                      + [i for i in b.expressions if kind[i] in _EVENT_KINDS])
+    relevant = sorted(b.scalar_refs + [i for i in b.expressions if kind[i] in _EVENT_KINDS])
     for k, n in enumerate(nodes):
         evs: list = []
         for root in evaluates[n]:
@@ -222,9 +221,9 @@ def _writes(name: str) -> bool:
     return name.startswith(("atom", "vstore", "write_image"))
 
 
-def add_buffer_edges(b, expressions: list[int], marks: list[int]) -> None:
-    """Buffer load/store/index DATA edges of one function, given its expression nodes and its marked
-    (scope, declaration, identifier) nodes, each in pre-order."""
+def add_buffer_edges(b, expressions: list[int], buffer_refs: list[int]) -> None:
+    """Buffer load/store/index DATA edges of one function, given its expression nodes and its
+    identifiers that name a buffer, each in pre-order."""
     bases: set[int] = set()
     for i in expressions:
         k = b.kind[i]
@@ -258,12 +257,10 @@ def add_buffer_edges(b, expressions: list[int], marks: list[int]) -> None:
                     b.add_edge(call, buffer, Flow.DATA, DATA_WRITE)
         for index in indices:
             b.add_edge(index, buffer, Flow.DATA, DATA_INDEX)
-    for i in marks:
-        if b.kind[i] != "identifier" or i in bases:
+    for i in buffer_refs:
+        if i in bases:
             continue
-        symbol = b.sym_of.get(i)
-        if symbol is None or not symbol.is_buffer:
-            continue
+        symbol = b.sym_of[i]
         b.add_edge(symbol.node, i, Flow.DATA, DATA_VALUE)
         call, name = _enclosing_call(b, i)
         if call is not None and _writes(name):
