@@ -17,6 +17,9 @@ from kgraph.schema import CTRL_BACK, CTRL_FALSE, CTRL_NEXT, CTRL_TRUE, Flow
 # statement kinds whose own evaluation is only their condition/value child (the rest is nested statements)
 _CONDITION_FIELD = {"if_statement": "condition", "while_statement": "condition", "do_statement": "condition",
                     "for_statement": "condition", "switch_statement": "condition", "case_statement": "value"}
+# statements that contain statements (handled as generator frames, see _Builder.statement)
+_NESTING = frozenset({"compound_statement", "if_statement", "while_statement", "for_statement", "do_statement",
+                      "switch_statement", "labeled_statement"})
 _NOT_STATEMENTS = frozenset({"comment", "preproc_call", "preproc_def", "preproc_function_def", "preproc_include",
                              "preproc_if", "preproc_ifdef", "type_qualifier", "storage_class_specifier",
                              "attribute_declaration", "attribute_specifier"})
@@ -66,62 +69,40 @@ class _Builder:
             preds.append(src)
 
     def statement(self, s: int, preds: Dangling) -> Dangling:
+        """The dangling exits of statement ``s`` entered from ``preds``. Iterative: a nesting statement
+        is a generator frame on an explicit stack that yields ``(sub-statement, its preds)`` and is sent
+        the sub-statement's exits, so nesting depth is not bounded by Python's recursion limit."""
+        kind = self.b.kind
+        if kind[s] not in _NESTING:
+            return self._simple(s, preds)
+        stack = [self._nested(s, preds)]
+        value = None
+        while stack:
+            try:
+                s, preds = stack[-1].send(value)
+            except StopIteration as done:
+                stack.pop()
+                value = done.value
+                continue
+            if kind[s] in _NESTING:
+                stack.append(self._nested(s, preds))
+                value = None
+            else:
+                value = self._simple(s, preds)
+        return value
+
+    def _simple(self, s: int, preds: Dangling) -> Dangling:
+        """A statement without nested statements (expression, declaration, jump, ...)."""
         b = self.b
         k = b.kind[s]
-        if k == "compound_statement":
-            for c in b.children[s]:
-                preds = self.statement(c, preds)
-            return preds
         if k in _NOT_STATEMENTS:
             return preds
         cond_field = _CONDITION_FIELD.get(k)
-        cond = b.child(s, cond_field) if cond_field else None
-        if k == "labeled_statement":
-            self._add(s, [])
-        elif cond_field is None:
+        if cond_field is None:
             self._add(s, [s])
-        elif k != "for_statement":
+        else:  # case_statement outside a switch body
+            cond = b.child(s, cond_field)
             self._add(s, [cond] if cond is not None else [])
-        if k == "if_statement":
-            self.connect(preds, s)
-            out = self._sub(b.child(s, "consequence"), [(s, CTRL_TRUE)])
-            alt = b.child(s, "alternative")
-            return out + (self._sub(alt, [(s, CTRL_FALSE)]) if alt is not None else [(s, CTRL_FALSE)])
-        if k == "while_statement":
-            self.connect(preds, s)
-            return self._loop(s, b.child(s, "body"), [(s, CTRL_TRUE)], latch=s, exit_=[(s, CTRL_FALSE)])
-        if k == "for_statement":
-            init = b.child(s, "initializer")
-            if init is not None:
-                self._add(init, [init])
-                self.connect(preds, init)
-                preds = [(init, CTRL_NEXT)]
-            self._add(s, [cond] if cond is not None else [])
-            self.connect(preds, s)
-            update = b.child(s, "update")
-            if update is not None:
-                self._add(update, [update])
-            return self._loop(s, b.child(s, "body"), [(s, CTRL_TRUE)], latch=update if update is not None else s,
-                              exit_=[(s, CTRL_FALSE)])
-        if k == "do_statement":
-            self.loops.append({"breaks": [], "continues": []})
-            out = self._sub(b.child(s, "body"), preds + [(s, CTRL_BACK)])
-            loop = self.loops.pop()
-            self.connect(out + loop["continues"], s)
-            return [(s, CTRL_FALSE)] + loop["breaks"]
-        if k == "switch_statement":
-            self.connect(preds, s)
-            return self._switch(s)
-        if k == "labeled_statement":
-            self.connect(preds, s)
-            label = b.child(s, "label")
-            if label is not None:
-                self.labels[b.text.get(label)] = s
-            body = [c for c in b.children[s] if c != label]
-            out: Dangling = [(s, CTRL_NEXT)]
-            for c in body:
-                out = self.statement(c, out)
-            return out
         self.connect(preds, s)
         if k == "break_statement":
             if self.loops:
@@ -141,12 +122,68 @@ class _Builder:
             return []
         return [(s, CTRL_NEXT)]
 
-    def _sub(self, s: int | None, preds: Dangling) -> Dangling:
-        return preds if s is None else self.statement(s, preds)
+    def _nested(self, s: int, preds: Dangling):
+        """Generator frame of a compound, branch, loop, switch or labeled statement (see :meth:`statement`)."""
+        b = self.b
+        k = b.kind[s]
+        if k == "compound_statement":
+            for c in b.children[s]:
+                preds = yield c, preds
+            return preds
+        cond_field = _CONDITION_FIELD.get(k)
+        cond = b.child(s, cond_field) if cond_field else None
+        if k == "labeled_statement":
+            self._add(s, [])
+        elif k != "for_statement":
+            self._add(s, [cond] if cond is not None else [])
+        if k == "if_statement":
+            self.connect(preds, s)
+            consequence = b.child(s, "consequence")
+            out = [(s, CTRL_TRUE)] if consequence is None else (yield consequence, [(s, CTRL_TRUE)])
+            alt = b.child(s, "alternative")
+            return out + ((yield alt, [(s, CTRL_FALSE)]) if alt is not None else [(s, CTRL_FALSE)])
+        if k == "while_statement":
+            self.connect(preds, s)
+            return (yield from self._loop(s, b.child(s, "body"), [(s, CTRL_TRUE)], latch=s,
+                                          exit_=[(s, CTRL_FALSE)]))
+        if k == "for_statement":
+            init = b.child(s, "initializer")
+            if init is not None:
+                self._add(init, [init])
+                self.connect(preds, init)
+                preds = [(init, CTRL_NEXT)]
+            self._add(s, [cond] if cond is not None else [])
+            self.connect(preds, s)
+            update = b.child(s, "update")
+            if update is not None:
+                self._add(update, [update])
+            return (yield from self._loop(s, b.child(s, "body"), [(s, CTRL_TRUE)],
+                                          latch=update if update is not None else s, exit_=[(s, CTRL_FALSE)]))
+        if k == "do_statement":
+            self.loops.append({"breaks": [], "continues": []})
+            body = b.child(s, "body")
+            entry = preds + [(s, CTRL_BACK)]
+            out = entry if body is None else (yield body, entry)
+            loop = self.loops.pop()
+            self.connect(out + loop["continues"], s)
+            return [(s, CTRL_FALSE)] + loop["breaks"]
+        if k == "switch_statement":
+            self.connect(preds, s)
+            return (yield from self._switch(s))
+        # labeled_statement
+        self.connect(preds, s)
+        label = b.child(s, "label")
+        if label is not None:
+            self.labels[b.text.get(label)] = s
+        out: Dangling = [(s, CTRL_NEXT)]
+        for c in b.children[s]:
+            if c != label:
+                out = yield c, out
+        return out
 
-    def _loop(self, header: int, body: int | None, preds: Dangling, latch: int, exit_: Dangling) -> Dangling:
+    def _loop(self, header: int, body: int | None, preds: Dangling, latch: int, exit_: Dangling):
         self.loops.append({"breaks": [], "continues": []})
-        out = self._sub(body, preds)
+        out = preds if body is None else (yield body, preds)
         loop = self.loops.pop()
         if latch != header:
             self.connect(out + loop["continues"], latch, CTRL_NEXT)
@@ -155,7 +192,7 @@ class _Builder:
             self.connect(out + loop["continues"], header, CTRL_BACK)
         return exit_ + loop["breaks"]
 
-    def _switch(self, s: int) -> Dangling:
+    def _switch(self, s: int):
         b = self.b
         body = b.child(s, "body")
         self.loops.append({"breaks": [], "continues": None})
@@ -164,7 +201,7 @@ class _Builder:
         cases = b.children[body] if body is not None else []
         for case in cases:
             if b.kind[case] != "case_statement":
-                out = self.statement(case, out)
+                out = yield case, out
                 continue
             value = b.child(case, "value")
             has_default |= value is None
@@ -173,7 +210,7 @@ class _Builder:
             out = [(case, CTRL_NEXT)]
             for c in b.children[case]:
                 if c != value:
-                    out = self.statement(c, out)
+                    out = yield c, out
         loop = self.loops.pop()
         return out + loop["breaks"] + ([] if has_default else [(s, CTRL_FALSE)])
 

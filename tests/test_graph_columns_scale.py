@@ -72,3 +72,14 @@ def test_non_ascii_source_gives_the_same_tensors():
     assert torch.equal(plain.x, other.x) and torch.equal(plain.edge_index, other.edge_index)
     # spans index the UTF-8 bytes: the declaration after the accented comment reads back exactly
     assert "int i = get_global_id(0);" in [g.text(k) for k in range(g.num_nodes)]
+
+
+def test_1500_nested_ifs_build_with_exact_counts():
+    n = 1500
+    body = "if (i > 0) { " * n + "b[0] = 1.0f; " + "}" * n
+    (g,) = kgraph.from_source(f"__kernel void k(__global float* b, int i) {{ {body} }}", "opencl", analyze=False)
+    # 13 header nodes + 5 per level (if, >, i, 0, block) + 6 for b[0] = 1.0f; + BUFFER b + VARIABLE i
+    assert g.num_nodes == 13 + 5 * n + 6 + 2
+    # CONTROL: entry -> if 1, if k -> if k+1 (TRUE), if n -> the store; DATA: 2 DECL, i -> each
+    # condition, store WRITE + INDEX
+    assert g.edge_counts() == {"AST": 5 * n + 18, "CONTROL": n + 1, "DATA": n + 4, "CALL": 0}
