@@ -140,7 +140,8 @@ class ScopeResolver:
                 continue
             dtype, space, is_buffer = base_dtype, written_space, pointers + arrays > 0
             if param is not None:
-                dtype = dtype_name(param.base_type if param.vector_width == 1 else f"{param.base_type}{param.vector_width}")
+                width = param.vector_width
+                dtype = dtype_name(param.base_type if width == 1 else f"{param.base_type}{width}")
                 is_buffer, space = bool(param.is_pointer), param.address_space or written_space
             alias = self.alias_of(init) if is_buffer and pointers and init is not None else None
             if alias is not None:
