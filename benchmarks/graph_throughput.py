@@ -88,6 +88,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--analysis-repeats", type=int, default=1,
                         help="passes with the static analysis (slow); 0 skips it")
     args = parser.parse_args(argv)
+    if args.repeats < 1 or args.analysis_repeats < 0:
+        parser.error("--repeats must be at least 1 and --analysis-repeats at least 0")
     for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ.setdefault(var, "1")
     if hasattr(os, "sched_setaffinity"):
@@ -95,8 +97,6 @@ def main(argv: list[str] | None = None) -> int:
             os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})  # one core
         except OSError:
             pass
-    if args.repeats < 1 or args.analysis_repeats < 0:
-        parser.error("--repeats must be at least 1 and --analysis-repeats at least 0")
     r = measure(load_sources(args.min_kernels), args.repeats, args.analysis_repeats)
     graph_rate = r["kernels"] / r["graph_s"]
     total_rate = r["kernels"] / (r["front_s"] + r["graph_s"])
