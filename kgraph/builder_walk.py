@@ -11,6 +11,7 @@ on the kinds that carry one.
 """
 from __future__ import annotations
 
+from functools import lru_cache
 from itertools import repeat
 
 from kgraph.schema import AST_KIND_TO_TYPE, LOOP_KINDS, SKIPPED_KINDS, TRANSPARENT_KINDS, NodeType, dtype_name
@@ -44,8 +45,10 @@ _TABLES: dict = {}
 _TYPE_IDS = {kind: int(node_type) for kind, node_type in AST_KIND_TO_TYPE.items()}
 
 
+@lru_cache(maxsize=None)
 def classify(kind: str) -> tuple:
-    """``(kind, category, NodeType id, role, opens a loop, has an operator)`` of a named kind."""
+    """``(kind, category, NodeType id, role, opens a loop, has an operator)`` of a named kind (one
+    tuple per kind name, so ``entry is IDENTIFIER`` identifies identifiers)."""
     if kind in SKIPPED_KINDS:
         category = SKIPPED
     elif kind in TRANSPARENT_KINDS:
@@ -57,6 +60,9 @@ def classify(kind: str) -> tuple:
             else ROLE_RETURN if kind == "return_statement" else ROLE_NONE)
     return (kind, category, int(AST_KIND_TO_TYPE.get(kind, NodeType.OTHER)), role, kind in LOOP_KINDS,
             kind in OPERATOR_KINDS)
+
+
+IDENTIFIER = classify("identifier")
 
 
 def language_tables(language) -> tuple[dict, dict, int]:
@@ -116,7 +122,15 @@ def walk(b, ts_root, function: str) -> int:
         entry = kinds.get(node.kind_id)
         if entry is None:  # ERROR and other ids outside the grammar's table
             entry = classify(node.type) if node.is_named else 0
-        if entry:
+        if entry is IDENTIFIER:  # the most common node: a leaf the scope pass resolves
+            start, end = node.byte_range
+            marks.append(index)
+            row(("identifier", inherited or field_name(cursor.field_id), parent, depth, start, end, len(siblings),
+                 no_children))
+            siblings.append(index)
+            text[index] = src[start:end] if ascii_only else src[start:end].decode("utf-8", "replace")
+            index += 1
+        elif entry:
             kind, category, node_type, role, is_loop, has_operator = entry
             if category >= LEAF:
                 start, end = node.byte_range
