@@ -65,13 +65,13 @@ def classify(kind: str) -> tuple:
 IDENTIFIER = classify("identifier")
 
 
-def language_tables(language) -> tuple[dict, dict, int]:
-    """Per grammar: ``{kind_id: classify(kind)}`` (``0`` for anonymous kinds), field id → name, and
+def language_tables(language) -> tuple[list, dict, int]:
+    """Per grammar: ``classify(kind)`` by kind id (``0`` for anonymous kinds), field id → name, and
     the ``operator`` field id."""
     key = (language.name, language.node_kind_count, language.field_count)
     if key not in _TABLES:
-        kinds = {kind_id: classify(language.node_kind_for_id(kind_id) or "")
-                 if language.node_kind_is_named(kind_id) else 0 for kind_id in range(language.node_kind_count)}
+        kinds = [classify(language.node_kind_for_id(kind_id) or "") if language.node_kind_is_named(kind_id) else 0
+                 for kind_id in range(language.node_kind_count)]
         fields = {i: language.field_name_for_id(i) for i in range(1, language.field_count + 1)}
         _TABLES[key] = (kinds, fields, language.field_id_for_name("operator"))
     return _TABLES[key]
@@ -119,8 +119,9 @@ def walk(b, ts_root, function: str) -> int:
     save, restore = saved.append, saved.pop
     while True:
         node = cursor.node
-        entry = kinds.get(node.kind_id)
-        if entry is None:  # ERROR and other ids outside the grammar's table
+        try:
+            entry = kinds[node.kind_id]
+        except IndexError:  # ERROR and other ids outside the grammar's table
             entry = classify(node.type) if node.is_named else 0
         if entry is IDENTIFIER:  # the most common node: a leaf the scope pass resolves
             start, end = node.byte_range
