@@ -72,17 +72,25 @@ CHECK = {"M": 1024, "R": 16}
 
 
 def _csr_inputs(prec: Precision):
-    """A square CSR matrix with M*R entries scattered over rows (Poisson-like row lengths)."""
+    """A square CSR matrix: M*R entries scattered over rows (binomial row lengths) at uniform random
+    columns, ascending within a row.
+
+    The columns of a row of length L are the order statistics of L uniforms, drawn without a sort
+    (normalised cumulative sums of L+1 exponential gaps), so inputs of 67M entries take seconds.
+    """
     def make_inputs(rng, sizes):
         M, R = sizes["M"], sizes["R"]
-        rows = rng.integers(0, M, M * R)
-        col = rng.integers(0, M, M * R)
-        order = np.lexsort((col, rows))  # by row, columns ascending within a row
-        rows, col = rows[order], col[order]
-        row_ptr = np.zeros(M + 1, np.int64)
-        row_ptr[1:] = np.cumsum(np.bincount(rows, minlength=M))
+        lengths = np.bincount(rng.integers(0, M, M * R), minlength=M)
+        seg_ends = np.cumsum(lengths + 1) - 1            # last gap of each row's segment
+        sums = np.cumsum(rng.exponential(size=int(seg_ends[-1]) + 1))
+        before = np.concatenate(([0.0], sums[seg_ends[:-1]]))
+        keep = np.ones(sums.size, bool)
+        keep[seg_ends] = False
+        frac = (sums[keep] - np.repeat(before, lengths)) / np.repeat(sums[seg_ends] - before, lengths)
+        col = np.minimum((frac * M).astype(np.int64), M - 1)
+        row_ptr = np.concatenate(([0], np.cumsum(lengths)))
         return {"row_ptr": row_ptr.astype(np.int32), "col": col.astype(np.int32),
-                "val": rng.uniform(-1.0, 1.0, M * R).astype(prec.np)}
+                "val": rng.uniform(-1.0, 1.0, col.size).astype(prec.np)}
     return make_inputs
 
 
