@@ -30,6 +30,11 @@ HANG = """__kernel void hang(__global const float *x, __global float *y, int n) 
     while (1) { y[i] += 1.0f; if (y[i] < -1.0f) break; }
 }"""
 SYNTAX = """__kernel void broken(__global float *y, int n) { y[get_global_id(0)] = 1.0f +; }"""
+BADSHAPE = """__attribute__((reqd_work_group_size(32, 1, 1)))
+__kernel void badshape(__global const float *x, __global float *y, int n) {
+    int i = get_global_id(0);
+    y[i] = 2.0f * x[i];
+}"""
 WRONG = """__kernel void scale(__global const float *x, __global float *y, int n) {
     int i = get_global_id(0);
     y[i] = 3.0f * x[i];
@@ -54,6 +59,8 @@ def specs():
         _spec("t.syntax", "tsyntax", "broken", SYNTAX, [Arg("y", "buffer", "float32", "n", "out"),
               Arg("n", "scalar", "int32", "n")], lambda i, s: {"y": np.ones(s["n"], np.float32)}),
         _spec("t.wrong", "twrong", "scale", WRONG, xy, lambda i, s: {"y": 2.0 * i["x"]}),
+        # checked (and fine) with work-groups of 32; launches with 64 are refused by the runtime
+        _spec("t.badshape", "tbadshape", "badshape", BADSHAPE, xy, lambda i, s: {"y": 2.0 * i["x"]}),
     ]
 '''
 
@@ -116,6 +123,19 @@ def test_statuses_and_timing_fields(spec_file, descriptor, tmp_path):
     assert again.rows_written == 0
 
 
+def test_launch_failure_mid_visit_is_recorded_and_the_campaign_goes_on(spec_file, descriptor, tmp_path):
+    from data.harness.store import read_launches
+
+    _campaign(spec_file, descriptor, tmp_path / "ds", ["t.badshape", "t.scale"])
+    df = read_launches(tmp_path / "ds")
+    bad = df[df.kernel_id == "t.badshape"]
+    failed = bad[bad.status != "ok"]
+    assert len(failed) == 1 and failed.status.iloc[0] == "launch_error" and failed.l0.iloc[0] == 64
+    assert (bad[bad.status == "ok"].l0 == 32).all()
+    assert list(df[df.kernel_id == "t.scale"].status) == ["ok"] * 4
+    assert df.key.is_unique
+
+
 def test_kill_then_resume_gives_same_keys(spec_file, descriptor, tmp_path):
     from data.harness.store import read_launches
 
@@ -154,3 +174,16 @@ def test_counts_instrumented_in_worker_static_in_supervisor(spec_file, descripto
         assert (df.flops_fp32 == n).all() and (df.global_load_bytes == 4 * n).all()
         assert (df.global_store_bytes == 4 * n).all() and (df.atomics == 0).all()
         assert (df.footprint_bytes == (footprint * n if footprint else -1)).all()
+
+
+def test_worker_recv_after_kill_raises_worker_died():
+    """The supervisor kills the worker after a failed launch; a later recv must say so, not crash."""
+    from data.harness.devices import pick_device
+    from data.harness.timing import TimingPolicy
+    from data.harness.worker import Worker, WorkerDied
+
+    worker = Worker(pick_device("pocl"), "data.corpus:all_specs", TimingPolicy(), counts_mode="none")
+    worker.ensure_started()
+    worker.kill()
+    with pytest.raises(WorkerDied):
+        worker.recv(1.0)

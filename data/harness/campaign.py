@@ -145,7 +145,11 @@ def run_campaign(opts: CampaignOptions) -> CampaignSummary:
                 ceiling = store.ceilings.get(kernel_id)
                 visit = [c for c in visit if ceiling is None or work_of(c.sizes) < ceiling]
                 if visit:
-                    _visit(worker, store, spec, visit, descriptor, opts, deadline, summary, bar, static_counts)
+                    try:
+                        _visit(worker, store, spec, visit, descriptor, opts, deadline, summary, bar, static_counts)
+                    except Exception as exc:  # a supervisor-side surprise: skip this visit, never end the campaign
+                        print(f"campaign: {kernel_id}: visit abandoned ({type(exc).__name__}: {exc})", file=sys.stderr)
+                        worker.kill()
                 if kernel_id in store.failed_kernels or not plans[kernel_id][1]:
                     del plans[kernel_id]
             pass_index += 1
@@ -223,7 +227,8 @@ def _visit(worker, store, spec, visit, descriptor, opts, deadline, summary, bar,
             elif msg[0] == "row":
                 record(msg[1])
                 if msg[1]["status"] != "ok":
-                    worker.kill()  # a fresh context for the next visit
+                    worker.kill()  # a fresh context for the next visit; the rest of this visit waits for a later pass
+                    return
             elif msg[0] == "done":
                 _add_phases(summary, msg)
                 return

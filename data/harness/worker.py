@@ -170,6 +170,8 @@ class Worker:
 
     def recv(self, timeout_s: float):
         """The next message; raises WorkerTimeout (worker killed) or WorkerDied."""
+        if self.process is None:
+            raise WorkerDied("worker process is not running")
         if not self.conn.poll(timeout_s):
             self.kill()
             raise WorkerTimeout(f"no answer within {timeout_s:g} s; worker killed")
