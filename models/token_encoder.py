@@ -76,6 +76,10 @@ class TokenEncoder(nn.Module):
             raise ModelError(f"token encoder: cannot load the model in {directory}: {exc}") from exc
         finally:
             hf_logging.set_verbosity(verbosity)
+        limit = _position_limit(self.encoder.config)
+        if limit is not None and config.max_length > limit:
+            raise ModelError(f"model.arch.tokens.max_length={config.max_length} is longer than the token encoder "
+                             f"in {directory} can read ({limit} tokens): set it to {limit} or less")
         if config.freeze:
             self.encoder.requires_grad_(False)
             self.encoder.eval()
@@ -99,3 +103,12 @@ class TokenEncoder(nn.Module):
         mask = attention_mask.unsqueeze(-1).to(states.dtype)  # [S, L, 1]
         pooled = (states * mask).sum(1) / mask.sum(1).clamp(min=1.0)  # [S, D]
         return states, pooled
+
+
+def _position_limit(hf_config) -> int | None:
+    """Tokens a HF encoder can take: its position table, less RoBERTa's padding offset."""
+    positions = getattr(hf_config, "max_position_embeddings", None)
+    if positions is None:
+        return None
+    offset = getattr(hf_config, "pad_token_id", 0) + 1 if hf_config.model_type in ("roberta", "camembert") else 0
+    return int(positions) - offset
