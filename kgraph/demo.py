@@ -1,8 +1,10 @@
 """``python -m kgraph.demo`` (``make demo``): parse the shipped example kernels, print each kernel's graph
-summary and static per-work-item counts as a table, and draw one kernel graph to ``out/kernel_graph.png``.
+summary and static per-work-item counts as a table, draw one kernel graph to ``out/kernel_graph.png``, and
+predict the launches of ``examples/launches.jsonl`` with the shipped model (``kgraph estimate --batch``).
 
 Args (command line): ``--examples DIR`` (default: the repo's ``examples/``), ``--out PNG``
-(default ``out/kernel_graph.png``), ``--kernel NAME`` (the kernel to draw; default ``sgemm_tiled``).
+(default ``out/kernel_graph.png``), ``--kernel NAME`` (the kernel to draw; default ``sgemm_tiled``),
+``--launches FILE`` (launches to predict; ``""`` to skip).
 """
 from __future__ import annotations
 
@@ -53,6 +55,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--examples", default=str(EXAMPLES), help="folder of example kernels")
     parser.add_argument("--out", default="out/kernel_graph.png", help="where to draw the kernel graph")
     parser.add_argument("--kernel", default="sgemm_tiled", help="name of the kernel to draw")
+    parser.add_argument("--launches", default=str(EXAMPLES / "launches.jsonl"),
+                        help="launches to predict with the shipped model (kgraph estimate --batch)")
     args = parser.parse_args(argv)
     import kgraph
 
@@ -87,6 +91,11 @@ def main(argv: list[str] | None = None) -> int:
             print(f"kgraph demo: error: {exc}", file=sys.stderr)
             return 1
         print(f"\nwrote {path}: the graph of kernel {chosen.name} ({chosen.num_nodes} nodes, {chosen.num_edges} edges)")
+    if args.launches:
+        from kgraph.cli.main import main as kgraph_main
+
+        print(f"\n$ kgraph estimate --batch {args.launches}   (the shipped model, models/default; nothing is run)")
+        failures += kgraph_main(["estimate", "--batch", args.launches]) != 0
     return 0 if failures == 0 else 1
 
 

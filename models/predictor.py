@@ -209,6 +209,11 @@ class Predictor:
     def devices(self) -> dict[str, dict]:
         return dict(self.config.get("devices", {}))
 
+    @property
+    def trained_on(self) -> list[str]:
+        """Device ids whose measured launches the model was trained on (others are extrapolation)."""
+        return list(self.config.get("trained_on", []))
+
     def predict(self, launches: list[Launch]) -> list[dict]:
         """Predictions per launch: ``time_ns, bandwidth_gbs, footprint_bytes, flops, bytes, bound,
         bound_probability`` (natural units, the model's log outputs inverted)."""
@@ -283,8 +288,13 @@ def kernels_of(path: str | Path, lang: str | None = None) -> dict:
 
 
 # ------------------------------------------------------------------------------------ converter
-def from_checkpoint(ckpt: str | Path, out: str | Path, datasets: list[str] | None = None) -> Path:
-    """Convert a ``kgraph fit`` Lightning checkpoint into a default-model directory."""
+def from_checkpoint(ckpt: str | Path, out: str | Path, datasets: list[str] | None = None,
+                    trained_on: list[str] | None = None) -> Path:
+    """Convert a ``kgraph fit`` Lightning checkpoint into a default-model directory.
+
+    ``datasets``: dataset dirs whose device descriptors to embed; ``trained_on``: the dataset dirs the
+    checkpoint was trained on (recorded so ``kgraph estimate`` can warn on other devices).
+    """
     import torch
     from safetensors.torch import save_file
 
@@ -319,8 +329,13 @@ def from_checkpoint(ckpt: str | Path, out: str | Path, datasets: list[str] | Non
         if arch.tokens.freeze:
             state = {k: v for k, v in state.items() if not k.startswith("token_encoder.encoder.")}
         arch.tokens.path = "lm"
-    datasets = list(datasets or blob.get("datamodule_hyper_parameters", {}).get("datasets", []))
-    devices = {}
+    trained = list(trained_on or blob.get("datamodule_hyper_parameters", {}).get("datasets", []))
+    datasets = list(datasets or trained)
+    devices, trained_on = {}, []
+    for ds in trained:
+        path = Path(ds) / "device.json"
+        if path.is_file():
+            trained_on.append(json.loads(path.read_text())["device_id"])
     for ds in datasets:
         path = Path(ds) / "device.json"
         if path.is_file():
@@ -328,7 +343,7 @@ def from_checkpoint(ckpt: str | Path, out: str | Path, datasets: list[str] | Non
             devices[descriptor["device_id"]] = descriptor
     config = {"format": FORMAT, "arch": dataclasses.asdict(arch),
               "feature_names": list(hp.get("feature_names") or feature_names()),
-              "vocab_version": VOCAB_VERSION, "devices": devices,
+              "vocab_version": VOCAB_VERSION, "devices": devices, "trained_on": sorted(trained_on),
               "source": {"checkpoint": ckpt.name, "datasets": datasets, "global_step": blob.get("global_step")}}
     save_file(state, str(out / "model.safetensors"), metadata={"format": "pt"})
     (out / "config.json").write_text(json.dumps(config, indent=2, sort_keys=True) + "\n")
@@ -345,9 +360,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default=str(DEFAULT_DIR), help="output directory (default models/default)")
     parser.add_argument("--datasets", nargs="*", help="dataset dirs whose device.json to embed "
                         "(default: the checkpoint's data.datasets)")
+    parser.add_argument("--trained-on", nargs="*", help="dataset dirs the checkpoint was trained on "
+                        "(its data.datasets; recorded in config.json)")
     args = parser.parse_args(argv)
     try:
-        out = from_checkpoint(args.from_ckpt, args.out, args.datasets)
+        out = from_checkpoint(args.from_ckpt, args.out, args.datasets, args.trained_on)
     except KGraphError as exc:
         print(f"models.predictor: error: {exc}", file=sys.stderr)
         return 1

@@ -94,3 +94,17 @@ def test_estimate_end_to_end(capsys, model_dir, tmp_path):
     many = json.loads(capsys.readouterr().out)
     assert len(many) == 2 and many[0]["time_ns"] == pytest.approx(one["time_ns"], rel=1e-6)
     assert many[0]["time_ns"] != many[1]["time_ns"]
+
+
+def test_estimate_warns_on_a_device_the_model_was_not_trained_on(capsys, model_dir):
+    """The model was trained on ci-tiny's device only: another device's answer is flagged as extrapolation."""
+    trained = json.loads((model_dir / "config.json").read_text())["trained_on"]
+    assert trained == [json.loads((ROOT / "data/datasets/ci-tiny/device.json").read_text())["device_id"]]
+    other = next(p.parent.name for p in sorted((ROOT / "data/datasets").glob("*/device.json"))
+                 if json.loads(p.read_text())["device_id"] not in trained)
+    common = [SGEMM, "--kernel", "sgemm_tiled", "--global", "1024,1024", "--local", "16,16", *ARGS,
+              "--model", str(model_dir)]
+    assert main(["estimate", *common, "--device", other]) == 0
+    assert f"predictions for {other} extrapolate" in capsys.readouterr().err
+    assert main(["estimate", *common, "--device", trained[0]]) == 0
+    assert "extrapolate" not in capsys.readouterr().err

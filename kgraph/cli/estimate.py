@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import json
+import sys
 import math
 from pathlib import Path
 
@@ -138,8 +139,14 @@ def run(args) -> int:
         launches.append(launch)
         inputs.append({"file": str(file), "kernel": kernel, "device": launch.device["device_id"],
                        "global": launch.global_size, "local": launch.local_size, "args": launch.args})
-    predictions = Predictor.from_directory(model_dir).predict(launches)
+    predictor = Predictor.from_directory(model_dir)
+    predictions = predictor.predict(launches)
     results = [{**i, **p} for i, p in zip(inputs, predictions)]
+    unseen = sorted({i["device"] for i in inputs} - set(predictor.trained_on)) if predictor.trained_on else []
+    for device_id in unseen:
+        print(f"kgraph estimate: warning: the model in {model_dir} was trained on measurements of "
+              f"{', '.join(predictor.trained_on)} only; predictions for {device_id} extrapolate from its "
+              f"descriptor (see models/default/README.md)", file=sys.stderr)
     if args.json:
         print(json.dumps(results if args.batch else results[0], indent=None if args.batch else 2))
     elif args.batch:
