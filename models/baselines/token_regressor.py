@@ -57,7 +57,7 @@ class TokenRegressorBaseline(Baseline):
 
     name = "token_regressor"
 
-    def __init__(self, encoder: str = "auto", vocab_size: int = 2048, alpha: float = 1.0, max_length: int = 512):
+    def __init__(self, encoder: str = "auto", vocab_size: int = 2048, alpha: float = 1.0, max_length: int = 256):
         self.encoder, self.vocab_size, self.alpha, self.max_length = encoder, vocab_size, alpha, max_length
         self.encoder_used = None
 
