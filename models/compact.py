@@ -149,7 +149,8 @@ def to_checkpoint(head: CompactHead, path: str | Path, code_table: dict[str, Ten
     """Save a head with the code-embedding table (kernel name → ``[code_dim]``) and device vectors.
 
     ``devices`` maps a device id to its descriptor feature vector (``[n_device]``, raw values);
-    ``sources`` maps kernel names to ``(source, lang)`` (for the C ``kgraph_features`` helper).
+    ``sources`` maps kernel names to ``(source, lang)`` or ``(source, lang, function)`` when the table
+    key (e.g. a corpus ``kernel_id``) is not the kernel's function name (for the C ``kgraph_features``).
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -160,7 +161,7 @@ def to_checkpoint(head: CompactHead, path: str | Path, code_table: dict[str, Ten
         "code_table": {k: v.detach().float().cpu() for k, v in code_table.items()},
         "devices": {k: v.detach().float().cpu() for k, v in devices.items()},
         "metrics": metrics or {},
-        "sources": {k: [v[0], v[1]] for k, v in (sources or {}).items()},
+        "sources": {k: [str(x) for x in v] for k, v in (sources or {}).items()},
     }, path)
     return path
 
@@ -173,7 +174,7 @@ class CompactBundle:
     code_table: dict[str, Tensor]
     devices: dict[str, Tensor]
     metrics: dict
-    sources: dict[str, tuple[str, str]] = field(default_factory=dict)
+    sources: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 def from_checkpoint(path: str | Path) -> CompactBundle:
@@ -198,7 +199,7 @@ def from_checkpoint(path: str | Path) -> CompactBundle:
         if vec.shape != (len(head.config.device_names),):
             raise ModelError(f"{path}: device vector of {name!r} has shape {tuple(vec.shape)}, "
                              f"expected ({len(head.config.device_names)},)")
-    sources = {k: (v[0], v[1]) for k, v in blob.get("sources", {}).items()}
+    sources = {k: tuple(v) for k, v in blob.get("sources", {}).items()}
     return CompactBundle(head, dict(blob["code_table"]), dict(blob["devices"]), blob.get("metrics", {}), sources)
 
 

@@ -86,13 +86,15 @@ def _static_function(index: int, exprs: list, scalars: list[str]) -> str:
 def to_features_c(kernel_names: list[str], sources: dict[str, tuple[str, str]], device_names: list[str]) -> str:
     """C for ``kgraph_features`` over ``kernel_names`` (the sorted names of the C export).
 
-    ``sources`` maps a kernel name to ``(source text, lang)``; kernels without one get no static
+    ``sources`` maps a kernel name to ``(source text, lang)`` or ``(source text, lang, function name)``
+    (when the registered name is a corpus id, not the function); kernels without one get no static
     features (``static_known`` = 0).
     """
     n_static = len(STATIC_COUNTS)
     funcs, table = [], []
     for i, name in enumerate(kernel_names):
-        parsed = static_count_exprs(*sources[name], name) if name in sources else None
+        src = sources.get(name)
+        parsed = static_count_exprs(src[0], src[1], src[2] if len(src) > 2 else name) if src else None
         if parsed is None:
             table.append("0")
             continue
