@@ -1,10 +1,14 @@
 """Prediction latency side by side: C compact head, batched ONNX on one core, the full kgraph model,
 and a ~350M-parameter transformer forward pass (the LLMPerf approach) on the same kernel.
 
-    python -m benchmarks.runtime_latency [--ckpt compact.pt] [--size base] [--out results.json]
+    python -m benchmarks.runtime_latency [--ckpt compact-tiny.pt compact-small.pt ...] [--size base]
+        [--full runs/h200/graph_only-unseen_launch.ckpt ...] [--out results.json]
 
-Without ``--ckpt`` a freshly initialised head of ``--size`` is timed (latency does not depend on
-the weights). Prints a markdown table of medians; ``--skip-llm`` leaves out the 350M model.
+Every ``--ckpt`` (compact checkpoint) is timed in C and in ONNX; without one a freshly initialised
+head of ``--size`` is timed (latency does not depend on the weights). ``--full`` times trained
+full models (Lightning checkpoints; tokens from the model's own tokenizer when it uses them);
+without it an untrained graph-only model is timed. Prints a markdown table of medians;
+``--skip-llm`` leaves out the 350M model.
 """
 from __future__ import annotations
 
@@ -66,8 +70,9 @@ def time_onnx(head, work: Path, batch: int = 65536) -> tuple[float, float]:
     return s, batch / s
 
 
-def time_full_model() -> tuple[float, str]:
-    """One prediction of the full model from source (graph + tokens encoded, launch features given)."""
+def time_full_model(ckpt: str | None = None) -> tuple[float, str, int]:
+    """One prediction of the full model from the kernel's graph (+ tokens), launch features given:
+    (seconds, description, parameters)."""
     import kgraph
     from data.features import feature_names
     from models.kgraph_model import KGraphModel, ModelConfig
@@ -76,18 +81,24 @@ def time_full_model() -> tuple[float, str]:
     graph = kgraph.to_pyg(kgraph.from_file(KERNEL)[0])
     batch = Batch.from_data_list([graph])
     feats = torch.zeros(1, len(feature_names()))
-    note = "hybrid (graph + tokens)"
-    try:
-        model = KGraphModel(ModelConfig(), feature_names()).eval()
-        vocab = model.token_encoder.model.config.vocab_size if hasattr(model.token_encoder, "model") else 1000
-        ids = torch.randint(5, min(vocab, 1000), (1, 512))
-        tokens = {"input_ids": ids, "attention_mask": torch.ones_like(ids)}
-    except Exception as exc:  # no trained token encoder here: time the graph path and say so
+    tokens = None
+    if ckpt:
+        from data.graph_dataset import load_tokenizer
+        from kgraph.runtime.compact_training import load_full_model
+
+        model = load_full_model(ckpt)
+        note = Path(ckpt).stem.split("-")[0] + ", trained"
+        if model.config.use_tokens:
+            tok = load_tokenizer(model.config.tokens.path)
+            ids = tok(KERNEL.read_text(), truncation=True, max_length=model.config.tokens.max_length)["input_ids"]
+            ids = torch.tensor([ids])
+            tokens = {"input_ids": ids, "attention_mask": torch.ones_like(ids)}
+    else:
         model = KGraphModel(ModelConfig(use_tokens=False), feature_names()).eval()
-        tokens, note = None, f"graph only (tokens unavailable: {str(exc).splitlines()[0][:80]})"
+        note = "graph only, untrained"
     with torch.no_grad():
         s = _median_s(lambda: model(batch, tokens, torch.zeros(1, dtype=torch.long), feats), repeats=7)
-    return s, note
+    return s, note, sum(p.numel() for p in model.parameters())
 
 
 def time_llm(tokens: int = 512) -> tuple[float, int]:
@@ -104,25 +115,30 @@ def time_llm(tokens: int = 512) -> tuple[float, int]:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--ckpt", default=None)
+    p.add_argument("--ckpt", nargs="*", default=[], help="compact checkpoints")
     p.add_argument("--size", default="base")
+    p.add_argument("--full", nargs="*", default=[], help="trained full-model checkpoints")
     p.add_argument("--skip-llm", action="store_true")
     p.add_argument("--out", default=None)
     args = p.parse_args(argv)
     torch.set_num_threads(1)
-    head, table, devices = compact_bundle(args.ckpt, args.size)
     rows = []
-    with tempfile.TemporaryDirectory() as tmp:
-        work = Path(tmp)
-        c_s = time_c(head, table, devices, work)
-        rows.append(("compact head, C (kgraph_predict, one call)", c_s, 1 / c_s, f"{head.num_parameters()} params"))
-        batch_s, rate = time_onnx(head, work)
-        rows.append(("compact head, ONNX batch 65536, 1 thread", batch_s, rate, "per batch"))
-    full_s, note = time_full_model()
-    rows.append((f"full kgraph model, one launch ({note})", full_s, 1 / full_s, "CPU, 1 thread"))
+    for ckpt in args.ckpt or [None]:
+        head, table, devices = compact_bundle(ckpt, args.size)
+        size = head.config.size
+        with tempfile.TemporaryDirectory() as tmp:
+            work = Path(tmp)
+            c_s = time_c(head, table, devices, work)
+            rows.append((f"compact {size}, C (kgraph_predict, one call)", c_s, 1 / c_s,
+                         f"{head.num_parameters()} params"))
+            batch_s, rate = time_onnx(head, work)
+            rows.append((f"compact {size}, ONNX batch 65536, 1 thread", batch_s, rate, "per batch"))
+    for ckpt in args.full or [None]:
+        full_s, note, n = time_full_model(ckpt)
+        rows.append((f"full kgraph model, one launch ({note})", full_s, 1 / full_s, f"{n} params"))
     if not args.skip_llm:
         llm_s, n = time_llm()
-        rows.append((f"GPT-2-medium-size transformer, 512 tokens ({n / 1e6:.0f}M params)", llm_s, 1 / llm_s, "CPU, 1 thread"))
+        rows.append((f"GPT-2-medium-size transformer, 512 tokens ({n / 1e6:.0f}M params)", llm_s, 1 / llm_s, f"{n} params"))
     print(f"machine: {platform.processor() or platform.machine()}, {platform.node()}; torch {torch.__version__}; "
           f"{time.strftime('%Y-%m-%d')}")
     print("| predictor | median time | predictions/s | note |\n|---|---|---|---|")
