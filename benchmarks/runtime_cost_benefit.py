@@ -1,114 +1,142 @@
-"""Cost against benefit over compact-head sizes: parameters, C latency, accuracy, makespan gain.
+"""Cost against benefit over model sizes tiny … full: parameters, latency, accuracy, makespan.
 
-    python -m benchmarks.runtime_cost_benefit --data data/datasets/<device> [--split unseen_launch]
-        [--sizes tiny small base large] [--code code_table.pt] [--truth times.csv] [--out DIR]
+    python -m benchmarks.runtime_cost_benefit \
+        --metrics runs/compact/metrics-graph_only-unseen_launch.csv \
+        --full-predictions benchmarks/results/h200_ablation/graph_only-unseen_launch/predictions-graph_only-unseen_launch.parquet \
+        --latency benchmarks/results/runtime/latency.json --tables benchmarks/results/runtime/tables \
+        --out benchmarks/results/runtime
 
-Each size is trained with ``models.compact.fit_compact`` on the train rows of ``--split``
-(``data.datamodule.to_splits``), scored on the test rows (MAE of ln time, i.e. |ln(pred/true)|),
-exported to C and timed per ``kgraph_predict`` call. ``--code`` (``{kernel_name: embedding}``,
-from ``KGraphModel.encode_code``) adds code embeddings; without it the heads see launch, static
-and hardware features only (code_dim 0). ``--truth`` (a scheduling time table) adds the makespan of
-tiled Cholesky under the replay with each head's absolute error turned into a belief
-(truth × e^{±MAE}, alternating sign by task kind) against the oracle. Writes ``cost_benefit.md`` and
-``cost_benefit.png`` into ``--out``.
+Inputs are the outputs of the other runtime steps, so every number has one producer:
+``--metrics`` (``python -m kgraph.runtime.compact_training``: params and test metrics per size and
+dataset), ``--full-predictions`` (the full model's test predictions, same launches), ``--latency``
+(``python -m benchmarks.runtime_latency --out``: C call per compact size, full model per launch) and
+``--tables`` (``python -m kgraph.scheduling.from_datasets``: truth and per-model belief tables).
+The makespan column is the geometric mean, over tiled Cholesky and LU at ``--tiles`` × every tile
+size in the truth, of makespan / oracle makespan under the dmda replay (1.0 = perfect knowledge);
+cold history and a·n^b regression are listed as the no-model references.
+Writes ``cost_benefit.md`` and ``cost_benefit.png`` into ``--out``.
 """
 from __future__ import annotations
 
 import argparse
-import tempfile
+import json
 from pathlib import Path
 
 import numpy as np
-import torch
+import pandas as pd
+
+SIZES = ("tiny", "small", "base", "large")
+
+
+def full_metrics(path: str) -> dict:
+    from data.features import BOUND_CLASSES, REGRESSION_TARGETS
+    from models.metrics import summarize
+
+    df = pd.read_parquet(path)
+    pred = df[[f"pred_log_{t}" for t in REGRESSION_TARGETS]].to_numpy()
+    true = df[[f"true_log_{t}" for t in REGRESSION_TARGETS]].to_numpy()
+    idx = {c: i for i, c in enumerate(BOUND_CLASSES)}
+    return summarize(pred, true, df["pred_bound"].map(idx).fillna(-1).to_numpy().astype(int),
+                     df["true_bound"].map(idx).fillna(-1).to_numpy().astype(int))
+
+
+def replay_ratios(tables: Path, tiles: list[int], cpus: int) -> dict[str, float]:
+    """Belief name → geometric mean of makespan / oracle over DAGs × tiles × tile sizes."""
+    from kgraph.scheduling import Platform, TimeTable
+    from kgraph.scheduling.run import DAGS, compare, read_predictions
+
+    truth = TimeTable.from_file(tables / "truth.csv")
+    preds = read_predictions([f"{p.stem}={p}" for p in sorted(tables.glob("kgraph-*.csv"))])
+    platform = Platform.gpu_and_cpus(cpus)
+    ratios: dict[str, list[float]] = {}
+    for dag in DAGS:
+        for n in tiles:
+            for tile in sorted({t for _, t, _ in truth.samples}):
+                for row in compare(truth, preds, dag, n, tile, platform):
+                    ratios.setdefault(row["model"], []).append(row["vs_oracle"])
+    return {k: float(np.exp(np.mean(np.log(v)))) for k, v in ratios.items()}
 
 
 def main(argv: list[str] | None = None) -> int:
-    from data.datamodule import read_dataset, to_splits
-    from data.features import to_launch_features, to_targets
-    from models.compact import SIZES, CompactConfig, CompactHead, fit_compact, to_compact_inputs
-    from models.export import to_c
-    from models.export.c_driver import bench_c, build_driver
-
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--data", required=True)
-    p.add_argument("--split", default="unseen_launch")
-    p.add_argument("--sizes", nargs="+", default=list(SIZES), choices=list(SIZES))
-    p.add_argument("--code", default=None)
-    p.add_argument("--truth", default=None)
-    p.add_argument("--epochs", type=int, default=200)
-    p.add_argument("--out", default="results/cost_benefit")
+    p.add_argument("--metrics", required=True)
+    p.add_argument("--full-predictions", required=True)
+    p.add_argument("--latency", required=True)
+    p.add_argument("--tables", required=True)
+    p.add_argument("--dataset", default="nvidia-h200", help="dataset whose test metrics are compared")
+    p.add_argument("--tiles", type=int, nargs="+", default=[4, 8, 12])
+    p.add_argument("--cpus", type=int, default=16)
+    p.add_argument("--out", required=True)
     args = p.parse_args(argv)
-    launches, sources, device = read_dataset(args.data)
-    feats = to_launch_features(launches, sources, {device["device_id"]: device})
-    y, bound = to_targets(launches)
-    code = None
-    if args.code:
-        table = torch.load(args.code, weights_only=True)
-        code = torch.stack([table[k].float() for k in launches["kernel_name"]])
-    x = to_compact_inputs(feats, code)
-    y, bound = torch.tensor(y), torch.tensor(bound)
-    split = to_splits(launches, args.split, 0.0, 0.2, 0)
-    tr, te = torch.as_tensor(split["train"]), torch.as_tensor(split["test"])
+    metrics = pd.read_csv(args.metrics)
+    metrics = metrics[metrics["dataset"] == args.dataset].set_index("size")
+    latency = json.loads(Path(args.latency).read_text())
+    replay = replay_ratios(Path(args.tables), args.tiles, args.cpus)
+
+    def lat(prefix: str) -> tuple[float, int | None]:
+        row = next(r for r in latency if r["name"].startswith(prefix))
+        n = row["note"].split()[0]
+        return row["seconds"], int(n) if n.isdigit() else None
+
     rows = []
-    with tempfile.TemporaryDirectory() as tmp:
-        for size in args.sizes:
-            torch.manual_seed(0)
-            head = CompactHead(CompactConfig.for_dataset_features(0 if code is None else code.shape[1], size))
-            fit_compact(head, x[tr], y[tr], bound[tr], epochs=args.epochs)
-            with torch.no_grad():
-                pred, _ = head(x[te])
-            mae = float((pred[:, 0] - y[te, 0]).abs().nanmean())
-            names = sorted(set(launches["kernel_name"]))
-            emb = {k: (code[launches.index[launches["kernel_name"] == k][0]] if code is not None else torch.zeros(0))
-                   for k in names}
-            to_c(head, Path(tmp) / size, emb, {device["device_id"]: x[0, -len(head.config.device_names):]})
-            ns = bench_c(build_driver(Path(tmp) / size), names[0], 0,
-                         x[0, head.config.code_dim:head.config.code_dim + len(head.config.launch_names)].numpy(),
-                         calls=50_000)
-            row = {"size": size, "params": head.num_parameters(), "c_ns_per_call": ns, "test_mae_ln_time": mae}
-            if args.truth:
-                row["cholesky_vs_oracle"] = replay_gain(args.truth, mae)
-            rows.append(row)
+    for size in SIZES:
+        if size not in metrics.index:
+            continue
+        m = metrics.loc[size]
+        s, _ = lat(f"compact {size}, C")
+        rows.append({"model": f"compact {size}", "params": int(m["params"]), "latency_us": s * 1e6,
+                     "time_mape": m["time_mape"], "time_median_ape": m["time_median_ape"],
+                     "time_spearman": m["time_spearman"], "bound_acc": m["bound_acc"],
+                     "makespan_vs_oracle": replay.get(f"kgraph-compact-{size}", float("nan"))})
+    fm = full_metrics(args.full_predictions)
+    s, n = lat("full kgraph model")
+    rows.append({"model": "full (graph_only)", "params": n, "latency_us": s * 1e6, "time_mape": fm["time_mape"],
+                 "time_median_ape": fm["time_median_ape"], "time_spearman": fm["time_spearman"],
+                 "bound_acc": fm["bound_acc"], "makespan_vs_oracle": replay.get("kgraph-full", float("nan"))})
+    table = pd.DataFrame(rows)
+    refs = {k: v for k, v in replay.items() if not k.startswith("kgraph")}
+    text = to_markdown(table) + "\n\nNo-model references (makespan / oracle): " + \
+        ", ".join(f"{k} {v:.3f}" for k, v in sorted(refs.items())) + "\n"
+    print(text)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    keys = list(rows[0])
-    text = "| " + " | ".join(keys) + " |\n|" + "---|" * len(keys) + "\n" + "\n".join(
-        "| " + " | ".join(f"{r[k]:.4g}" if isinstance(r[k], float) else str(r[k]) for k in keys) + " |" for r in rows)
-    print(text)
-    (out / "cost_benefit.md").write_text(text + "\n")
-    plot(rows, out / "cost_benefit.png")
+    (out / "cost_benefit.md").write_text(text)
+    plot(table, refs, out / "cost_benefit.png")
     return 0
 
 
-def replay_gain(truth_path: str, mae: float) -> float:
-    """Makespan / oracle of an 8x8-tile Cholesky replay when beliefs are off by e^{±mae}."""
-    from kgraph.scheduling import OracleBelief, Platform, TableBelief, TimeTable, cholesky_dag, simulate
-
-    truth = TimeTable.from_file(truth_path)
-    tile = sorted({t for _, t, _ in truth.samples})[-1]
-    kinds = truth.kinds()
-    pred = {(k, tile, d): truth.time_us(k, tile, d) * float(np.exp(mae if i % 2 else -mae))
-            for i, k in enumerate(kinds) for d in truth.devices()}
-    platform = Platform.gpu_and_cpus(8)
-    tasks = cholesky_dag(8, tile)
-    oracle = simulate(tasks, truth, OracleBelief(truth), platform).makespan_us
-    return simulate(tasks, truth, TableBelief("model", pred), platform).makespan_us / oracle
+def to_markdown(table: pd.DataFrame) -> str:
+    cols = list(table.columns)
+    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    for r in table.itertuples(index=False):
+        lines.append("| " + " | ".join(f"{v:.4g}" if isinstance(v, float) else str(v) for v in r) + " |")
+    return "\n".join(lines)
 
 
-def plot(rows: list[dict], path: Path) -> None:
+def plot(table: pd.DataFrame, refs: dict[str, float], path: Path) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(5, 3.5))
-    ax.plot([r["params"] for r in rows], [r["test_mae_ln_time"] for r in rows], "o-", label="test MAE ln time")
-    for r in rows:
-        ax.annotate(f"{r['size']}\n{r['c_ns_per_call'] / 1e3:.2f} µs", (r["params"], r["test_mae_ln_time"]), fontsize=7)
-    ax.set_xscale("log")
-    ax.set_xlabel("parameters")
-    ax.set_ylabel("MAE of ln(time)")
-    ax.legend()
+    fig, (a, b) = plt.subplots(1, 2, figsize=(9, 3.6))
+    a.plot(table["params"], table["time_mape"], "o-", label="time MAPE %")
+    a.plot(table["params"], table["time_median_ape"], "s--", label="time median APE %")
+    for r in table.itertuples():
+        a.annotate(f"{r.model.split()[-1]}\n{r.latency_us:.3g} µs", (r.params, r.time_mape), fontsize=7)
+    a.set_xscale("log")
+    a.set_xlabel("parameters")
+    a.set_ylabel("% error (H200 test launches)")
+    a.legend(fontsize=7)
+    b.plot(table["latency_us"], table["makespan_vs_oracle"], "o-", label="kgraph beliefs")
+    for r in table.itertuples():
+        b.annotate(r.model.split()[-1].strip("()"), (r.latency_us, r.makespan_vs_oracle), fontsize=7)
+    for name, v in refs.items():
+        b.axhline(v, ls=":", lw=1, color="grey")
+        b.annotate(name, (table["latency_us"].min(), v), fontsize=6, color="grey")
+    b.set_xscale("log")
+    b.set_xlabel("prediction latency (µs, 1 core)")
+    b.set_ylabel("makespan / oracle (geo. mean)")
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
