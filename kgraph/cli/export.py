@@ -1,7 +1,10 @@
 """``kgraph export``: write the compact head as ONNX or as dependency-free C99.
 
-    kgraph export --ckpt compact.pt --format onnx --out DIR
-    kgraph export --ckpt compact.pt --format c --out DIR [--kernels a.cl b.cl ...]
+    kgraph export [--ckpt compact.pt] --format onnx --out DIR
+    kgraph export [--ckpt compact.pt] --format c --out DIR [--kernels a.cl b.cl ...]
+
+Without ``--ckpt`` the shipped compact head ``models/default_compact/compact.pt`` is exported (its
+size and metrics: ``models/default_compact/README.md``).
 
 ``--kernels`` registers kernel sources for the C ``kgraph_features`` helper (their static counts are
 compiled to C); a kernel must also be in the checkpoint's code-embedding table to be predicted.
@@ -14,11 +17,13 @@ from pathlib import Path
 from kgraph.errors import InputError, UsageError
 
 FORMATS = ("onnx", "c")
+DEFAULT_CKPT = Path(__file__).resolve().parents[2] / "models" / "default_compact" / "compact.pt"
 LANG_BY_SUFFIX = {".cl": "opencl", ".cu": "cuda", ".cuh": "cuda", ".c": "c", ".h": "c"}
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("--ckpt", required=True, help="compact-head checkpoint (models.compact.to_checkpoint)")
+    parser.add_argument("--ckpt", default=str(DEFAULT_CKPT),
+                        help="compact-head checkpoint (models.compact.to_checkpoint); default: the shipped head")
     parser.add_argument("--format", required=True, choices=FORMATS, help="onnx or c")
     parser.add_argument("--out", required=True, help="output directory")
     parser.add_argument("--kernels", nargs="+", default=[], metavar="FILE",

@@ -9,7 +9,8 @@ for by a corpus family, and every launch of that family is mapped to the *equiva
 the same work (``b³`` multiply-adds): GEMM ``gemm_tiled`` (M·N·K), SYRK ``syrk_tiled`` (N²·K),
 TRSM ``trsm`` (N²·R: N×N triangle, R right-hand sides), POTRF ``potrf_batched`` and GETRF
 ``getrf_batched`` (batch·nb³: a batch of small factorisations, the closest panel-like kernels).
-``b`` is rounded to the nearest power of two; a cell (kind, b, device) holds the median over its
+``b`` is rounded to the nearest power of two, and only tile sizes where every kind is measured on both
+devices are kept; a cell (kind, b, device) holds the median over its
 launches (fp32 kernels only). Beliefs are built from the *same launches*: the model's predicted time
 per launch, medians per cell, so truth and belief differ only by the model's error.
 Writes ``truth.csv`` and ``<model>.csv`` (columns ``kind, tile, device, time_us``) and
@@ -98,12 +99,15 @@ def main(argv: list[str] | None = None) -> int:
         cells["kgraph-full"] = np.exp(full_model_log_time(model, part["dm"], rows)) / 1e3
         for name, head in heads.items():
             with torch.no_grad():
-                pred, _ = head(part["x"][torch.as_tensor(rows)])
+                pred, _ = head(part["x"][torch.as_tensor(rows.copy())])
             cells[name] = np.exp(pred[:, 0].numpy()) / 1e3
         frames.append(cells)
     cells = pd.concat(frames, ignore_index=True)
-    # keep tiles where every kind of a DAG is measured on both devices
-    have = cells.groupby(["kind", "tile"])["device"].nunique().unstack("kind")
+    # keep tile sizes where every kind is measured on both devices (the replay needs all of them)
+    have = cells.groupby(["kind", "tile"])["device"].nunique().unstack("kind").fillna(0).astype(int)
+    complete = have.index[(have == 2).all(axis=1)]
+    print(have.to_string())
+    cells = cells[cells["tile"].isin(complete)]
     models = ["truth", "kgraph-full", *heads]
     grouped = cells.groupby(["kind", "tile", "device"])
     for name in models:
@@ -112,9 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     summary = grouped.agg(launches=("truth", "size"), test_share=("in_test", "mean"),
                           kernels=("kernel_id", lambda s: " ".join(sorted(set(s))))).reset_index()
     summary.to_csv(out / "cells.csv", index=False)
-    complete = have.fillna(0).astype(int)
-    print(complete.to_string())
-    print(f"wrote {', '.join(f'{m}.csv' for m in models)} and cells.csv to {out}")
+    print(f"tile sizes kept: {', '.join(map(str, complete))}; wrote {', '.join(f'{m}.csv' for m in models)} and cells.csv to {out}")
     return 0
 
 
