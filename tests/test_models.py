@@ -74,7 +74,7 @@ def make_model(use_graph=True, use_tokens=False, use_hardware=True, use_static=T
                       use_hardware=use_hardware, use_static_counts=use_static)
     cfg.launch.hidden, cfg.launch.dropout = 16, 0.0
     if lm_path:
-        cfg.tokens = TokenEncoderConfig(path=str(lm_path), freeze=False)
+        cfg.tokens = TokenEncoderConfig(path=str(lm_path), freeze=False, max_length=64)
     return KGraphModel(cfg, FEATURES)
 
 
@@ -181,3 +181,14 @@ def test_metrics_exact_values():
     assert m["bound_acc"] == pytest.approx(2 / 3)
     assert m["footprint_mape"] == pytest.approx(0.0, abs=1e-4)
     assert math.isclose(m["time_spearman"], 0.9486832980505138, rel_tol=1e-6)
+
+
+def test_token_encoder_refuses_a_max_length_beyond_its_positions(tiny_lm):
+    """The LM above reads 64 tokens: asking for 512 is a config error named by its option, not an
+    index error deep inside the transformer at the first long source."""
+    from kgraph.errors import ModelError
+    from models.token_encoder import TokenEncoder
+
+    with pytest.raises(ModelError, match=r"model.arch.tokens.max_length=512 .* \(64 tokens\)"):
+        TokenEncoder(TokenEncoderConfig(path=str(tiny_lm), max_length=512))
+    assert TokenEncoder(TokenEncoderConfig(path=str(tiny_lm), max_length=64)).out_dim == 32
