@@ -1,0 +1,44 @@
+"""models.export.verify: C and ONNX checked on every registered kernel x device."""
+import shutil
+
+import pytest
+import torch
+
+from models.compact import CompactConfig, CompactHead, to_checkpoint
+from models.export import to_c, to_onnx
+from models.export.verify import main, probe_rows
+
+
+def _bundle(tmp_path):
+    torch.manual_seed(0)
+    head = CompactHead(CompactConfig(4, ["a", "b"], ["h0", "h1", "h2"], "tiny")).eval()
+    head.set_normalization(torch.randn(50, head.config.in_dim) * 30 + 5, torch.randn(50, 5) * 3 + 12)
+    table = {"k2": torch.randn(4), "k1": torch.randn(4)}
+    devices = {"gpu": torch.tensor([1.0, 2.0, 3.0]), "cpu": torch.tensor([0.5, 0.0, 7.0])}
+    return head, table, devices, to_checkpoint(head, tmp_path / "c.pt", table, devices)
+
+
+def test_probe_rows_cover_every_kernel_and_device(tmp_path):
+    from models.compact import from_checkpoint
+
+    *_, ckpt = _bundle(tmp_path)
+    kernels, devs, launch, x = probe_rows(from_checkpoint(ckpt), rows=3)
+    assert len(kernels) == 4  # 2 kernels x 2 devices > 3 rows asked
+    assert sorted(zip(kernels, devs)) == [("k1", 0), ("k1", 1), ("k2", 0), ("k2", 1)]
+    assert x.shape == (4, 4 + 2 + 3) and torch.equal(x[:, 4:6], launch)
+    vectors = {0: [1.0, 2.0, 3.0], 1: [0.5, 0.0, 7.0]}  # device index = insertion order (gpu, cpu)
+    assert [x[i, -3:].tolist() for i in range(4)] == [vectors[d] for d in devs]
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+def test_verify_passes_on_a_faithful_export(tmp_path):
+    head, table, devices, ckpt = _bundle(tmp_path)
+    to_c(head, tmp_path / "c", table, devices)
+    to_onnx(head, tmp_path / "m.onnx")
+    assert main(["--ckpt", str(ckpt), "--c-dir", str(tmp_path / "c"), "--onnx", str(tmp_path / "m.onnx"),
+                 "--rows", "64"]) == 0
+    # a head with other weights than the exported C must fail the check
+    with torch.no_grad():
+        head.layers[0].bias.add_(1.0)
+    ckpt2 = to_checkpoint(head, tmp_path / "d.pt", table, devices)
+    assert main(["--ckpt", str(ckpt2), "--c-dir", str(tmp_path / "c"), "--rows", "64"]) == 1
