@@ -42,3 +42,16 @@ def test_verify_passes_on_a_faithful_export(tmp_path):
         head.layers[0].bias.add_(1.0)
     ckpt2 = to_checkpoint(head, tmp_path / "d.pt", table, devices)
     assert main(["--ckpt", str(ckpt2), "--c-dir", str(tmp_path / "c"), "--rows", "64"]) == 1
+
+
+def test_export_defaults_to_the_shipped_base_head(tmp_path):
+    from kgraph.cli.export import DEFAULT_CKPT
+    from kgraph.cli.main import main as cli
+    from models.compact import from_checkpoint
+
+    bundle = from_checkpoint(DEFAULT_CKPT)
+    assert bundle.head.config.size == "base" and bundle.head.config.hidden == [64, 64]
+    assert list(bundle.devices) == ["nvidia-h200", "pocl-skylake-avx512-intel-xeon"]
+    assert len(bundle.code_table) == 417 and "tile_gemm" in bundle.code_table
+    assert cli(["export", "--format", "onnx", "--out", str(tmp_path)]) == 0
+    assert (tmp_path / "kgraph_model.onnx").is_file()
