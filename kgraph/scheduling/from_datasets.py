@@ -120,5 +120,17 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def _cli() -> int:
+    import sys
+
+    from kgraph.errors import KGraphError, UsageError
+
+    try:
+        return main()
+    except KGraphError as exc:
+        print(f"kgraph.scheduling.from_datasets: error: {exc}", file=sys.stderr)
+        return 2 if isinstance(exc, UsageError) else 1
+
+
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(_cli())
