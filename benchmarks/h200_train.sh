@@ -10,11 +10,14 @@ timeout ${GRID_TIMEOUT_S:-470} python3 -m benchmarks.ablation --datasets $H200 -
   --variants hybrid graph_only tokens_only static_only no_hardware \
   --splits unseen_launch leave_kernel_out leave_family_out --trainer conf/trainer/gpu.yaml \
   --max-time ${MAX_TIME:-00:00:05:00} --parallel 15 > "$OUT/grid.log" 2>&1 &
+grid=$!
 timeout ${GRID_TIMEOUT_S:-470} python3 -m benchmarks.ablation --datasets $ALL --out runs/ablation \
   --variants hybrid --splits leave_device_out --test-devices pocl-amd-epyc --trainer conf/trainer/gpu.yaml \
   --max-time ${MAX_TIME:-00:00:05:00} > "$OUT/ldo.log" 2>&1 &
+ldo=$!
 nvidia-smi --query-gpu=utilization.gpu,memory.used --format=csv -l 30 > "$OUT/gpu_util.csv" 2>&1 &
-wait %1 %2
+smi=$!
+wait $grid $ldo; kill $smi 2>/dev/null
 python3 - <<'PY'
 import glob, os, torch
 os.makedirs("/tmp/ck", exist_ok=True)
