@@ -96,12 +96,10 @@ def to_natural(target: str, log_values: np.ndarray) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------------- static counts
-def compile_static_counts(source: str, lang: str, kernel_name: str) -> Callable[[dict], np.ndarray] | None:
-    """Lambdify the kernel's symbolic per-work-item counts once.
-
-    Returns ``fn(env) -> Float[len(STATIC_COUNTS), N]`` where ``env`` maps symbol names (scalar
-    parameters, ``gsz0..2``, ``lsz0..2``, ``ngrp0..2``) to Float[N] arrays, or None when the kernel
-    does not parse or has no analysis.
+def static_count_exprs(source: str, lang: str, kernel_name: str) -> tuple[list, list[str]] | None:
+    """(sympy per-work-item count expressions in ``STATIC_COUNTS`` order, the kernel's scalar parameter
+    names in order), or None when the kernel does not parse or has no analysis (its static features are
+    then 0 with ``static_known`` = 0). Shared by :func:`compile_static_counts` and the C export.
     """
     import sympy
 
@@ -116,6 +114,22 @@ def compile_static_counts(source: str, lang: str, kernel_name: str) -> Callable[
     if graph is None or graph.analysis is None:
         return None
     exprs = [sympy.sympify(graph.analysis.counts.get(c, 0)) for c in STATIC_COUNTS]
+    return exprs, [p.name for p in graph.function.params if not p.is_pointer]
+
+
+def compile_static_counts(source: str, lang: str, kernel_name: str) -> Callable[[dict], np.ndarray] | None:
+    """Lambdify the kernel's symbolic per-work-item counts once.
+
+    Returns ``fn(env) -> Float[len(STATIC_COUNTS), N]`` where ``env`` maps symbol names (scalar
+    parameters, ``gsz0..2``, ``lsz0..2``, ``ngrp0..2``) to Float[N] arrays, or None when the kernel
+    does not parse or has no analysis.
+    """
+    import sympy
+
+    found = static_count_exprs(source, lang, kernel_name)
+    if found is None:
+        return None
+    exprs = found[0]
     symbols = sorted(set().union(*(e.free_symbols for e in exprs)), key=lambda s: s.name)
     fn = sympy.lambdify(symbols, exprs, modules=[{"floor_log2": _floor_log2}, "numpy"])
     names = [s.name for s in symbols]

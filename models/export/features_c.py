@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import sympy
 
-from data.features import LAUNCH_FEATURES, NUM_SCALAR_ARGS, STATIC_COUNTS, STATIC_FEATURES
+from data.features import LAUNCH_FEATURES, NUM_SCALAR_ARGS, STATIC_COUNTS, STATIC_FEATURES, static_count_exprs
 from parsers.errors import ModelError
 
 FEATURE_ORDER = (*LAUNCH_FEATURES, *STATIC_FEATURES)
@@ -32,27 +32,6 @@ _C_HELPERS = """static double kgraph_floor_log2(double x) { /* floor(log2(x)) ex
 }
 """
 _WORK_SYMBOLS = tuple(f"{p}{d}" for p in ("gsz", "lsz", "ngrp") for d in range(3))
-
-
-def static_count_exprs(source: str, lang: str, kernel_name: str) -> tuple[list, list[str]] | None:
-    """(sympy expressions in ``STATIC_COUNTS`` order, scalar parameter names in order), or None.
-
-    None when the kernel does not parse or has no analysis (its static features are then 0 with
-    ``static_known`` = 0, as in :func:`data.features.compile_static_counts`).
-    """
-    import kgraph
-    from kgraph.errors import KGraphError
-
-    try:
-        graphs = kgraph.from_source(source, lang, filename=f"<{kernel_name}>")
-    except KGraphError:
-        return None
-    graph = next((g for g in graphs if g.name == kernel_name), None)
-    if graph is None or graph.analysis is None:
-        return None
-    exprs = [sympy.sympify(graph.analysis.counts.get(c, 0)) for c in STATIC_COUNTS]
-    scalars = [p.name for p in graph.function.params if not p.is_pointer]
-    return exprs, scalars
 
 
 def _static_function(index: int, exprs: list, scalars: list[str]) -> str:
