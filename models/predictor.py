@@ -217,16 +217,20 @@ class Predictor:
     def predict(self, launches: list[Launch]) -> list[dict]:
         """Predictions per launch: ``time_ns, bandwidth_gbs, footprint_bytes, flops, bytes, bound,
         bound_probability`` (natural units, the model's log outputs inverted)."""
+        return [p for inputs in self.featurise(launches) for p in self.forward(inputs)]
+
+    def featurise(self, launches: list[Launch], chunk: int = 1024) -> list[tuple]:
+        """Model inputs ``(graphs, tokens, source_index, features)`` per chunk of ``chunk`` launches
+        (CPU tensors; graphs and tokens once per distinct kernel of the chunk)."""
         import torch
         from torch_geometric.data import Batch, Data
 
         import kgraph
-        from data.features import BOUND_CLASSES, REGRESSION_TARGETS, to_launch_features, to_natural
+        from data.features import to_launch_features
 
-        out: list[dict] = []
-        for start in range(0, len(launches), 1024):
-            chunk = launches[start:start + 1024]
-            rows, sources, devices, kernels = to_tables(chunk)
+        out = []
+        for start in range(0, len(launches), chunk):
+            rows, sources, devices, kernels = to_tables(launches[start:start + chunk])
             features = torch.from_numpy(to_launch_features(rows, sources, devices))
             graphs = tokens = None
             if self.model.config.use_graph:
@@ -240,18 +244,31 @@ class Predictor:
                 enc = self.tokenizer([k.source for k in kernels], truncation=True, padding=True,
                                      max_length=self.model.config.tokens.max_length, return_tensors="pt")
                 tokens = {"input_ids": enc["input_ids"], "attention_mask": enc["attention_mask"]}
-            index = torch.tensor(rows["kernel_index"].to_numpy(np.int64))
-            with torch.inference_mode():
-                pred = self.model(graphs, tokens, index, features)
-            reg = pred.regression().float().numpy()
-            prob = torch.softmax(pred.bound_logits.float(), -1).numpy()
-            natural = {t: to_natural(t, reg[:, j]) for j, t in enumerate(REGRESSION_TARGETS)}
-            for i in range(len(chunk)):
-                c = int(prob[i].argmax())
-                out.append({"time_ns": float(natural["time"][i]), "bandwidth_gbs": float(natural["bandwidth"][i]),
-                            "footprint_bytes": float(natural["footprint"][i]), "flops": float(natural["flops"][i]),
-                            "bytes": float(natural["bytes"][i]), "bound": BOUND_CLASSES[c],
-                            "bound_probability": float(prob[i, c])})
+            out.append((graphs, tokens, torch.tensor(rows["kernel_index"].to_numpy(np.int64)), features))
+        return out
+
+    def forward(self, inputs: tuple) -> list[dict]:
+        """Predictions (as :meth:`predict`) of one chunk of :meth:`featurise`, run on the model's device."""
+        import torch
+
+        from data.features import BOUND_CLASSES, REGRESSION_TARGETS, to_natural
+
+        device = next(self.model.parameters()).device
+        graphs, tokens, index, features = inputs
+        graphs = graphs.to(device) if graphs is not None else None
+        tokens = {k: v.to(device) for k, v in tokens.items()} if tokens is not None else None
+        with torch.inference_mode():
+            pred = self.model(graphs, tokens, index.to(device), features.to(device))
+        reg = pred.regression().float().cpu().numpy()
+        prob = torch.softmax(pred.bound_logits.float(), -1).cpu().numpy()
+        natural = {t: to_natural(t, reg[:, j]) for j, t in enumerate(REGRESSION_TARGETS)}
+        out = []
+        for i in range(len(index)):
+            c = int(prob[i].argmax())
+            out.append({"time_ns": float(natural["time"][i]), "bandwidth_gbs": float(natural["bandwidth"][i]),
+                        "footprint_bytes": float(natural["footprint"][i]), "flops": float(natural["flops"][i]),
+                        "bytes": float(natural["bytes"][i]), "bound": BOUND_CLASSES[c],
+                        "bound_probability": float(prob[i, c])})
         return out
 
 
