@@ -106,7 +106,8 @@ def test_runner_counts_instrumented_on_its_own_buffers(cl_env, tmp_path, monkeyp
     assert row["status"] == "ok" and row["counts_source"] == "instrumented"
     assert (row["flops_fp32"], row["global_load_bytes"], row["global_store_bytes"]) == (2 * n, 8 * n, 4 * n)
     assert (row["footprint_bytes"], row["atomics"], row["flops_fp64"]) == (8 * n, 0, 0)
-    assert {"build (from source)", "check", "inputs", "timing", "counts"} <= set(phases)
+    assert {"build (from source)", "check", "inputs (device)", "timing", "counts (build)", "counts (run)"} <= set(phases)
+    assert row["launches_per_sample"] >= 1 and row["repeats"] >= 3
     # the same launch with instrumentation capped out: no counts from the worker, static ones in the
     # supervisor (no footprint statically)
     cache = CountCache("auto", max_instrumented_time_s=0.0)

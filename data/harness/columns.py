@@ -10,13 +10,15 @@ import json
 
 import pyarrow as pa
 
-HARNESS_VERSION = "1.1"  # 1.1: device-generated default inputs, counts on the measured device
+HARNESS_VERSION = "1.2"  # 1.1: device-generated default inputs, counts on the measured device;
+# 1.2: a timing sample is the mean of launches_per_sample back-to-back launches (timing.py),
+# structured host inputs seeded per problem size and cached (inputs.py)
 
 STATUSES = ("ok", "build_error", "launch_error", "out_of_resources", "timeout", "crash", "wrong_result")
 BOUND_CLASSES = ("memory", "compute", "latency")
 COUNT_COLUMNS = ("flops_fp32", "flops_fp64", "int_ops", "transcendental", "global_load_bytes",
                  "global_store_bytes", "atomics", "footprint_bytes")
-TIMING_COLUMNS = ("median_time_ns", "min_time_ns", "max_time_ns", "cv", "repeats")
+TIMING_COLUMNS = ("median_time_ns", "min_time_ns", "max_time_ns", "cv", "repeats", "launches_per_sample")
 DERIVED_COLUMNS = ("achieved_bw_gbs", "achieved_gflops", "arithmetic_intensity", "bw_util", "flop_util")
 
 LAUNCH_SCHEMA = pa.schema([
@@ -28,6 +30,7 @@ LAUNCH_SCHEMA = pa.schema([
     ("status", pa.string()), ("message", pa.string()),
     ("median_time_ns", pa.float64()), ("min_time_ns", pa.float64()), ("max_time_ns", pa.float64()),
     ("cv", pa.float64()), ("repeats", pa.int32()),
+    ("launches_per_sample", pa.int32()),  # null before harness 1.2 (= 1)
     *[(name, pa.int64()) for name in COUNT_COLUMNS],
     ("counts_source", pa.string()),
     *[(name, pa.float64()) for name in DERIVED_COLUMNS],

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import math
+import time
 
 from .columns import COUNT_COLUMNS
 
@@ -41,6 +42,7 @@ class CountCache:
         self._cache: dict[tuple, tuple[dict, str | None]] = {}
         self._programs: dict[str, tuple | None] = {}
         self.last_error: str | None = None
+        self.build_s = 0.0  # seconds spent instrumenting and building (``program``)
 
     def instrumented(self, spec, config, device_launch, median_time_ns: float | None = None):
         """``(counts, "instrumented")`` from ``device_launch(kernel, program) -> WorkCounts`` (which
@@ -80,6 +82,7 @@ class CountCache:
         """``(InstrumentedKernel, program)`` of ``spec`` built on ``context`` (once), or None when the
         kernel cannot be instrumented exactly or the instrumented source does not build."""
         if spec.kernel_id not in self._programs:
+            start = time.perf_counter()
             self._programs[spec.kernel_id] = None
             if spec.lang != "opencl":
                 return None
@@ -98,6 +101,8 @@ class CountCache:
                 self._programs[spec.kernel_id] = (kernel, program)
             except Exception as exc:  # noqa: BLE001 - the kernel keeps static counts
                 self.last_error = f"instrumentation of {spec.kernel_id}: {exc}"
+            finally:
+                self.build_s += time.perf_counter() - start
         return self._programs[spec.kernel_id]
 
 

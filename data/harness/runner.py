@@ -6,8 +6,11 @@ count each launch's work with an instrumented run on the same buffers when affor
 Buffers are allocated once per visit for the largest element count any of its configurations
 needs. Inputs are written before timing (never inside the timed loop): default random inputs are
 generated on the device by a seeded hash (:mod:`data.harness.fill`) once per visit; structured
-inputs (``spec.make_inputs``, e.g. CSR index arrays) are made on the host once per problem size.
-Time spent per phase (build, check, inputs, timing, counts) accumulates in ``phases``.
+inputs (``spec.make_inputs``, e.g. CSR index arrays) are made on the host once per problem size and
+generator, seeded by the sizes, and kept across visits (:mod:`data.harness.inputs`); a visit's
+configurations are measured grouped by problem size, so each size is uploaded once per visit.
+Time spent per phase (build, check, inputs (host/device), timing, counts (build/run)) accumulates in
+``phases``.
 """
 from __future__ import annotations
 
@@ -55,14 +58,19 @@ class KernelRunner:
         counts: a ``CountCache`` (None: count columns stay unknown).
         filler: a ``DeviceFiller`` on ``ctx`` (None: one is made when needed).
         phases: dict accumulating seconds per phase (shared across runners).
+        host_inputs: a ``HostInputCache`` shared across runners (None: a private one).
     """
 
     def __init__(self, ctx, queue, device_id: str, spec, policy: TimingPolicy = TimingPolicy(),
-                 seed: int = 0, program=None, counts=None, filler=None, phases: dict | None = None):
+                 seed: int = 0, program=None, counts=None, filler=None, phases: dict | None = None,
+                 host_inputs=None):
+        from .inputs import HostInputCache
+
         self.ctx, self.queue, self.device_id, self.spec = ctx, queue, device_id, spec
         self.policy, self.seed = policy, seed
         self.program = program
         self.counts, self.filler = counts, filler
+        self.host_inputs = host_inputs if host_inputs is not None else HostInputCache()
         self.phases = phases if phases is not None else {}
         self.cache_hit = None
         from .columns import source_id_of
@@ -111,17 +119,21 @@ class KernelRunner:
         import pyopencl as cl
 
         spec = self.spec
+        if spec.make_inputs is not None:  # one upload per problem size (stable within a size)
+            first = {}
+            for i, c in enumerate(configs):
+                first.setdefault(c.sizes, i)
+            configs = sorted(configs, key=lambda c: first[c.sizes])
         counts = [spec.buffer_counts(c.sizes_dict, list(c.local_size)) for c in configs]
         buffer_args = [a for a in spec.args if a.kind == "buffer"]
         capacity = {a.name: max(max(c[a.name] for c in counts), 1) for a in buffer_args}
         buffers = {a.name: cl.Buffer(self.ctx, cl.mem_flags.READ_WRITE, capacity[a.name] * np.dtype(a.dtype).itemsize)
                    for a in buffer_args}
         kernel = cl.Kernel(self.program, spec.kernel_name)
-        rng = np.random.default_rng(self.seed)
         uploaded_for = None
         try:
             if spec.make_inputs is None and configs:
-                with self.phase("inputs"):
+                with self.phase("inputs (device)"):
                     self._fill_defaults(buffers, capacity, skip=())
                 uploaded_for = "all"
             for config in configs:
@@ -132,8 +144,7 @@ class KernelRunner:
                     on_start(row["key"])
                 try:
                     if uploaded_for != "all" and uploaded_for != config.sizes:
-                        with self.phase("inputs"):
-                            self._upload_structured(buffers, config.sizes_dict, rng)
+                        self._upload_structured(buffers, config.sizes_dict)
                         uploaded_for = config.sizes
                     args = self._args(buffers, config)
                     kernel.set_args(*args)
@@ -147,13 +158,18 @@ class KernelRunner:
                     return
                 row.update(status="ok", message="", median_time_ns=timing.median_time_ns,
                            min_time_ns=timing.min_time_ns, max_time_ns=timing.max_time_ns, cv=timing.cv,
-                           repeats=timing.repeats)
+                           repeats=timing.repeats, launches_per_sample=timing.launches_per_sample)
                 if timing.warmup_ns > self.policy.slow_launch_s * 1e9:
                     row["message"] = "slow"
                 if self.counts is not None:
-                    with self.phase("counts"):
+                    built_s = self.counts.build_s
+                    with self.phase("counts (run)"):
                         launch = DeviceLaunch(self.queue, args, gsize, lsize, self._nbytes(config))
                         counted = self.counts.instrumented(spec, config, launch, timing.median_time_ns)
+                    if self.counts.build_s > built_s:  # the instrumented program was built just now
+                        spent = self.counts.build_s - built_s
+                        self.phases["counts (run)"] -= spent
+                        self.phases["counts (build)"] = self.phases.get("counts (build)", 0.0) + spent
                     if counted is not None:
                         row.update(counted[0])
                         row["counts_source"] = counted[1]
@@ -193,14 +209,19 @@ class KernelRunner:
                 cl.enqueue_copy(self.queue, buffers[arg.name], host)
         self.queue.finish()
 
-    def _upload_structured(self, buffers, sizes: dict, rng) -> None:
-        """``make_inputs``' arrays from the host; every other buffer filled on the device."""
+    def _upload_structured(self, buffers, sizes: dict) -> None:
+        """``make_inputs``' arrays from the host (cached); every other buffer filled on the device."""
+        with self.phase("inputs (host)"):
+            given = self.host_inputs.get(self.spec, sizes, self.seed)
+        with self.phase("inputs (device)"):
+            self._write_structured(buffers, sizes, given)
+
+    def _write_structured(self, buffers, sizes: dict, given: dict) -> None:
         import pyopencl as cl
 
         from kgraph.errors import InputError
 
         spec = self.spec
-        given = dict(spec.make_inputs(rng, sizes))
         counts = spec.buffer_counts(sizes)
         for arg in spec.args:
             if arg.kind == "buffer" and arg.name in given:

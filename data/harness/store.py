@@ -231,7 +231,16 @@ def read_launches(directory):
     tables = [pq.read_table(directory / s["file"]) for s in manifest["shards"]]
     if not tables:
         return LAUNCH_SCHEMA.empty_table().to_pandas()
+    # shards of older harness versions lack newer columns: unify to LAUNCH_SCHEMA (nulls there)
+    tables = [t if t.schema.names == LAUNCH_SCHEMA.names else _to_schema(t) for t in tables]
     return pa.concat_tables(tables).to_pandas() if len(tables) > 1 else tables[0].to_pandas()
+
+
+def _to_schema(table):
+    """``table`` with LAUNCH_SCHEMA's columns in order, absent ones all null."""
+    columns = [table.column(f.name).cast(f.type) if f.name in table.schema.names
+               else pa.nulls(table.num_rows, f.type) for f in LAUNCH_SCHEMA]
+    return pa.Table.from_arrays(columns, schema=LAUNCH_SCHEMA)
 
 
 def read_sources(directory):

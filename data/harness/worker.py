@@ -56,6 +56,7 @@ def worker_main(conn, platform_index: int, device_index: int, device_id: str, pr
 
     from .counts import CountCache
     from .fill import DeviceFiller
+    from .inputs import HostInputCache
     from .runner import KernelRunner
     from .sampling import LaunchConfig
 
@@ -65,6 +66,7 @@ def worker_main(conn, platform_index: int, device_index: int, device_id: str, pr
     specs = {}
     runners, prepared = {}, {}
     counts = CountCache(counts_mode, max_instrumented_time_s)
+    host_inputs = HostInputCache()
     phases: dict[str, float] = {}
     try:
         filler = DeviceFiller(ctx, queue)
@@ -92,7 +94,7 @@ def worker_main(conn, platform_index: int, device_index: int, device_id: str, pr
         spec = specs[kernel_id]
         if kernel_id not in prepared:
             runners[kernel_id] = KernelRunner(ctx, queue, device_id, spec, policy, seed, counts=counts,
-                                              filler=filler, phases=phases)
+                                              filler=filler, phases=phases, host_inputs=host_inputs)
             prepared[kernel_id] = runners[kernel_id].build()
         conn.send(("prepared", *prepared[kernel_id]))
         if prepared[kernel_id][0] != "ok":

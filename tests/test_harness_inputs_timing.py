@@ -1,0 +1,89 @@
+"""Timing samples (means of back-to-back launches) and the structured host-input cache."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from data.harness.inputs import HostInputCache, generator_key
+from data.harness.timing import Timing, TimingPolicy, launches_per_sample, time_launch
+
+
+class _Event:
+    def __init__(self, ns):
+        class _P:
+            start, end = 0, ns
+        self.profile = _P()
+
+    def wait(self):
+        pass
+
+
+def _launcher(durations):
+    """A fake enqueue whose events last ``durations`` in turn (the timing loop's only contact)."""
+    it = iter(durations)
+    return lambda queue: _Event(next(it))
+
+
+def test_launches_per_sample_from_warmup():
+    policy = TimingPolicy(sample_ns=50_000, max_launches_per_sample=256)
+    assert launches_per_sample(2_000, policy) == 25       # ceil(50 us / 2 us)
+    assert launches_per_sample(3_000, policy) == 17       # ceil(16.7)
+    assert launches_per_sample(50_000, policy) == 1
+    assert launches_per_sample(10, policy) == 256         # capped
+    assert launches_per_sample(2_000, TimingPolicy(sample_ns=0)) == 1
+
+
+def test_a_sample_is_the_mean_of_k_launches():
+    # warm-up 10 us -> k = 5 with sample_ns 50 us; launches alternate 8 and 12 us: every sample of
+    # 5 consecutive launches is 8,12,8,12,8 -> 9.6 or 12,8,12,8,12 -> 10.4 us
+    policy = TimingPolicy(sample_ns=50_000, min_repeats=3, max_repeats=4, time_cap_s=1.0, target_cv=0.0)
+    durations = [10_000] + [8_000, 12_000] * 100
+    t = time_launch(None, _launcher(durations), policy)
+    assert t.launches_per_sample == 5
+    assert t.repeats == 4
+    np.testing.assert_allclose(t.times_ns, [9_600, 10_400, 9_600, 10_400])
+    assert t.median_time_ns == pytest.approx(10_000)
+    # the same launches one by one: CV 0.2 instead of ~0.045
+    single = time_launch(None, _launcher(durations), TimingPolicy(sample_ns=0, max_repeats=4, target_cv=0.0))
+    assert single.launches_per_sample == 1 and single.cv == pytest.approx(np.std([8e3, 12e3] * 2, ddof=1) / 1e4)
+    assert t.cv < single.cv / 4
+
+
+def test_slow_kernels_are_timed_one_launch_per_sample():
+    policy = TimingPolicy(sample_ns=50_000, slow_launch_s=0.25)
+    t = time_launch(None, _launcher([3e8] * 10), policy)
+    assert t.launches_per_sample == 1 and t.repeats == policy.min_repeats
+
+
+def _factory(scale):
+    def make_inputs(rng, sizes):
+        return {"a": rng.uniform(0, scale, sizes["n"]).astype(np.float32)}
+    return make_inputs
+
+
+class _Spec:
+    def __init__(self, make_inputs):
+        self.make_inputs = make_inputs
+
+
+def test_host_inputs_are_seeded_by_sizes_shared_and_bounded():
+    cache = HostInputCache(max_bytes=3 * 4 * 100)
+    one, same_kind, other = _Spec(_factory(1.0)), _Spec(_factory(1.0)), _Spec(_factory(2.0))
+    assert generator_key(one.make_inputs) == generator_key(same_kind.make_inputs)
+    assert generator_key(one.make_inputs) != generator_key(other.make_inputs)
+    a100 = cache.get(one, {"n": 100})
+    a50 = cache.get(one, {"n": 50})
+    # the values of a size do not depend on what was generated before
+    fresh = HostInputCache().get(one, {"n": 50})
+    np.testing.assert_array_equal(a50["a"], fresh["a"])
+    assert cache.get(same_kind, {"n": 100}) is a100          # shared between equal generators
+    assert (cache.hits, cache.misses) == (1, 2)
+    assert not a100["a"].flags.writeable
+    cache.get(other, {"n": 100})                              # 400 + 200 + 400 = 1000 <= 1200
+    assert len(cache) == 3 and cache.bytes == 1000
+    cache.get(other, {"n": 60})   # 1240 > 1200: the least recently used (n=50; n=100 was hit) goes
+    assert len(cache) == 3 and cache.bytes == 1040
+    cache.get(one, {"n": 100})
+    assert (cache.hits, cache.misses) == (2, 4)
+    cache.get(one, {"n": 50})
+    assert cache.misses == 5
