@@ -10,16 +10,21 @@ every size under dmda (eager for "none") on ``--ncpu`` CPU workers + one OpenCL 
 History "calibrated" runs ``--calibration-runs`` times with STARPU_CALIBRATE=1 first (its own
 STARPU_HOME); "cold" starts from an empty model directory. ``--time-table`` writes the measured
 per-task times (kind, tile, device = cpu|gpu, time_us; the OpenCL worker plays "gpu") for
-``python -m kgraph.scheduling.run``.
+``python -m kgraph.scheduling.run``. ``--opencl gpu`` lets StarPU take the host's OpenCL GPU
+(STARPU_OPENCL_ON_CPUS=0) instead of a CPU OpenCL device (PoCL, the default ``cpu``); the report and
+time table are rewritten after every (workload, size), so a run cut short keeps what it finished.
 """
 from __future__ import annotations
 
 import argparse
 import math
 import shutil
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
+from kgraph.errors import MeasurementError
 from kgraph.runtime.starpu_runner import build, run_workload
 
 CONFIGS = ("kgraph", "history-calibrated", "history-cold", "regression", "eager")
@@ -62,11 +67,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--calibration-runs", type=int, default=3)
     p.add_argument("--calibrate-minimum", type=int, default=3,
                    help="STARPU_CALIBRATE_MINIMUM: executions before a history entry is trusted")
+    p.add_argument("--opencl", choices=("cpu", "gpu"), default="cpu",
+                   help="OpenCL worker on a CPU device (PoCL) or on the host's OpenCL GPU")
     p.add_argument("--out", default=None)
     p.add_argument("--time-table", default=None)
     args = p.parse_args(argv)
     env = {k: v for k, v in (("KGRAPH_STARPU_CPU_DEVICE", args.cpu_device),
                              ("KGRAPH_STARPU_OPENCL_DEVICE", args.opencl_device)) if v}
+    if args.opencl == "gpu":
+        env.update(STARPU_OPENCL_ON_CPUS="0", STARPU_OPENCL_ONLY_ON_CPUS="0")
     rows, table = [], []
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
@@ -75,7 +84,13 @@ def main(argv: list[str] | None = None) -> int:
         for workload in args.workloads:
             for tiles, tile in map(parse_size, args.sizes):
                 for config in CONFIGS:
-                    r = run_config(binary, config, workload, tiles, tile, tmp / "runs", homes, args, env)
+                    try:
+                        r = run_config(binary, config, workload, tiles, tile, tmp / "runs", homes, args, env)
+                    except (MeasurementError, subprocess.TimeoutExpired) as err:  # keep the other rows
+                        print(f"{workload} {tiles}x{tile} {config} failed: {err}", file=sys.stderr, flush=True)
+                        rows.append((workload, f"{tiles}x{tile}", f"{config} (failed)", math.nan, math.nan, 0, 0, 0,
+                                     math.nan))
+                        continue
                     s = r.summary
                     on_ocl = sum(t["arch"] == "opencl" for t in r.trace)
                     rows.append((workload, f"{tiles}x{tile}", config, s["makespan_ms"], s["mean_abs_log_error"],
@@ -83,19 +98,24 @@ def main(argv: list[str] | None = None) -> int:
                     if config == "eager":
                         table += [(t["kind"], t["tile"], "gpu" if t["arch"] == "opencl" else "cpu", t["measured_us"])
                                   for t in r.trace]
+                write_report(rows, table, args)
+    return 0
+
+
+def write_report(rows: list[tuple], table: list[tuple], args) -> None:
     lines = ["| workload | size | model | makespan ms | mean abs ln(pred/meas) | tasks predicted | tasks | on OpenCL | cost fn ns/call |",
              "|" + "---|" * 9]
     for w, size, cfg, mk, err, npred, n, ocl, ns in rows:
         err_s = "-" if math.isnan(err) else f"{err:.3f}"
-        lines.append(f"| {w} | {size} | {cfg} | {mk:.2f} | {err_s} | {int(npred)} | {n} | {ocl} | {ns:.0f} |")
+        mk_s, ns_s = ("-", "-") if math.isnan(mk) else (f"{mk:.2f}", f"{ns:.0f}")
+        lines.append(f"| {w} | {size} | {cfg} | {mk_s} | {err_s} | {int(npred)} | {n} | {ocl} | {ns_s} |")
     text = "\n".join(lines)
-    print(text)
+    print(text, flush=True)
     if args.out:
         Path(args.out).write_text(text + "\n")
     if args.time_table:
         Path(args.time_table).write_text("kind,tile,device,time_us\n" +
                                          "".join(f"{k},{t},{d},{v}\n" for k, t, d, v in table))
-    return 0
 
 
 if __name__ == "__main__":

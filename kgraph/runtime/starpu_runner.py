@@ -17,10 +17,14 @@ from kgraph.runtime import runtime_dir
 
 
 def starpu_available() -> str | None:
-    """None when StarPU 1.3 can be built against here, else the reason why not."""
-    if shutil.which("pkg-config") is None:
-        return "pkg-config is not installed"
-    if subprocess.run(["pkg-config", "--exists", "starpu-1.3"]).returncode != 0:
+    """None when StarPU 1.3 can be built against here, else the reason why not.
+
+    KGRAPH_STARPU_CFLAGS and KGRAPH_STARPU_LIBS in the environment (a bundle made by
+    ``benchmarks/starpu_bundle.sh``) replace pkg-config."""
+    bundled = os.environ.get("KGRAPH_STARPU_CFLAGS") and os.environ.get("KGRAPH_STARPU_LIBS")
+    if not bundled and shutil.which("pkg-config") is None:
+        return "pkg-config is not installed (or set KGRAPH_STARPU_CFLAGS/KGRAPH_STARPU_LIBS)"
+    if not bundled and subprocess.run(["pkg-config", "--exists", "starpu-1.3"]).returncode != 0:
         return "libstarpu-dev (pkg-config starpu-1.3) is not installed: apt-get install -y libstarpu-dev"
     if shutil.which("make") is None or shutil.which("gcc") is None:
         return "make/gcc not installed"
@@ -28,8 +32,12 @@ def starpu_available() -> str | None:
 
 
 def pocl_icd_dir(work: Path) -> Path | None:
-    """A vendors directory for the OpenCL ICD loader: /etc/OpenCL/vendors if it lists an ICD, else one
-    written under ``work`` pointing at the PoCL library shipped with pyopencl / pocl-binary-distribution."""
+    """A vendors directory for the OpenCL ICD loader: $OCL_ICD_VENDORS if set to a directory listing
+    an ICD, /etc/OpenCL/vendors if it lists one, else one written under ``work`` pointing at the PoCL
+    library shipped with pyopencl / pocl-binary-distribution."""
+    given = os.environ.get("OCL_ICD_VENDORS")
+    if given and Path(given).is_dir() and any(Path(given).glob("*.icd")):
+        return Path(given)
     system = Path("/etc/OpenCL/vendors")
     if system.is_dir() and any(system.glob("*.icd")):
         return system

@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# The StarPU comparison (benchmarks.runtime_starpu: kgraph vs history calibrated/cold vs regression
+# vs eager) on a bare host, against the StarPU bundle made by benchmarks/starpu_bundle.sh (.starpu/).
+#
+#   benchmarks/starpu_device.sh [--opencl pocl|gpu|both] [--ncpu N] [--sizes 8x128 12x192 ...]
+#                               [--budget-s S] [--workloads cholesky gemm]
+#
+# Run from anywhere (it cd's to the repo root). Writes into $OUT (default out/starpu_device):
+# system.txt (nproc, lscpu, gcc, glibc, GPUs, OpenCL ICDs), build.log, ldd.txt, probe-MODE.log
+# (StarPU's worker list for one small run), report-MODE.md + times-MODE.csv + runtime_starpu-MODE.log.
+# --opencl pocl: the OpenCL worker is PoCL on the CPU (STARPU_OPENCL_ONLY_ON_CPUS=1), model device
+# pocl-skylake-avx512-intel-xeon; gpu: StarPU's OpenCL worker is the host's GPU through the NVIDIA
+# ICD (STARPU_OPENCL_ON_CPUS=0), model device nvidia-h200. CPU workers always use the Xeon descriptor.
+# Every step is under `timeout`; the benchmark shares --budget-s (default 240 s) among the modes.
+set -u
+
+REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$REPO" || exit 2
+BUNDLE="$REPO/.starpu"
+OUT="${OUT:-$REPO/out/starpu_device}"
+PYTHON="${PYTHON:-python3}"
+MODE=pocl; NCPU=""; BUDGET=240; SIZES=(6x128 8x192 10x256); WORKLOADS=(cholesky gemm)
+CPU_DEVICE=pocl-skylake-avx512-intel-xeon
+GPU_DEVICE=nvidia-h200
+EXPORT="$REPO/models/default_compact"
+
+usage() { sed -n '2,15p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --opencl) MODE="${2:?--opencl needs pocl, gpu or both}"; shift 2 ;;
+    --ncpu) NCPU="${2:?--ncpu needs a number}"; shift 2 ;;
+    --budget-s) BUDGET="${2:?--budget-s needs seconds}"; shift 2 ;;
+    --sizes) shift; SIZES=(); while [ $# -gt 0 ] && [[ "$1" != --* ]]; do SIZES+=("$1"); shift; done ;;
+    --workloads) shift; WORKLOADS=(); while [ $# -gt 0 ] && [[ "$1" != --* ]]; do WORKLOADS+=("$1"); shift; done ;;
+    -h|--help) usage ;;
+    *) echo "starpu_device: unknown option $1" >&2; usage ;;
+  esac
+done
+case "$MODE" in pocl) MODES=(pocl) ;; gpu) MODES=(gpu) ;; both) MODES=(pocl gpu) ;;
+  *) echo "starpu_device: --opencl must be pocl, gpu or both, not $MODE" >&2; exit 2 ;; esac
+[[ "$BUDGET" =~ ^[0-9]+$ ]] || { echo "starpu_device: --budget-s must be whole seconds, not $BUDGET" >&2; exit 2; }
+
+if [ ! -f "$BUNDLE/starpu.env" ] || [ ! -e "$BUNDLE/lib/libstarpu-1.3.so" ]; then
+  echo "starpu_device: no StarPU bundle at $BUNDLE: run benchmarks/starpu_bundle.sh on a box with" \
+       "libstarpu-dev and carry .starpu with the repo" >&2
+  exit 3
+fi
+for tool in gcc timeout; do
+  command -v "$tool" >/dev/null || { echo "starpu_device: $tool is not installed on this host" >&2; exit 3; }
+done
+mkdir -p "$OUT" || exit 2
+OUT="$(cd "$OUT" && pwd)"
+export PATH="$PATH:$BUNDLE/bin"   # the bundled make only where the host has none
+while IFS='=' read -r key value; do
+  [ -n "$key" ] && export "$key=${value//@BUNDLE@/$BUNDLE}"
+done < <(sed 's/^\(STARPU_[A-Z]*\)=/KGRAPH_\1=/' "$BUNDLE/starpu.env")
+export PYTHONUNBUFFERED=1
+
+# --- the host --------------------------------------------------------------------------------
+NPROC=$(nproc)
+[ -n "$NCPU" ] || NCPU=$(( NPROC > 4 ? NPROC / 2 : 1 ))
+glibc_have=$(ldd --version 2>/dev/null | head -1 | awk '{print $NF}')
+glibc_need=$(awk '/^glibc_needed/ {sub("GLIBC_", "", $2); print $2}' "$BUNDLE/MANIFEST")
+{
+  echo "date: $(date -u +%FT%TZ)"; echo "nproc: $NPROC"; echo "ncpu workers: $NCPU"
+  lscpu 2>/dev/null | head -20
+  echo "gcc: $(gcc --version | head -1)"; echo "make: $(make --version | head -1) ($(command -v make))"
+  echo "glibc: $glibc_have (bundle needs $glibc_need)"
+  echo "python: $($PYTHON --version 2>&1)"
+  command -v nvidia-smi >/dev/null && timeout 30 nvidia-smi -L
+  echo "OCL_ICD_VENDORS=${OCL_ICD_VENDORS:-}"; ls -l "${OCL_ICD_VENDORS:-/etc/OpenCL/vendors}" 2>&1
+  echo "bundle:"; cat "$BUNDLE/MANIFEST"
+} > "$OUT/system.txt" 2>&1
+cat "$OUT/system.txt"
+if [ -n "$glibc_have" ] && [ -n "$glibc_need" ] &&
+   [ "$(printf '%s\n%s\n' "$glibc_need" "$glibc_have" | sort -V | head -1)" != "$glibc_need" ]; then
+  echo "starpu_device: this host's glibc $glibc_have is older than the bundle's $glibc_need" >&2; exit 3
+fi
+
+# --- build and check that everything resolves from the bundle + glibc --------------------------
+BUILD=/tmp/kgraph_starpu_device_build
+rm -rf "$BUILD"
+if ! timeout 300 make -s -C kgraph/runtime/starpu MODEL_DIR="$EXPORT" BUILD="$BUILD" > "$OUT/build.log" 2>&1; then
+  echo "starpu_device: building the workload failed (see $OUT/build.log):" >&2; tail -20 "$OUT/build.log" >&2; exit 4
+fi
+ldd "$BUILD/tiled_workload" > "$OUT/ldd.txt" 2>&1
+if grep -q "not found" "$OUT/ldd.txt"; then
+  echo "starpu_device: unresolved libraries:" >&2; grep "not found" "$OUT/ldd.txt" >&2; exit 4
+fi
+echo "built $BUILD/tiled_workload; libraries from the bundle: $(grep -c "$BUNDLE" "$OUT/ldd.txt")"
+
+# --- OpenCL ICDs: the GPU needs the NVIDIA ICD next to the system ones -------------------------
+# (pocl: $OCL_ICD_VENDORS, else /etc/OpenCL/vendors, else an ICD for the PoCL shipped with pyopencl).
+icd_dir() {
+  local have="${OCL_ICD_VENDORS:-/etc/OpenCL/vendors}"
+  if [ "$1" = gpu ] && ! grep -qs nvidia "$have"/*.icd; then
+    mkdir -p /tmp/kgraph_icd && echo libnvidia-opencl.so.1 > /tmp/kgraph_icd/nvidia.icd
+    cp /etc/OpenCL/vendors/*.icd /tmp/kgraph_icd/ 2>/dev/null; echo /tmp/kgraph_icd
+  elif ls "$have"/*.icd > /dev/null 2>&1; then
+    echo "$have"
+  else
+    timeout 60 "$PYTHON" -c "import sys; from pathlib import Path
+from kgraph.runtime.starpu_runner import pocl_icd_dir
+print(pocl_icd_dir(Path(sys.argv[1])) or sys.argv[1])" /tmp/kgraph_icd_pocl
+  fi
+}
+
+# --- per mode: a probe run listing StarPU's workers, then the comparison -----------------------
+per_mode=$(( BUDGET / ${#MODES[@]} ))
+status=0
+for mode in "${MODES[@]}"; do
+  if [ "$mode" = gpu ]; then
+    ocl=(--opencl gpu --opencl-device "$GPU_DEVICE"); onc=0
+  else
+    ocl=(--opencl cpu --opencl-device "$CPU_DEVICE"); onc=1
+    # PoCL gets the cores the StarPU workers (NCPU CPU + 1 OpenCL driver thread) leave free.
+    export POCL_CPU_MAX_CU_COUNT=$(( NPROC - NCPU - 1 > 1 ? NPROC - NCPU - 1 : 1 ))
+  fi
+  export OCL_ICD_VENDORS="$(icd_dir "$mode")"
+  echo "== $mode: OCL_ICD_VENDORS=$OCL_ICD_VENDORS POCL_CPU_MAX_CU_COUNT=${POCL_CPU_MAX_CU_COUNT:-} =="
+  rm -rf /tmp/kgraph_starpu_probe
+  STARPU_HOME=/tmp/kgraph_starpu_probe STARPU_SCHED=eager STARPU_NCPU="$NCPU" STARPU_NOPENCL=1 STARPU_NCUDA=0 \
+    STARPU_OPENCL_ON_CPUS=$onc STARPU_OPENCL_ONLY_ON_CPUS=$onc STARPU_WORKER_STATS=1 \
+    timeout 120 "$BUILD/tiled_workload" cholesky 4 64 none > "$OUT/probe-$mode.log" 2>&1
+  echo "probe rc $? ($OUT/probe-$mode.log):"; grep -E "OpenCL|workload|CPU 0|rror" "$OUT/probe-$mode.log" | head -8
+  timeout -k 10 "$per_mode" "$PYTHON" -m benchmarks.runtime_starpu --export "$EXPORT" --ncpu "$NCPU" \
+    --cpu-device "$CPU_DEVICE" "${ocl[@]}" --sizes "${SIZES[@]}" --workloads "${WORKLOADS[@]}" \
+    --out "$OUT/report-$mode.md" --time-table "$OUT/times-$mode.csv" > "$OUT/runtime_starpu-$mode.log" 2>&1
+  rc=$?
+  [ $rc -eq 124 ] && echo "runtime_starpu ($mode) ran past ${per_mode}s: the report holds the sizes it finished"
+  [ $rc -ne 0 ] && { status=$rc; tail -5 "$OUT/runtime_starpu-$mode.log"; }
+  unset POCL_CPU_MAX_CU_COUNT
+  echo "-- report-$mode.md (rc $rc):"; cat "$OUT/report-$mode.md" 2>/dev/null || echo "(none)"
+done
+exit $status
