@@ -40,10 +40,12 @@ packages=$(for f in "$SRC"/*.c; do gcc -M $CFLAGS_ALL -DKGRAPH_KERNEL_DIR='"k"' 
   grep '^/usr/include/' | sort -u | xargs -r dpkg -S 2>/dev/null | cut -d: -f1 | sort -u |
   grep -Ev '^(libc6-dev|linux-libc-dev|libgcc-[0-9]+-dev|libc-dev-bin)$' || true)
 [ -n "$packages" ] || die "found no StarPU headers through gcc -M"
+MULTIARCH="$(gcc -print-multiarch)"
 for pkg in $packages; do
   dpkg -L "$pkg" | grep '^/usr/include/.' | while read -r path; do
     [ -f "$path" ] || continue
     rel="${path#/usr/include/}"
+    rel="${rel#$MULTIARCH/}"   # multiarch headers (hwloc/autogen/config.h) join the others
     mkdir -p "$DEST/include/$(dirname "$rel")"
     cp -L "$path" "$DEST/include/$rel"
   done
@@ -56,7 +58,8 @@ copy_lib() {  # $1 = soname, $2 = resolved path
   [ -e "$DEST/lib/$1" ] && return 0
   cp -L "$2" "$DEST/lib/$1"
   chmod u+w "$DEST/lib/$1"
-  echo "lib $1 $(dpkg -S "$(readlink -f "$2")" 2>/dev/null | cut -d: -f1 | head -1)" >> "$DEST/MANIFEST"
+  local real; real="$(readlink -f "$2")"
+  echo "lib $1 $( (dpkg -S "$real" || dpkg -S "${real#/usr}" || dpkg -S "/usr$real") 2>/dev/null | cut -d: -f1 | head -1)" >> "$DEST/MANIFEST"
 }
 for so in "$STARPU_SO" "$OPENCL_SO"; do
   real="$(readlink -f "$so")"

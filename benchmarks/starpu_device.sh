@@ -16,7 +16,7 @@ set -u
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$REPO" || exit 2
-BUNDLE="$REPO/.starpu"
+BUNDLE="${KGRAPH_STARPU_BUNDLE:-$REPO/.starpu}"   # the variable: tests only
 OUT="${OUT:-$REPO/out/starpu_device}"
 PYTHON="${PYTHON:-python3}"
 MODE=pocl; NCPU=""; BUDGET=240; SIZES=(6x128 8x192 10x256); WORKLOADS=(cholesky gemm)
@@ -45,6 +45,7 @@ if [ ! -f "$BUNDLE/starpu.env" ] || [ ! -e "$BUNDLE/lib/libstarpu-1.3.so" ]; the
        "libstarpu-dev and carry .starpu with the repo" >&2
   exit 3
 fi
+BUNDLE="$(cd "$BUNDLE" && pwd)"
 for tool in gcc timeout; do
   command -v "$tool" >/dev/null || { echo "starpu_device: $tool is not installed on this host" >&2; exit 3; }
 done
@@ -78,8 +79,9 @@ if [ -n "$glibc_have" ] && [ -n "$glibc_need" ] &&
 fi
 
 # --- build and check that everything resolves from the bundle + glibc --------------------------
-BUILD=/tmp/kgraph_starpu_device_build
-rm -rf "$BUILD"
+BUILD="$(mktemp -d /tmp/kgraph_starpu_build.XXXXXX)" || exit 2
+PROBE_HOME="$(mktemp -d /tmp/kgraph_starpu_probe.XXXXXX)" || exit 2
+trap 'rm -rf "$BUILD" "$PROBE_HOME"' EXIT
 if ! timeout 300 make -s -C kgraph/runtime/starpu MODEL_DIR="$EXPORT" BUILD="$BUILD" > "$OUT/build.log" 2>&1; then
   echo "starpu_device: building the workload failed (see $OUT/build.log):" >&2; tail -20 "$OUT/build.log" >&2; exit 4
 fi
@@ -118,8 +120,7 @@ for mode in "${MODES[@]}"; do
   fi
   export OCL_ICD_VENDORS="$(icd_dir "$mode")"
   echo "== $mode: OCL_ICD_VENDORS=$OCL_ICD_VENDORS POCL_CPU_MAX_CU_COUNT=${POCL_CPU_MAX_CU_COUNT:-} =="
-  rm -rf /tmp/kgraph_starpu_probe
-  STARPU_HOME=/tmp/kgraph_starpu_probe STARPU_SCHED=eager STARPU_NCPU="$NCPU" STARPU_NOPENCL=1 STARPU_NCUDA=0 \
+  STARPU_HOME="$PROBE_HOME/$mode" STARPU_SCHED=eager STARPU_NCPU="$NCPU" STARPU_NOPENCL=1 STARPU_NCUDA=0 \
     STARPU_OPENCL_ON_CPUS=$onc STARPU_OPENCL_ONLY_ON_CPUS=$onc STARPU_WORKER_STATS=1 \
     timeout 120 "$BUILD/tiled_workload" cholesky 4 64 none > "$OUT/probe-$mode.log" 2>&1
   echo "probe rc $? ($OUT/probe-$mode.log):"; grep -E "OpenCL|workload|CPU 0|rror" "$OUT/probe-$mode.log" | head -8
