@@ -47,15 +47,21 @@ class KGraphCLI(LightningCLI):
         parser.link_arguments("data.feature_names", "model.feature_names", apply_on="instantiate")
 
 
-def run_lightning_cli(argv: list[str]) -> int:
-    """Run one LightningCLI subcommand (``argv[0]`` in fit/validate/test/predict); returns 0."""
+def build_cli(argv: list[str], run: bool = True) -> KGraphCLI:
+    """The LightningCLI of ``kgraph fit|validate|test|predict``; ``run=False``: parse and instantiate
+    model, data and trainer only (``argv`` then has no subcommand), e.g. to prepare the data cache."""
     warnings.filterwarnings("ignore", message=".*LightningCLI's args parameter.*")
     warnings.filterwarnings("ignore", message=".*isinstance.treespec, LeafSpec.*")
     os.environ.setdefault("WANDB_MODE", "offline")
     os.environ.setdefault("WANDB_SILENT", "true")
-    KGraphCLI(KGraphLightningModule, KGraphDataModule, args=argv, trainer_defaults=TRAINER_DEFAULTS,
-              seed_everything_default=0, save_config_kwargs={"overwrite": True},
-              parser_kwargs={"default_env": False}, auto_configure_optimizers=False)
+    return KGraphCLI(KGraphLightningModule, KGraphDataModule, args=argv, trainer_defaults=TRAINER_DEFAULTS,
+                     seed_everything_default=0, save_config_kwargs={"overwrite": True},
+                     parser_kwargs={"default_env": False}, auto_configure_optimizers=False, run=run)
+
+
+def run_lightning_cli(argv: list[str]) -> int:
+    """Run one LightningCLI subcommand (``argv[0]`` in fit/validate/test/predict); returns 0."""
+    build_cli(argv)
     return 0
 
 
