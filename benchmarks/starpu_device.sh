@@ -19,7 +19,7 @@ cd "$REPO" || exit 2
 BUNDLE="${KGRAPH_STARPU_BUNDLE:-$REPO/.starpu}"   # the variable: tests only
 OUT="${OUT:-$REPO/out/starpu_device}"
 PYTHON="${PYTHON:-python3}"
-MODE=pocl; NCPU=""; BUDGET=240; SIZES=(6x128 8x192 10x256); WORKLOADS=(cholesky gemm)
+MODE=pocl; NCPU=""; BUDGET=240; SIZES=(4x128 6x192 8x256); WORKLOADS=(cholesky gemm)
 CPU_DEVICE=pocl-skylake-avx512-intel-xeon
 GPU_DEVICE=nvidia-h200
 EXPORT="$REPO/models/default_compact"
@@ -124,6 +124,10 @@ for mode in "${MODES[@]}"; do
     STARPU_OPENCL_ON_CPUS=$onc STARPU_OPENCL_ONLY_ON_CPUS=$onc STARPU_WORKER_STATS=1 \
     timeout 120 "$BUILD/tiled_workload" cholesky 4 64 none > "$OUT/probe-$mode.log" 2>&1
   echo "probe rc $? ($OUT/probe-$mode.log):"; grep -E "OpenCL|workload|CPU 0|rror" "$OUT/probe-$mode.log" | head -8
+  if ! grep -q "^OpenCL 0" "$OUT/probe-$mode.log"; then  # STARPU_WORKER_STATS lists the workers by name
+    echo "starpu_device: StarPU found no OpenCL device for --opencl $mode (see $OUT/probe-$mode.log); skipped" >&2
+    status=5; continue
+  fi
   timeout -k 10 "$per_mode" "$PYTHON" -m benchmarks.runtime_starpu --export "$EXPORT" --ncpu "$NCPU" \
     --cpu-device "$CPU_DEVICE" "${ocl[@]}" --sizes "${SIZES[@]}" --workloads "${WORKLOADS[@]}" \
     --out "$OUT/report-$mode.md" --time-table "$OUT/times-$mode.csv" > "$OUT/runtime_starpu-$mode.log" 2>&1
