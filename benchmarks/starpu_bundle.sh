@@ -8,7 +8,7 @@
 # Run on a Debian/Ubuntu box with libstarpu-dev, ocl-icd-libopencl1, opencl-c-headers, gcc, make.
 # Layout: DEST/include (starpu/1.3, hwloc*, CL), DEST/lib (sonames + link-time symlinks +
 # pkgconfig/starpu-1.3.pc with a relocatable prefix), DEST/bin/make, DEST/starpu.env (the make
-# variables STARPU_CFLAGS / STARPU_LIBS, relative to DEST), DEST/MANIFEST (what came from where,
+# variables KGRAPH_STARPU_CFLAGS / KGRAPH_STARPU_LIBS, relative to DEST), DEST/MANIFEST (what came from where,
 # the highest GLIBC symbol version needed). benchmarks/starpu_device.sh uses it on the GPU host.
 set -euo pipefail
 
@@ -76,11 +76,11 @@ done
 # make (libc only) for hosts without it; starpu_device.sh appends DEST/bin to PATH, so a host make wins.
 cp -L "$(command -v make)" "$DEST/bin/make"
 
-# Make variables for kgraph/runtime/starpu/Makefile (it takes STARPU_CFLAGS / STARPU_LIBS from the
+# Make variables for kgraph/runtime/starpu/Makefile (it takes KGRAPH_STARPU_CFLAGS / _LIBS from the
 # environment instead of pkg-config); @BUNDLE@ is replaced by the bundle's absolute path at use.
 cat > "$DEST/starpu.env" <<'EOF'
-STARPU_CFLAGS=-I@BUNDLE@/include/starpu/1.3 -I@BUNDLE@/include
-STARPU_LIBS=-L@BUNDLE@/lib -Wl,--disable-new-dtags -Wl,-rpath,@BUNDLE@/lib -lstarpu-1.3 -lpthread -lhwloc -lOpenCL
+KGRAPH_STARPU_CFLAGS=-I@BUNDLE@/include/starpu/1.3 -I@BUNDLE@/include
+KGRAPH_STARPU_LIBS=-L@BUNDLE@/lib -Wl,--disable-new-dtags -Wl,-rpath,@BUNDLE@/lib -lstarpu-1.3 -lpthread -lhwloc -lOpenCL
 EOF
 # pkg-config file for people with pkg-config: pcfiledir makes it relocatable.
 cat > "$DEST/lib/pkgconfig/starpu-1.3.pc" <<EOF

@@ -54,7 +54,7 @@ OUT="$(cd "$OUT" && pwd)"
 export PATH="$PATH:$BUNDLE/bin"   # the bundled make only where the host has none
 while IFS='=' read -r key value; do
   [ -n "$key" ] && export "$key=${value//@BUNDLE@/$BUNDLE}"
-done < <(sed 's/^\(STARPU_[A-Z]*\)=/KGRAPH_\1=/' "$BUNDLE/starpu.env")
+done < "$BUNDLE/starpu.env"
 export PYTHONUNBUFFERED=1
 
 # --- the host --------------------------------------------------------------------------------

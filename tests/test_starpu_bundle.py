@@ -64,7 +64,7 @@ def bundle_env(bundle: Path) -> dict:
     env = {}
     for line in (bundle / "starpu.env").read_text().splitlines():
         key, _, value = line.partition("=")
-        env["KGRAPH_" + key] = value.replace("@BUNDLE@", str(bundle))
+        env[key] = value.replace("@BUNDLE@", str(bundle))
     return env
 
 
