@@ -22,6 +22,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from kgraph.errors import MeasurementError
@@ -81,16 +82,19 @@ def main(argv: list[str] | None = None) -> int:
         tmp = Path(tmp)
         binary = build(args.export, tmp / "build")
         homes = tmp / "homes"
-        for workload in args.workloads:
-            for tiles, tile in map(parse_size, args.sizes):
+        for tiles, tile in map(parse_size, args.sizes):  # size-major: a run cut short loses the largest sizes
+            for workload in args.workloads:
                 for config in CONFIGS:
+                    started = time.monotonic()
                     try:
                         r = run_config(binary, config, workload, tiles, tile, tmp / "runs", homes, args, env)
-                    except (MeasurementError, subprocess.TimeoutExpired) as err:  # keep the other rows
+                    except (MeasurementError, subprocess.TimeoutExpired, OSError) as err:  # keep the other rows
                         print(f"{workload} {tiles}x{tile} {config} failed: {err}", file=sys.stderr, flush=True)
                         rows.append((workload, f"{tiles}x{tile}", f"{config} (failed)", math.nan, math.nan, 0, 0, 0,
                                      math.nan))
                         continue
+                    print(f"{workload} {tiles}x{tile} {config}: {time.monotonic() - started:.1f} s (with calibration)",
+                          file=sys.stderr, flush=True)
                     s = r.summary
                     on_ocl = sum(t["arch"] == "opencl" for t in r.trace)
                     rows.append((workload, f"{tiles}x{tile}", config, s["makespan_ms"], s["mean_abs_log_error"],

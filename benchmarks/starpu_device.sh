@@ -2,7 +2,7 @@
 # The StarPU comparison (benchmarks.runtime_starpu: kgraph vs history calibrated/cold vs regression
 # vs eager) on a bare host, against the StarPU bundle made by benchmarks/starpu_bundle.sh (.starpu/).
 #
-#   benchmarks/starpu_device.sh [--opencl pocl|gpu|both] [--ncpu N] [--sizes 8x128 12x192 ...]
+#   benchmarks/starpu_device.sh [--opencl pocl|gpu|both] [--ncpu N] [--sizes 4x128 6x192 ...]
 #                               [--budget-s S] [--workloads cholesky gemm]
 #
 # Run from anywhere (it cd's to the repo root). Writes into $OUT (default out/starpu_device):
@@ -19,7 +19,7 @@ cd "$REPO" || exit 2
 BUNDLE="${KGRAPH_STARPU_BUNDLE:-$REPO/.starpu}"   # the variable: tests only
 OUT="${OUT:-$REPO/out/starpu_device}"
 PYTHON="${PYTHON:-python3}"
-MODE=pocl; NCPU=""; BUDGET=240; SIZES=(4x128 6x192 8x256); WORKLOADS=(cholesky gemm)
+MODE=pocl; NCPU=""; BUDGET=240; SIZES=(4x128 6x192 8x256 10x256); WORKLOADS=(cholesky gemm)
 CPU_DEVICE=pocl-skylake-avx512-intel-xeon
 GPU_DEVICE=nvidia-h200
 EXPORT="$REPO/models/default_compact"
