@@ -5,8 +5,9 @@ Every run is ``python -m models.cli fit`` (= ``kgraph fit``) with ``--trainer.st
 subprocess. The :class:`EpochClock` callback (rank 0) records per epoch the training seconds (epoch
 minus its validation), the validation seconds and the last validation metrics. Reported per run: wall
 seconds of the process (start-up, data setup, all epochs), mean training seconds per epoch excluding
-the first (data loader start-up, cuDNN/allocator warm-up), training samples/s = training launches of
-the split / that mean, and the final ``val/*`` metrics. Speed-up = samples/s at K devices / at 1.
+the first (data loader start-up, cuDNN/allocator warm-up), training samples/s = launches trained on per
+epoch by all ranks (the training split, plus at most K-1 padding launches) / that mean, and the final
+``val/*`` metrics. Speed-up = samples/s at K devices / at 1.
 
 Batch size under DDP: Lightning gives every rank ``data.batch_size`` launches per step (each rank a
 1/K shard of the epoch, DistributedSampler). ``--batch-mode per_device`` keeps ``--batch-size`` per rank
@@ -34,6 +35,8 @@ from pathlib import Path
 
 from lightning.pytorch.callbacks import Callback
 
+from kgraph.errors import KGraphError
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -41,7 +44,8 @@ class EpochClock(Callback):
     """Per-epoch wall clock of training and validation, written as JSON by global rank 0 at fit end.
 
     Args:
-        path: output JSON (``epochs``: [{epoch, train_s, val_s, steps}], ``val``: last val metrics,
+        path: output JSON (``epochs``: [{epoch, train_s, val_s, steps, samples}] with ``samples`` the
+            launches trained on by all ranks (DistributedSampler pads to equal shards), ``val``: last val metrics,
             ``world_size``, ``per_device_batch``, ``train_samples``).
     """
 
@@ -50,7 +54,7 @@ class EpochClock(Callback):
         self.epochs: list[dict] = []
         self.val: dict[str, float] = {}
         self._start = self._val_start = self._val_s = 0.0
-        self._step0 = 0
+        self._step0 = self._samples = 0
 
     @staticmethod
     def _now(pl_module) -> float:
@@ -62,6 +66,10 @@ class EpochClock(Callback):
 
     def on_train_epoch_start(self, trainer, pl_module) -> None:
         self._start, self._val_s, self._step0 = self._now(pl_module), 0.0, trainer.global_step
+        self._samples = 0
+
+    def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx: int) -> None:
+        self._samples += len(batch)
 
     def on_validation_start(self, trainer, pl_module) -> None:
         if not trainer.sanity_checking:
@@ -76,7 +84,8 @@ class EpochClock(Callback):
     def on_train_epoch_end(self, trainer, pl_module) -> None:
         total = self._now(pl_module) - self._start
         self.epochs.append({"epoch": trainer.current_epoch, "train_s": total - self._val_s, "val_s": self._val_s,
-                            "steps": trainer.global_step - self._step0})
+                            "steps": trainer.global_step - self._step0,
+                            "samples": self._samples * trainer.world_size})  # equal shards per rank
 
     def on_fit_end(self, trainer, pl_module) -> None:
         if not trainer.is_global_zero:
@@ -91,12 +100,13 @@ def to_result(clock: dict, wall_s: float) -> dict:
     """One run's summary from its :class:`EpochClock` record (epochs after the first are averaged)."""
     later = clock["epochs"][1:] or clock["epochs"]
     train_s = statistics.fmean(e["train_s"] for e in later)
+    samples = statistics.fmean(e["samples"] for e in later)
     return {"devices": clock["world_size"], "per_device_batch": clock["per_device_batch"],
             "global_batch": clock["per_device_batch"] * clock["world_size"], "epochs": len(clock["epochs"]),
             "wall_s": wall_s, "first_epoch_train_s": clock["epochs"][0]["train_s"],
             "mean_train_epoch_s": train_s, "mean_val_epoch_s": statistics.fmean(e["val_s"] for e in later),
             "steps_per_epoch": later[-1]["steps"], "train_samples": clock["train_samples"],
-            "samples_per_s": clock["train_samples"] / train_s, "val": clock["val"]}
+            "samples_per_epoch": samples, "samples_per_s": samples / train_s, "val": clock["val"]}
 
 
 def add_speedups(results: list[dict]) -> list[dict]:
@@ -169,6 +179,16 @@ def one_run(devices: int, mode: str, per_device_batch: int, common: list[str], a
     return {**record, **to_result(json.loads(clock.read_text()), wall)}
 
 
+def write_report(out: Path, results: list[dict], prepare_s: float, args) -> list[dict]:
+    """``ddp_speedup.json`` and ``ddp_speedup.md`` of the runs so far; returns the successful ones."""
+    ok = add_speedups([r for r in results if "error" not in r])
+    report = {"prepare_cache_s": prepare_s, "max_epochs": args.max_epochs, "accelerator": args.accelerator,
+              "batch_size": args.batch_size, "runs": results}
+    (out / "ddp_speedup.json").write_text(json.dumps(report, indent=1) + "\n")
+    (out / "ddp_speedup.md").write_text(to_markdown(results))
+    return ok
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.ddp_speedup", description=__doc__.splitlines()[0])
     parser.add_argument("--config", nargs="+", required=True, help="kgraph fit config files, in order")
@@ -199,8 +219,6 @@ def main(argv: list[str] | None = None) -> int:
               "--trainer.max_steps=-1", "--trainer.max_time=null", "--trainer.val_check_interval=1.0",
               "--trainer.limit_val_batches=1.0", "--trainer.logger=false", "--trainer.enable_progress_bar=false",
               *args.extra]
-    prepare_s = prepare_cache(common)
-    print(f"data cache prepared in {prepare_s:.1f} s", flush=True)
     runs = []
     for k in sorted(set(args.devices)):
         both = args.batch_mode == "both"
@@ -209,16 +227,17 @@ def main(argv: list[str] | None = None) -> int:
             if mode == "global" and args.batch_size % k:
                 parser.error(f"--batch-size {args.batch_size}: not divisible by {k} devices (batch-mode global)")
             runs.append((k, mode, args.batch_size // k if mode == "global" else args.batch_size))
-    results = []
+    try:
+        prepare_s = prepare_cache(common)
+    except KGraphError as exc:
+        print(f"benchmarks.ddp_speedup: error: {exc}", file=sys.stderr)
+        return 1
+    print(f"data cache prepared in {prepare_s:.1f} s", flush=True)
+    results: list[dict] = []
     for k, mode, batch in runs:
         results.append(one_run(k, mode, batch, common, args, out))
         print(to_markdown(results[-1:]).splitlines()[-1], flush=True)
-    ok = [r for r in results if "error" not in r]
-    add_speedups(ok)
-    report = {"prepare_cache_s": prepare_s, "max_epochs": args.max_epochs, "accelerator": args.accelerator,
-              "batch_size": args.batch_size, "runs": results}
-    (out / "ddp_speedup.json").write_text(json.dumps(report, indent=1) + "\n")
-    (out / "ddp_speedup.md").write_text(to_markdown(results))
+        ok = write_report(out, results, prepare_s, args)  # after every run: a timeout keeps what was done
     print(to_markdown(results))
     return 0 if len(ok) == len(results) else 1
 

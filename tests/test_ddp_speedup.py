@@ -8,7 +8,8 @@ from benchmarks.ddp_speedup import add_speedups, config_args, main, to_markdown,
 
 def clock(world: int, batch: int, train_s: list[float], steps: int) -> dict:
     return {"world_size": world, "per_device_batch": batch, "train_samples": 1000,
-            "epochs": [{"epoch": i, "train_s": t, "val_s": 0.5, "steps": steps} for i, t in enumerate(train_s)],
+            "epochs": [{"epoch": i, "train_s": t, "val_s": 0.5, "steps": steps, "samples": 1000 + world - 1}
+                       for i, t in enumerate(train_s)],
             "val": {"val/time_mape": 12.5, "val/time_spearman": 0.75}}
 
 
@@ -22,12 +23,13 @@ def test_result_excludes_first_epoch():
 def test_speedup_and_table():
     one = {"batch_mode": "per_device", **to_result(clock(1, 128, [9.0, 2.5, 2.5], 8), 30.0)}
     two = {"batch_mode": "per_device", **to_result(clock(2, 128, [9.0, 1.25, 1.5, 1.25], 4), 40.0)}
-    # two devices: mean of 1.25, 1.5, 1.25 = 4/3 s -> 750 samples/s; one device 400 samples/s
+    # two devices: 1001 launches (1 padding) in a mean of (1.25 + 1.5 + 1.25) / 3 = 4/3 s -> 750.75/s
     add_speedups([one, two])
-    assert one["speedup"] == 1.0 and two["speedup"] == pytest.approx(1.875)
-    assert two["efficiency"] == pytest.approx(0.9375) and two["global_batch"] == 256
+    assert two["samples_per_s"] == pytest.approx(750.75) and two["samples_per_epoch"] == 1001
+    assert one["speedup"] == 1.0 and two["speedup"] == pytest.approx(750.75 / 400)
+    assert two["efficiency"] == pytest.approx(750.75 / 800) and two["global_batch"] == 256
     rows = to_markdown([one, two]).splitlines()
-    assert rows[3] == "| 2 | per_device | 128 | 256 | 4 | 40.0 | 9.00 | 1.33 | 750 | 1.88 | 0.94 | 12.500 | 0.750 |"
+    assert rows[3] == "| 2 | per_device | 128 | 256 | 4 | 40.0 | 9.00 | 1.33 | 751 | 1.88 | 0.94 | 12.500 | 0.750 |"
     assert rows[2].startswith("| 1 | per_device | 128 | 128 | 8 | 30.0 | 9.00 | 2.50 | 400 | 1.00 | 1.00 |")
 
 
@@ -67,6 +69,7 @@ def test_ddp_cpu_gloo_on_ci_tiny(tmp_path):
         (1, "per_device", 16), (2, "per_device", 16), (2, "global", 8)]
     # 163 training launches of ci-tiny (random split): 11 steps of 16; 2 ranks get 82 each (padded)
     assert [r["train_samples"] for r in runs] == [163] * 3
+    assert [r["samples_per_epoch"] for r in runs] == [163, 164, 164]
     assert [r["steps_per_epoch"] for r in runs] == [11, 6, 11]
     assert all(r["epochs"] == 2 and "val/time_mape" in r["val"] for r in runs)
     assert runs[0]["speedup"] == 1.0
