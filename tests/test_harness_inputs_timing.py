@@ -36,7 +36,8 @@ def test_launches_per_sample_from_warmup():
 def test_a_sample_is_the_mean_of_k_launches():
     # warm-up 10 us -> k = 5 with sample_ns 50 us; launches alternate 8 and 12 us: every sample of
     # 5 consecutive launches is 8,12,8,12,8 -> 9.6 or 12,8,12,8,12 -> 10.4 us
-    policy = TimingPolicy(sample_ns=50_000, min_repeats=3, max_repeats=4, time_cap_s=1.0, target_cv=0.0)
+    policy = TimingPolicy(sample_ns=50_000, min_repeats=3, max_repeats=4, time_cap_s=1.0, target_cv=0.0,
+                          extra_warmup_fast=0)
     durations = [10_000] + [8_000, 12_000] * 100
     t = time_launch(None, _launcher(durations), policy)
     assert t.launches_per_sample == 5
@@ -44,9 +45,17 @@ def test_a_sample_is_the_mean_of_k_launches():
     np.testing.assert_allclose(t.times_ns, [9_600, 10_400, 9_600, 10_400])
     assert t.median_time_ns == pytest.approx(10_000)
     # the same launches one by one: CV 0.2 instead of ~0.045
-    single = time_launch(None, _launcher(durations), TimingPolicy(sample_ns=0, max_repeats=4, target_cv=0.0))
+    single = time_launch(None, _launcher(durations), TimingPolicy(sample_ns=0, max_repeats=4, target_cv=0.0,
+                                                                  extra_warmup_fast=0))
     assert single.launches_per_sample == 1 and single.cv == pytest.approx(np.std([8e3, 12e3] * 2, ddof=1) / 1e4)
     assert t.cv < single.cv / 4
+
+
+def test_k_comes_from_the_quickest_warmup_launch():
+    # first launch 30 us (cold), then 9 and 10 us: k = ceil(50 / 9) = 6, not ceil(50 / 30) = 2
+    policy = TimingPolicy(sample_ns=50_000, min_repeats=3, max_repeats=3, target_cv=0.0, extra_warmup_fast=2)
+    t = time_launch(None, _launcher([30_000, 9_000, 10_000] + [10_000] * 100), policy)
+    assert t.launches_per_sample == 6 and t.warmup_ns == 9_000 and t.repeats == 3
 
 
 def test_slow_kernels_are_timed_one_launch_per_sample():
@@ -87,3 +96,23 @@ def test_host_inputs_are_seeded_by_sizes_shared_and_bounded():
     assert (cache.hits, cache.misses) == (2, 4)
     cache.get(one, {"n": 50})
     assert cache.misses == 5
+
+
+def test_prefetched_inputs_are_made_once_and_errors_reach_get():
+    cache = HostInputCache()
+    spec = _Spec(_factory(1.0))
+    assert cache.prefetch(spec, {"n": 1000}) is True
+    assert cache.prefetch(spec, {"n": 1000}) is False          # in flight or kept already
+    arrays = cache.get(spec, {"n": 1000})
+    assert cache.misses == 0 and cache.hits == 1
+    assert cache.get(spec, {"n": 1000}) is arrays
+    np.testing.assert_array_equal(arrays["a"], HostInputCache(prefetch_threads=0).get(spec, {"n": 1000})["a"])
+
+    def broken(rng, sizes):
+        raise ValueError(f"no inputs for n={sizes['n']}")
+    bad = _Spec(broken)
+    cache.prefetch(bad, {"n": 3})
+    with pytest.raises(ValueError, match="no inputs for n=3"):
+        cache.get(bad, {"n": 3})
+    assert HostInputCache(prefetch_threads=0).prefetch(spec, {"n": 5}) is False
+    cache.close()

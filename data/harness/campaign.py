@@ -137,9 +137,11 @@ def run_campaign(opts: CampaignOptions) -> CampaignSummary:
         pass_index = 0
         while plans and time.monotonic() < deadline:
             size = opts.first_chunk if pass_index == 0 else opts.chunk
-            for kernel_id in list(plans):
+            order = list(plans)
+            for position, kernel_id in enumerate(order):
                 if time.monotonic() >= deadline:
                     break
+                _prefetch_next(worker, plans, order[position + 1:], size, store.ceilings)
                 spec, plan = plans[kernel_id]
                 visit, plans[kernel_id] = plan[:size], (spec, plan[size:])
                 ceiling = store.ceilings.get(kernel_id)
@@ -175,6 +177,31 @@ def _build_jobs(specs, counts_mode: str) -> list[tuple]:
         if counts_mode in ("auto", "instrumented"):
             jobs.append(("instrumented", spec.source, spec.kernel_name))
     return jobs
+
+
+PREFETCH_VISITS = 3  # structured-input visits whose host inputs the worker makes ahead
+
+
+def _prefetch_next(worker, plans: dict, later: list, size: int, ceilings: dict) -> None:
+    """Tell the worker the problem sizes of the next few visits that need host-made inputs."""
+    hints = []
+    for kernel_id in later:
+        spec, plan = plans[kernel_id]
+        if spec.make_inputs is None:
+            continue
+        ceiling = ceilings.get(kernel_id)
+        sizes = [c.sizes_dict for c in plan[:size] if ceiling is None or work_of(c.sizes) < ceiling]
+        unique = [dict(t) for t in dict.fromkeys(tuple(sorted(d.items())) for d in sizes)]
+        if unique:
+            hints.append((kernel_id, unique))
+        if len(hints) >= PREFETCH_VISITS:
+            break
+    if hints:
+        try:
+            worker.ensure_started()
+            worker.send(("prefetch", hints))
+        except Exception:  # noqa: BLE001 - a hint only: the visit makes its inputs itself
+            pass
 
 
 def _visit(worker, store, spec, visit, descriptor, opts, deadline, summary, bar, static_counts) -> None:

@@ -88,6 +88,13 @@ def worker_main(conn, platform_index: int, device_index: int, device_id: str, pr
                         if (d.platform_index, d.device_index) == (platform_index, device_index))
             conn.send(("descriptor", measure_descriptor(info, ctx, queue)))
             continue
+        if msg[0] == "prefetch":  # ("prefetch", [(kernel_id, [sizes, ...]), ...]): no reply
+            if not specs:
+                specs = {s.kernel_id: s for s in load_specs(provider)}
+            for kernel_id, sizes_list in msg[1]:
+                for sizes in sizes_list:
+                    host_inputs.prefetch(specs[kernel_id], sizes, seed)
+            continue
         _, kernel_id, config_json, ceiling, deadline = msg
         if not specs:
             specs = {s.kernel_id: s for s in load_specs(provider)}

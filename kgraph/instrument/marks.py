@@ -14,6 +14,7 @@ import numpy as np
 from kgraph.errors import MeasurementError
 from kgraph.instrument.prelude import COUNTER_NAMES, COUNTER_SLOTS, COUNTER_STRIDE, MARK_HEADER_WORDS
 from kgraph.instrument.rewrite import InstrumentedKernel
+from kgraph.instrument.summary import summarise_marks
 
 MAX_MARK_WORDS = 2**32 - 1  # word offsets in the header are 32-bit
 
@@ -65,7 +66,6 @@ def launch_on_device(queue, program, kernel: InstrumentedKernel, global_size: Se
     counters = np.zeros((COUNTER_SLOTS, COUNTER_STRIDE), dtype=np.uint64)
     counters_dev = cl.Buffer(ctx, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=counters)
     marks_dev = cl.Buffer(ctx, mf.READ_WRITE, words * 4)
-    marks = np.empty(words, dtype=np.uint32)
     try:
         cl.enqueue_fill_buffer(queue, marks_dev, np.uint32(0), 0, words * 4)
         if header.size:
@@ -75,20 +75,41 @@ def launch_on_device(queue, program, kernel: InstrumentedKernel, global_size: Se
         cl.enqueue_nd_range_kernel(queue, knl, tuple(int(g) for g in global_size),
                                    None if local_size is None else tuple(int(x) for x in local_size))
         cl.enqueue_copy(queue, counters, counters_dev)
-        cl.enqueue_copy(queue, marks, marks_dev)
+        longest = max((int(header[MARK_HEADER_WORDS * b.index + 1]) + 3) // 4 for b in kernel.buffers) \
+            if kernel.buffers else 0
+        summarised = summarise_marks(queue, marks_dev, len(kernel.buffers), longest)
+        if summarised is None:  # no summary kernel on this device: the whole maps come back
+            marks = np.empty(words, dtype=np.uint32)
+            cl.enqueue_copy(queue, marks, marks_dev)
         queue.finish()
     except cl.Error as exc:
         raise MeasurementError(f"kernel '{kernel.kernel_name}' failed to launch: {exc}") from None
     finally:
         counters_dev.release()
         marks_dev.release()
-    return collect(kernel, counters, marks)
+    if summarised is None:
+        return collect(kernel, counters, marks)
+    return collect_summary(kernel, counters, *summarised)
+
+
+def collect_summary(kernel: InstrumentedKernel, counters: np.ndarray, header: np.ndarray, summary: np.ndarray):
+    """``WorkCounts`` from the read-back counters, the marks' header and the device-side summary
+    (:func:`kgraph.instrument.summary.summarise_marks`); equal to :func:`collect` on the full maps."""
+    from kgraph.instrument.launch import BufferExtent
+
+    extents = {}
+    for b in kernel.buffers:
+        _, capacity, outside_plus1, out_of_range = (int(x) for x in header[MARK_HEADER_WORDS * b.index:][:4])
+        touched, last_plus1 = (int(x) for x in summary[b.index])
+        max_index = max(last_plus1 - 1, outside_plus1 - 1)
+        extents[b.name] = BufferExtent(b.name, b.elem_bytes, capacity, max_index, touched, out_of_range)
+    return _work_counts(kernel, counters, extents)
 
 
 def collect(kernel: InstrumentedKernel, counters: np.ndarray, marks: np.ndarray):
     """``WorkCounts`` from the read-back counters (slots x stride, summed here) and marks (footprint and
     extents from the byte maps)."""
-    from kgraph.instrument.launch import BufferExtent, WorkCounts
+    from kgraph.instrument.launch import BufferExtent
 
     extents = {}
     for b in kernel.buffers:
@@ -98,6 +119,12 @@ def collect(kernel: InstrumentedKernel, counters: np.ndarray, marks: np.ndarray)
         last_inside = capacity - 1 - int(np.argmax(touched_map[::-1])) if touched else -1
         max_index = max(last_inside, outside_plus1 - 1)
         extents[b.name] = BufferExtent(b.name, b.elem_bytes, capacity, max_index, touched, out_of_range)
+    return _work_counts(kernel, counters, extents)
+
+
+def _work_counts(kernel: InstrumentedKernel, counters: np.ndarray, extents: dict):
+    from kgraph.instrument.launch import WorkCounts
+
     sums = counters.reshape(-1, COUNTER_STRIDE).sum(axis=0, dtype=np.uint64)
     totals = {name: int(sums[k]) for k, name in enumerate(COUNTER_NAMES)}
     return WorkCounts(**totals, footprint_bytes=sum(e.footprint_bytes for e in extents.values()),
