@@ -150,3 +150,14 @@ def test_sources_parse_with_project_parser():
         errors = [str(d) for d in unit.diagnostics if d.severity == "error"]
         assert not errors, errors[:3]
         assert spec.kernel_name in [f.name for f in unit.kernels]
+
+
+def test_dense_sizes_holds_the_pow2_grid():
+    from data.corpus.templating import dense_sizes, pow2
+
+    assert dense_sizes(6, 9, 2) == [64, 96, 128, 192, 256, 384, 512]
+    assert dense_sizes(2, 4, 4) == [4, 5, 6, 7, 8, 10, 12, 14, 16]
+    for lo, hi, k, step in ((10, 26, 4, 2), (12, 26, 16, 2), (2, 18, 16, 2), (5, 13, 2, 1)):
+        vals = dense_sizes(lo, hi, k, step)
+        assert set(pow2(lo, hi, step)) <= set(vals)
+        assert vals == sorted(set(vals)) and vals[0] == 2**lo and vals[-1] == 2**hi

@@ -72,6 +72,26 @@ def pow2(lo: int, hi: int, step: int = 1) -> list[int]:
     return [2**e for e in range(lo, hi + 1, step)]
 
 
+def dense_sizes(lo: int, hi: int, per_octave: int = 2, step: int = 1) -> list[int]:
+    """A denser sibling of :func:`pow2`: sorted sizes from 2**lo to 2**hi inclusive.
+
+    Holds every point of ``pow2(lo, hi, step)`` (so grids built with it stay on the new grid) and,
+    in each octave ``[2**e, 2**(e+1))``, the ``per_octave`` evenly spaced values
+    ``2**e * (per_octave + i) / per_octave`` that are whole numbers (``per_octave=2`` adds the 1.5x
+    points 3*2**(e-1); ``4`` adds 5*2**(e-2), 3*2**(e-1), 7*2**(e-2)). Kernels' divisibility
+    constraints then pick the values they accept.
+    """
+    if per_octave < 1:
+        raise ValueError(f"per_octave must be >= 1, got {per_octave}")
+    values = set(pow2(lo, hi, step)) | {2**hi}
+    for e in range(lo, hi):
+        for i in range(per_octave):
+            num = 2**e * (per_octave + i)
+            if num % per_octave == 0:
+                values.add(num // per_octave)
+    return sorted(values)
+
+
 def vec_type(prec: Precision, width: int) -> str:
     """``float`` / ``float4`` / ``double2``: the OpenCL type of a vector of ``width`` elements."""
     return prec.ctype if width == 1 else f"{prec.ctype}{width}"

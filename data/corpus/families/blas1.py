@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..spec import Arg, KernelSpec
-from ..templating import LOCAL_1D, PRECISIONS, Precision, kernel_id, pow2, reduction_tol, render, vec_type
+from ..templating import LOCAL_1D, PRECISIONS, Precision, dense_sizes, kernel_id, pow2, reduction_tol, render, vec_type
 
 AXPY = """
 #define COARSEN $C
@@ -89,6 +89,9 @@ __kernel void nrm2_partial(const int n, __global const $T* x, __global $T* parti
 
 N_SIZES = pow2(10, 26, 2)
 RED_SIZES = pow2(12, 26, 2)
+#: Denser grids holding every point of the pow2 ones above (measured datasets stay on the grid).
+N_DENSE = dense_sizes(10, 26, 4, step=2)
+RED_DENSE = dense_sizes(12, 26, 16, step=2)
 
 
 def _axpy(prec: Precision, width: int, coarsen: int) -> KernelSpec:
@@ -101,7 +104,7 @@ def _axpy(prec: Precision, width: int, coarsen: int) -> KernelSpec:
         variant={"vector_width": width, "coarsen": coarsen, "precision": prec.name},
         kernel_name="axpy",
         source=render(AXPY, prec, V=vec_type(prec, width), C=coarsen),
-        sizes={"n": N_SIZES}, check_sizes={"n": 8192}, constraints=[f"n % {per_item} == 0"],
+        sizes={"n": N_DENSE}, check_sizes={"n": 8192}, constraints=[f"n % {per_item} == 0"],
         args=[Arg("n", "scalar", "int32", "n"), Arg("alpha", "scalar", prec.dtype, "1.5"),
               Arg("x", "buffer", prec.dtype, "n"), Arg("y", "buffer", prec.dtype, "n", "inout")],
         global_size=[f"n // {per_item}"], local_sizes=LOCAL_1D, reference=reference,
@@ -116,7 +119,7 @@ def _scal(prec: Precision, width: int) -> KernelSpec:
         kernel_id=kernel_id("scal", f"v{width}", prec.name), family="scal",
         variant={"vector_width": width, "precision": prec.name}, kernel_name="scal",
         source=render(SCAL, prec, V=vec_type(prec, width)),
-        sizes={"n": N_SIZES}, check_sizes={"n": 8192}, constraints=[f"n % {width} == 0"],
+        sizes={"n": N_DENSE}, check_sizes={"n": 8192}, constraints=[f"n % {width} == 0"],
         args=[Arg("n", "scalar", "int32", "n"), Arg("alpha", "scalar", prec.dtype, "-0.75"),
               Arg("x", "buffer", prec.dtype, "n", "inout")],
         global_size=[f"n // {width}"], local_sizes=LOCAL_1D, reference=reference,
@@ -139,7 +142,7 @@ def _dot(prec: Precision, wg: int, coarsen: int) -> KernelSpec:
         kernel_id=kernel_id("dot", f"wg{wg}", f"c{coarsen}", prec.name), family="dot",
         variant={"work_group": wg, "coarsen": coarsen, "precision": prec.name},
         kernel_name="dot_partial", source=render(DOT, prec, WG=wg, C=coarsen),
-        sizes={"n": RED_SIZES}, check_sizes={"n": 16384}, constraints=[f"n % {wg * coarsen} == 0"],
+        sizes={"n": RED_DENSE}, check_sizes={"n": 16384}, constraints=[f"n % {wg * coarsen} == 0"],
         args=[Arg("n", "scalar", "int32", "n"), Arg("x", "buffer", prec.dtype, "n"),
               Arg("y", "buffer", prec.dtype, "n"),
               Arg("partial", "buffer", prec.dtype, f"n // {wg * coarsen}", "out")],
@@ -158,7 +161,7 @@ def _nrm2(prec: Precision, wg: int, coarsen: int) -> KernelSpec:
         variant={"work_group": wg, "coarsen": coarsen, "precision": prec.name},
         kernel_name="nrm2_partial",
         source=render(NRM2, prec, C=coarsen),
-        sizes={"n": RED_SIZES}, check_sizes={"n": 16384},
+        sizes={"n": RED_DENSE}, check_sizes={"n": 16384},
         constraints=[f"n % {wg * coarsen} == 0", f"l0 == {wg}"],
         args=[Arg("n", "scalar", "int32", "n"), Arg("x", "buffer", prec.dtype, "n"),
               Arg("partial", "buffer", prec.dtype, f"n // {wg * coarsen}", "out"),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..spec import Arg, KernelSpec
-from ..templating import LOCAL_2D, PRECISIONS, Precision, kernel_id, pow2, render
+from ..templating import LOCAL_2D, PRECISIONS, Precision, dense_sizes, kernel_id, pow2, render
 
 CLAMP = """
 int clampi(int v, int n)
@@ -85,6 +85,7 @@ __kernel void conv_sep_$DIR(const int W, const int H, __global const $T* img, __
 """
 
 SIZES = {"W": pow2(6, 14), "H": pow2(6, 14)}
+LOCAL_TILE_SIZES = {"W": dense_sizes(6, 14, 2), "H": dense_sizes(6, 14, 2)}  # conv2d_local; holds SIZES
 CHECK = {"W": 96, "H": 64}
 
 
@@ -121,7 +122,7 @@ def _conv2d(prec: Precision, fs: int, ts: int | None) -> KernelSpec:
         kernel_id=kernel_id(family, *parts, prec.name), family=family,
         variant={**({"tile": ts} if ts else {}), "filter": fs, "precision": prec.name},
         kernel_name=family, source=render(CONV2D_LOCAL if ts else CONV2D, prec, FS=fs, TS=ts or 0),
-        sizes=SIZES, check_sizes=CHECK,
+        sizes=LOCAL_TILE_SIZES if ts else SIZES, check_sizes=CHECK,
         constraints=[f"W % {ts} == 0", f"H % {ts} == 0"] if ts else [], args=_args(prec, fs * fs),
         global_size=["W", "H"], local_sizes=[[ts, ts]] if ts else LOCAL_2D,
         reference=_conv_ref(True, fs), rtol=prec.rtol * 10, atol=prec.atol * 10)

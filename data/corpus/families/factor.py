@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..spec import Arg, KernelSpec
-from ..templating import LOCAL_1D, LOCAL_2D, PRECISIONS, Precision, kernel_id, pow2, reduction_tol, render
+from ..templating import LOCAL_1D, LOCAL_2D, PRECISIONS, Precision, dense_sizes, kernel_id, pow2, reduction_tol, render
 
 # C = alpha * A A^T + beta * C on the lower triangle; A is N x K row-major.
 SYRK = """
@@ -139,6 +139,9 @@ void getrf_batched(const int batch, __global $T* A)
 
 SYRK_SIZES = {"N": pow2(5, 13), "K": pow2(5, 12)}
 BATCH = pow2(2, 18, 2)
+BATCH_DENSE = dense_sizes(2, 18, 16, step=2)  # holds every BATCH point
+#: syrk_tiled's grid: SYRK_SIZES plus 1.5x points (syrk_naive keeps SYRK_SIZES).
+SYRK_TILED_SIZES = {"N": dense_sizes(5, 13, 2), "K": dense_sizes(5, 12, 2)}
 
 
 def _syrk_ref(inp, sizes):
@@ -158,7 +161,7 @@ def _syrk(prec: Precision, ts: int | None) -> KernelSpec:
         kernel_id=kernel_id(family, *([f"t{ts}"] if tiled else []), prec.name), family=family,
         variant={**({"tile": ts} if tiled else {}), "precision": prec.name}, kernel_name=family,
         source=render(SYRK_TILED if tiled else SYRK, prec, **({"TS": ts} if tiled else {})),
-        sizes=SYRK_SIZES, check_sizes={"N": 64, "K": 96},
+        sizes=SYRK_TILED_SIZES if tiled else SYRK_SIZES, check_sizes={"N": 64, "K": 96},
         constraints=[f"N % {ts} == 0", f"K % {ts} == 0"] if tiled else [],
         args=[Arg("N", "scalar", "int32", "N"), Arg("K", "scalar", "int32", "K"),
               Arg("alpha", "scalar", prec.dtype, "0.75"), Arg("beta", "scalar", prec.dtype, "1.0"),
@@ -242,7 +245,7 @@ def _batched(prec: Precision, which: str, nb: int) -> KernelSpec:
         kernel_id=kernel_id(family, f"nb{nb}", prec.name), family=family,
         variant={"tile": nb, "precision": prec.name}, kernel_name=family,
         source=render(POTRF if which == "potrf" else GETRF, prec, NB=nb),
-        sizes={"batch": BATCH}, check_sizes={"batch": 6}, constraints=[],
+        sizes={"batch": BATCH_DENSE}, check_sizes={"batch": 6}, constraints=[],
         args=[Arg("batch", "scalar", "int32", "batch"),
               Arg("A", "buffer", prec.dtype, f"batch * {nb * nb}", "inout")],
         global_size=[f"batch * {nb}"], local_sizes=[[nb]], make_inputs=make_inputs,

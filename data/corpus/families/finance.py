@@ -5,7 +5,7 @@ import numpy as np
 from scipy.special import erfc
 
 from ..spec import Arg, KernelSpec
-from ..templating import LOCAL_1D, PRECISIONS, Precision, kernel_id, pow2, render, vec_type
+from ..templating import LOCAL_1D, PRECISIONS, Precision, dense_sizes, kernel_id, pow2, render, vec_type
 
 BLACK_SCHOLES = """
 #define COARSEN $C
@@ -61,7 +61,7 @@ def _spec(prec: Precision, width: int, coarsen: int) -> KernelSpec:
         kernel_id=kernel_id("black_scholes", f"v{width}", f"c{coarsen}", prec.name),
         family="black_scholes", variant={"vector_width": width, "coarsen": coarsen, "precision": prec.name},
         kernel_name="black_scholes", source=render(BLACK_SCHOLES, prec, V=vec_type(prec, width), C=coarsen),
-        sizes={"n": pow2(10, 26, 2)}, check_sizes={"n": 8192}, constraints=[f"n % {per_item} == 0"],
+        sizes={"n": dense_sizes(10, 26, 4, step=2)}, check_sizes={"n": 8192}, constraints=[f"n % {per_item} == 0"],
         args=[Arg("n", "scalar", "int32", "n"), Arg("r", "scalar", prec.dtype, str(R)),
               Arg("v", "scalar", prec.dtype, str(V)), Arg("S", "buffer", prec.dtype, "n"),
               Arg("X", "buffer", prec.dtype, "n"), Arg("T", "buffer", prec.dtype, "n"),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..spec import Arg, KernelSpec
-from ..templating import LOCAL_1D, LOCAL_2D, PRECISIONS, Precision, kernel_id, pow2, reduction_tol, render
+from ..templating import LOCAL_1D, LOCAL_2D, PRECISIONS, Precision, dense_sizes, kernel_id, pow2, reduction_tol, render
 
 # One row per work-item; A_IDX is row-major (A[i*N+k], strided across items) or column-major
 # (A[k*M+i], coalesced); the k loop is unrolled U times.
@@ -66,6 +66,7 @@ __kernel void ger(const int M, const int N, const $T alpha, __global const $T* x
 """
 
 SIZES = {"M": pow2(7, 14), "N": pow2(7, 14)}
+LOCAL_SIZES_MN = {"M": dense_sizes(7, 14, 2), "N": dense_sizes(7, 14, 2)}  # gemv_local; holds SIZES
 CHECK = {"M": 256, "N": 96}
 
 
@@ -102,7 +103,7 @@ def _local(prec: Precision, wg: int) -> KernelSpec:
     return KernelSpec(
         kernel_id=kernel_id("gemv_local", f"wg{wg}", prec.name), family="gemv_local",
         variant={"work_group": wg, "precision": prec.name}, kernel_name="gemv_local",
-        source=render(LOCAL, prec, WG=wg), sizes=SIZES, check_sizes=CHECK, constraints=[],
+        source=render(LOCAL, prec, WG=wg), sizes=LOCAL_SIZES_MN, check_sizes=CHECK, constraints=[],
         args=_gemv_args(prec), global_size=[f"M * {wg}"], local_sizes=[[wg]],
         reference=_gemv_ref("rm"), rtol=rtol, atol=atol)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..spec import Arg, KernelSpec
-from ..templating import kernel_id, pow2, render
+from ..templating import dense_sizes, kernel_id, pow2, render
 
 GLOBAL = """
 #define BINS $BINS
@@ -71,7 +71,7 @@ def _spec(kind: str, bins: int, items: int, skew: bool) -> KernelSpec:
         kernel_id=kernel_id(family, f"b{bins}", f"i{items}", "skew" if skew else "uniform"),
         family=family, variant={"bins": bins, "items_per_work_item": items, "skewed": skew},
         kernel_name=family, source=render(GLOBAL if kind == "global" else LOCAL, BINS=bins, ITEMS=items),
-        sizes={"n": pow2(12, 26, 2)}, check_sizes={"n": 65536}, constraints=[f"n % {items} == 0"],
+        sizes={"n": dense_sizes(12, 26, 4, step=2)}, check_sizes={"n": 65536}, constraints=[f"n % {items} == 0"],
         args=[Arg("n", "scalar", "int32", "n"), Arg("data", "buffer", "uint32", "n"),
               Arg("hist", "buffer", "uint32", str(bins), "out")],
         global_size=[f"n // {items}"], local_sizes=[[256], [128], [64], [512], [1024]],

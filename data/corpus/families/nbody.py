@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..spec import Arg, KernelSpec
-from ..templating import LOCAL_1D, PRECISIONS, Precision, kernel_id, pow2, render
+from ..templating import LOCAL_1D, PRECISIONS, Precision, dense_sizes, kernel_id, pow2, render
 
 INTERACT = """
 $T4 interact($T4 a, $T4 pi, $T4 pj, $T eps2)
@@ -75,12 +75,13 @@ def _reference(inp, sizes):
     return {"acc": np.concatenate([a, np.zeros((len(pos), 1))], axis=1)}
 
 
-def _spec(prec: Precision, family: str, parts, variant, source, local, constraints) -> KernelSpec:
+def _spec(prec: Precision, family: str, parts, variant, source, local, constraints,
+          n_sizes: list[int]) -> KernelSpec:
     rtol, atol = (2e-3, 2e-3) if prec.name == "fp32" else (1e-8, 1e-8)
     return KernelSpec(
         kernel_id=kernel_id(family, *parts, prec.name), family=family,
         variant={**variant, "precision": prec.name}, kernel_name=family, source=source,
-        sizes={"n": pow2(8, 18)}, check_sizes={"n": 1024}, constraints=constraints,
+        sizes={"n": n_sizes}, check_sizes={"n": 1024}, constraints=constraints,
         args=[Arg("n", "scalar", "int32", "n"), Arg("eps2", "scalar", prec.dtype, str(EPS2)),
               Arg("pos", "buffer", prec.dtype, "n * 4"), Arg("acc", "buffer", prec.dtype, "n * 4", "out")],
         global_size=["n"], local_sizes=local, make_inputs=_make_inputs(prec), reference=_reference,
@@ -94,8 +95,9 @@ def specs() -> list[KernelSpec]:
             body = "\n".join(f"        a = interact(a, pi, pos[j + {k}], eps2);" for k in range(u))
             out.append(_spec(prec, "nbody_naive", [f"u{u}"], {"unroll": u},
                              render(NAIVE, prec, U=u, BODY=body, T4=f"{prec.ctype}4"), LOCAL_1D,
-                             [f"n % {u} == 0"]))
+                             [f"n % {u} == 0"], dense_sizes(8, 18, 4)))
         for ts in (64, 128, 256):
             out.append(_spec(prec, "nbody_tiled", [f"t{ts}"], {"tile": ts},
-                             render(TILED, prec, TS=ts, T4=f"{prec.ctype}4"), [[ts]], [f"n % {ts} == 0"]))
+                             render(TILED, prec, TS=ts, T4=f"{prec.ctype}4"), [[ts]], [f"n % {ts} == 0"],
+                             dense_sizes(8, 18, 32)))
     return out

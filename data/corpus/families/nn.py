@@ -6,7 +6,7 @@ import numpy as np
 from scipy.special import erf
 
 from ..spec import Arg, KernelSpec
-from ..templating import LOCAL_1D, LOCAL_3D, PRECISIONS, Precision, kernel_id, pow2, render, vec_type
+from ..templating import LOCAL_1D, LOCAL_3D, PRECISIONS, Precision, dense_sizes, kernel_id, pow2, render, vec_type
 
 ROWREDUCE = """
 $T row_reduce(__local $T* buf, $T v, const int lid, const int is_max)
@@ -113,7 +113,7 @@ __kernel void maxpool2d(const int W, const int H, const int Ch, __global const $
 }
 """
 
-ROWS = {"rows": pow2(4, 16, 2), "cols": pow2(6, 14, 2)}
+ROWS = {"rows": dense_sizes(4, 16, 2, step=2), "cols": dense_sizes(6, 14, 1, step=2)}  # hold the pow2 grid
 
 
 def _rowwise(prec: Precision, kind: str, wg: int) -> KernelSpec:
@@ -156,7 +156,7 @@ def _activation(prec: Precision, act: str, width: int) -> KernelSpec:
         variant={"activation": act, "vector_width": width, "precision": prec.name},
         kernel_name=f"act_{act}", source=render(ACTIVATION, prec, ACT=act, V=vec_type(prec, width),
                                                EXPR=expr),
-        sizes={"n": pow2(10, 26, 2)}, check_sizes={"n": 8192}, constraints=[f"n % {width} == 0"],
+        sizes={"n": dense_sizes(10, 26, 4, step=2)}, check_sizes={"n": 8192}, constraints=[f"n % {width} == 0"],
         args=[Arg("n", "scalar", "int32", "n"), Arg("x", "buffer", prec.dtype, "n"),
               Arg("y", "buffer", prec.dtype, "n", "out")],
         global_size=[f"n // {width}"], local_sizes=LOCAL_1D, reference=reference,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..spec import Arg, KernelSpec
-from ..templating import PRECISIONS, Precision, kernel_id, pow2, reduction_tol, render
+from ..templating import PRECISIONS, Precision, dense_sizes, kernel_id, pow2, reduction_tol, render
 
 REDUCE = """
 #define WG $WG
@@ -107,7 +107,7 @@ void scan_blelloch(const int n, __global const $T* in, __global $T* out, __globa
 }
 """
 
-SIZES = {"n": pow2(12, 26, 2)}
+SIZES = {"n": dense_sizes(12, 26, 16, step=2)}  # holds every pow2(12, 26, 2) point
 
 
 def _reduce(prec: Precision, op: str, wg: int, coarsen: int) -> KernelSpec:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..spec import Arg, KernelSpec
-from ..templating import LOCAL_1D, kernel_id, pow2, render
+from ..templating import LOCAL_1D, dense_sizes, kernel_id, pow2, render
 
 STEP = """
 __kernel void bitonic_step(const int n, const int k, const int j, __global $K* data)
@@ -89,7 +89,7 @@ def _step(dtype: str, stage) -> KernelSpec:
         kernel_id=kernel_id("bitonic_step", name, dtype), family="bitonic_step",
         variant={"stage": name, "dtype": dtype}, kernel_name="bitonic_step",
         source=(FP64 if dtype == "float64" else "") + render(STEP, K=CTYPES[dtype]),
-        sizes={"n": pow2(10, 26, 2)}, check_sizes={"n": 4096}, constraints=[],
+        sizes={"n": dense_sizes(10, 26, 4, step=2)}, check_sizes={"n": 4096}, constraints=[],
         args=[Arg("n", "scalar", "int32", "n"), Arg("k", "scalar", "int32", kexpr),
               Arg("j", "scalar", "int32", jexpr), Arg("data", "buffer", dtype, "n", "inout")],
         global_size=["n"], local_sizes=LOCAL_1D, make_inputs=_keys(dtype), reference=_step_ref,
@@ -104,7 +104,7 @@ def _local(dtype: str, wg: int) -> KernelSpec:
         kernel_id=kernel_id("bitonic_local", f"wg{wg}", dtype), family="bitonic_local",
         variant={"work_group": wg, "dtype": dtype}, kernel_name="bitonic_local",
         source=(FP64 if dtype == "float64" else "") + render(LOCAL, K=CTYPES[dtype], WG=wg),
-        sizes={"n": pow2(12, 26, 2)}, check_sizes={"n": 8192}, constraints=[f"n % {2 * wg} == 0"],
+        sizes={"n": dense_sizes(12, 26, 16, step=2)}, check_sizes={"n": 8192}, constraints=[f"n % {2 * wg} == 0"],
         args=[Arg("n", "scalar", "int32", "n"), Arg("data", "buffer", dtype, "n", "inout")],
         global_size=[f"n // 2"], local_sizes=[[wg]], make_inputs=_keys(dtype), reference=reference,
         rtol=0.0, atol=0.0)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..spec import Arg, KernelSpec
-from ..templating import LOCAL_1D, PRECISIONS, Precision, kernel_id, pow2, reduction_tol, render
+from ..templating import LOCAL_1D, PRECISIONS, Precision, dense_sizes, kernel_id, pow2, reduction_tol, render
 
 CSR_SCALAR = """
 __kernel void spmv_csr_scalar(const int M, __global const int* row_ptr, __global const int* col,
@@ -68,6 +68,9 @@ __kernel void spmv_ell_$LAYOUT(const int M, const int R, __global const int* col
 """
 
 SIZES = {"M": pow2(10, 22, 2), "R": [4, 16, 64]}
+#: Denser grids holding every SIZES point, same extremes (host-built CSR/ELL inputs stay affordable).
+ROW_SIZES = {"M": dense_sizes(10, 22, 1, step=2), "R": [4, 8, 16, 32, 64]}
+VECTOR_SIZES = {"M": dense_sizes(10, 22, 4, step=2), "R": [4, 8, 16, 32, 64]}
 CHECK = {"M": 1024, "R": 16}
 
 
@@ -114,7 +117,7 @@ def _csr_scalar(prec: Precision) -> KernelSpec:
     return KernelSpec(
         kernel_id=kernel_id("spmv_csr_scalar", prec.name), family="spmv_csr_scalar",
         variant={"precision": prec.name}, kernel_name="spmv_csr_scalar",
-        source=render(CSR_SCALAR, prec), sizes=SIZES, check_sizes=CHECK, constraints=[],
+        source=render(CSR_SCALAR, prec), sizes=ROW_SIZES, check_sizes=CHECK, constraints=[],
         args=_csr_args(prec), global_size=["M"], local_sizes=LOCAL_1D,
         make_inputs=_csr_inputs(prec), reference=_csr_ref, rtol=rtol, atol=atol)
 
@@ -125,7 +128,7 @@ def _csr_vector(prec: Precision, tpr: int, wg: int = 128) -> KernelSpec:
         kernel_id=kernel_id("spmv_csr_vector", f"tpr{tpr}", prec.name), family="spmv_csr_vector",
         variant={"threads_per_row": tpr, "work_group": wg, "precision": prec.name},
         kernel_name="spmv_csr_vector", source=render(CSR_VECTOR, prec, TPR=tpr, WG=wg),
-        sizes=SIZES, check_sizes=CHECK, constraints=[f"(M * {tpr}) % {wg} == 0"],
+        sizes=VECTOR_SIZES, check_sizes=CHECK, constraints=[f"(M * {tpr}) % {wg} == 0"],
         args=_csr_args(prec), global_size=[f"M * {tpr}"], local_sizes=[[wg]],
         make_inputs=_csr_inputs(prec), reference=_csr_ref, rtol=rtol, atol=atol)
 
@@ -154,7 +157,7 @@ def _ell(prec: Precision, layout: str) -> KernelSpec:
     return KernelSpec(
         kernel_id=kernel_id("spmv_ell", layout, prec.name), family="spmv_ell",
         variant={"layout": layout, "precision": prec.name}, kernel_name=f"spmv_ell_{layout}",
-        source=render(ELL, prec, LAYOUT=layout, IDX=idx), sizes=SIZES, check_sizes=CHECK,
+        source=render(ELL, prec, LAYOUT=layout, IDX=idx), sizes=ROW_SIZES, check_sizes=CHECK,
         constraints=[],
         args=[Arg("M", "scalar", "int32", "M"), Arg("R", "scalar", "int32", "R"),
               Arg("col", "buffer", "int32", "M * R"), Arg("val", "buffer", prec.dtype, "M * R"),

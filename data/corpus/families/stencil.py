@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..spec import Arg, KernelSpec
-from ..templating import LOCAL_1D, LOCAL_2D, LOCAL_3D, PRECISIONS, Precision, kernel_id, pow2, render
+from ..templating import LOCAL_1D, LOCAL_2D, LOCAL_3D, PRECISIONS, Precision, dense_sizes, kernel_id, pow2, render
 
 CLAMP = """
 int clampi(int v, int n)
@@ -147,7 +147,7 @@ def _s1d(prec, radius):
     w = _weights(offs)
     body = "\n".join(f"    acc += {_lit(wi, prec)} * in[clampi(i + {o[0]}, n)];" for o, wi in zip(offs, w))
     return _spec("stencil1d", [f"r{radius}"], {"radius": radius}, prec,
-                 render(S1D, prec, BODY=body), {"n": pow2(10, 26, 2)}, {"n": 4096}, ["n"], ["n"],
+                 render(S1D, prec, BODY=body), {"n": dense_sizes(10, 26, 4, step=2)}, {"n": 4096}, ["n"], ["n"],
                  LOCAL_1D, offs, w, radius)
 
 
@@ -164,6 +164,7 @@ def _s2d(prec, radius, shape, local_tile):
     if local_tile:
         body = "\n".join(f"    acc += {_lit(wi, prec)} * {_idx2(o, 'tile', clamp=False)};"
                          for o, wi in zip(offs, w))
+        sizes = {"W": dense_sizes(6, 14, 2), "H": dense_sizes(6, 14, 2)}  # holds the pow2 grid
         return _spec("stencil2d_local", [f"t{local_tile}", f"r{radius}", shape],
                      {"tile": local_tile, "radius": radius, "shape": shape}, prec,
                      render(S2D_LOCAL, prec, TS=local_tile, RAD=radius, BODY=body), sizes, check,

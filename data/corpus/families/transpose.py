@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..spec import Arg, KernelSpec
-from ..templating import LOCAL_2D, LOCAL_3D, PRECISIONS, Precision, kernel_id, pow2, render
+from ..templating import LOCAL_2D, LOCAL_3D, PRECISIONS, Precision, dense_sizes, kernel_id, pow2, render
 
 # coalesced reads: dim 0 walks A's columns; coalesced writes: dim 0 walks B's columns.
 NAIVE = """
@@ -49,6 +49,7 @@ __kernel void transpose_batched(const int S, const int R, const int C, __global 
 """
 
 SIZES = {"R": pow2(6, 14), "C": pow2(6, 14)}
+TILED_SIZES = {"R": dense_sizes(6, 14, 2), "C": dense_sizes(6, 14, 2)}  # transpose_tiled; holds SIZES
 CHECK = {"R": 64, "C": 96}
 
 
@@ -75,7 +76,7 @@ def _tiled(prec: Precision, ts: int, pad: int) -> KernelSpec:
     return KernelSpec(
         kernel_id=kernel_id("transpose_tiled", f"t{ts}", f"p{pad}", prec.name),
         family="transpose_tiled", variant={"tile": ts, "pad": pad, "precision": prec.name},
-        kernel_name="transpose_tiled", source=render(TILED, prec, TS=ts, PAD=pad), sizes=SIZES,
+        kernel_name="transpose_tiled", source=render(TILED, prec, TS=ts, PAD=pad), sizes=TILED_SIZES,
         check_sizes=CHECK, constraints=[f"R % {ts} == 0", f"C % {ts} == 0"], args=_args(prec),
         global_size=["C", "R"], local_sizes=[[ts, ts]], reference=_reference, rtol=0.0, atol=0.0)
 
