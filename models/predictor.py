@@ -298,10 +298,14 @@ def resolve_device(name: str, known: dict[str, dict] | None = None) -> dict:
 
 
 def kernels_of(path: str | Path, lang: str | None = None) -> dict:
-    """Kernel name -> ``KernelGraph`` of one source file (InputError/SourceError/UsageError as the parsers)."""
+    """Kernel name -> ``KernelGraph`` of one source file (InputError/SourceError/UsageError as the parsers).
+
+    Without static analysis: a launch needs the graph and the parameters only; the static-count features
+    analyse the one kernel launched (``data.features.compile_static_counts``).
+    """
     import kgraph
 
-    return {g.name: g for g in kgraph.from_file(path, lang)}
+    return {g.name: g for g in kgraph.from_file(path, lang, analyze=False)}
 
 
 # ------------------------------------------------------------------------------------ converter

@@ -3,6 +3,9 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import subprocess
+import sys
 from dataclasses import asdict
 from pathlib import Path
 
@@ -108,3 +111,29 @@ def test_estimate_warns_on_a_device_the_model_was_not_trained_on(capsys, model_d
     assert f"predictions for {other} extrapolate" in capsys.readouterr().err
     assert main(["estimate", *common, "--device", trained[0]]) == 0
     assert "extrapolate" not in capsys.readouterr().err
+
+
+def test_estimate_imports_no_training_stack():
+    """The estimate path (shipped model, one launch) loads neither Lightning nor W&B, nor the modules that
+    only other commands need (pretrain-lm's defaults, the campaign harness): they cost cold-start time.
+
+    transformers is not checked: ``import torch_geometric`` (which the graph encoder needs) imports it.
+    """
+    code = (
+        "import contextlib, io, sys\n"
+        "from kgraph.cli.main import main\n"
+        f"argv = ['estimate', {SGEMM!r}, '--kernel', 'sgemm_tiled', '--global', '1024,1024', '--local', '16,16',"
+        f" *{ARGS!r}, '--device', 'h200']\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    assert main(argv) == 0\n"
+        "print(' '.join(sorted(sys.modules)))\n"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    loaded = set(done.stdout.split())
+    assert "models.predictor" in loaded and "torch" in loaded  # the estimate did run
+    heavy = ("lightning", "pytorch_lightning", "lightning_fabric", "wandb", "models.lightning_module",
+             "models.lm_pretrain", "data.harness.campaign")
+    assert not sorted(m for m in loaded if m.split(".")[0] in heavy or m in heavy)
