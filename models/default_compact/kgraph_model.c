@@ -3,6 +3,12 @@
 #include <math.h>
 #include <string.h>
 
+#if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 199901L
+#define KGRAPH_RESTRICT restrict
+#else
+#define KGRAPH_RESTRICT
+#endif
+
 const char *const kgraph_launch_feature_names[KGRAPH_N_LAUNCH] = {"launch_dims", "launch_log2_g0", "launch_log2_g1", "launch_log2_g2", "launch_log2_l0", "launch_log2_l1", "launch_log2_l2", "launch_log2_items", "launch_log2_group_size", "launch_log2_groups", "launch_log2_groups_per_cu", "launch_arg0", "launch_arg1", "launch_arg2", "launch_arg3", "static_known", "static_flops_fp32", "static_flops_fp64", "static_int_ops", "static_transcendental", "static_global_load_bytes", "static_global_store_bytes", "static_local_load_bytes", "static_local_store_bytes", "static_barriers", "static_atomics", "static_branches", "static_flops_fp32_total", "static_flops_fp64_total", "static_int_ops_total", "static_transcendental_total", "static_global_load_bytes_total", "static_global_store_bytes_total", "static_local_load_bytes_total", "static_local_store_bytes_total", "static_barriers_total", "static_atomics_total", "static_branches_total", "static_log_intensity"};
 const char *const kgraph_kernel_names[KGRAPH_N_KERNELS] = {"activation.gelu.v1.fp32", "activation.gelu.v1.fp64", "activation.gelu.v4.fp32", "activation.gelu.v4.fp64", "activation.relu.v1.fp32", "activation.relu.v1.fp64", "activation.relu.v4.fp32", "activation.relu.v4.fp64", "activation.sigmoid.v1.fp32", "activation.sigmoid.v1.fp64", "activation.sigmoid.v4.fp32", "activation.sigmoid.v4.fp64", "activation.silu.v1.fp32", "activation.silu.v1.fp64", "activation.silu.v4.fp32", "activation.silu.v4.fp64", "activation.tanh.v1.fp32", "activation.tanh.v1.fp64", "activation.tanh.v4.fp32", "activation.tanh.v4.fp64", "axpy.v1.c1.fp32", "axpy.v1.c1.fp64", "axpy.v1.c4.fp32", "axpy.v1.c4.fp64", "axpy.v2.c1.fp32", "axpy.v2.c1.fp64", "axpy.v2.c4.fp32", "axpy.v2.c4.fp64", "axpy.v4.c1.fp32", "axpy.v4.c1.fp64", "axpy.v4.c4.fp32", "axpy.v4.c4.fp64", "axpy.v8.c1.fp32", "axpy.v8.c1.fp64", "axpy.v8.c4.fp32", "axpy.v8.c4.fp64", "bitonic_local.wg128.float32", "bitonic_local.wg128.float64", "bitonic_local.wg128.int32", "bitonic_local.wg256.float32", "bitonic_local.wg256.float64", "bitonic_local.wg256.int32", "bitonic_local.wg64.float32", "bitonic_local.wg64.float64", "bitonic_local.wg64.int32", "bitonic_step.k2j1.float32", "bitonic_step.k2j1.float64", "bitonic_step.k2j1.int32", "bitonic_step.k2j1.uint32", "bitonic_step.last.float32", "bitonic_step.last.float64", "bitonic_step.last.int32", "bitonic_step.last.uint32", "bitonic_step.mid.float32", "bitonic_step.mid.float64", "bitonic_step.mid.int32", "bitonic_step.mid.uint32", "bitonic_step.wide.float32", "bitonic_step.wide.float64", "bitonic_step.wide.int32", "bitonic_step.wide.uint32", "black_scholes.v1.c1.fp32", "black_scholes.v1.c1.fp64", "black_scholes.v1.c4.fp32", "black_scholes.v1.c4.fp64", "black_scholes.v2.c1.fp32", "black_scholes.v2.c1.fp64", "black_scholes.v2.c4.fp32", "black_scholes.v2.c4.fp64", "black_scholes.v4.c1.fp32", "black_scholes.v4.c1.fp64", "black_scholes.v4.c4.fp32", "black_scholes.v4.c4.fp64", "conv2d.f3.fp32", "conv2d.f3.fp64", "conv2d.f5.fp32", "conv2d.f5.fp64", "conv2d.f7.fp32", "conv2d.f7.fp64", "conv2d_local.t16.f3.fp32", "conv2d_local.t16.f3.fp64", "conv2d_local.t16.f5.fp32", "conv2d_local.t16.f5.fp64", "conv2d_local.t8.f3.fp32", "conv2d_local.t8.f3.fp64", "conv2d_local.t8.f5.fp32", "conv2d_local.t8.f5.fp64", "conv_sep.col.f17.fp32", "conv_sep.col.f17.fp64", "conv_sep.col.f5.fp32", "conv_sep.col.f5.fp64", "conv_sep.col.f9.fp32", "conv_sep.col.f9.fp64", "conv_sep.row.f17.fp32", "conv_sep.row.f17.fp64", "conv_sep.row.f5.fp32", "conv_sep.row.f5.fp64", "conv_sep.row.f9.fp32", "conv_sep.row.f9.fp64", "dot.wg128.c1.fp32", "dot.wg128.c1.fp64", "dot.wg128.c8.fp32", "dot.wg128.c8.fp64", "dot.wg256.c1.fp32", "dot.wg256.c1.fp64", "dot.wg256.c8.fp32", "dot.wg256.c8.fp64", "dot.wg64.c1.fp32", "dot.wg64.c1.fp64", "dot.wg64.c8.fp32", "dot.wg64.c8.fp64", "gemm_naive.nn.fp32", "gemm_naive.nn.fp64", "gemm_naive.nt.fp32", "gemm_naive.nt.fp64", "gemm_naive.tn.fp32", "gemm_naive.tn.fp64", "gemm_naive.tt.fp32", "gemm_naive.tt.fp64", "gemm_regblock.t16.w2.fp32", "gemm_regblock.t16.w2.fp64", "gemm_regblock.t16.w4.fp32", "gemm_regblock.t16.w4.fp64", "gemm_regblock.t16.w8.fp32", "gemm_regblock.t16.w8.fp64", "gemm_regblock.t32.w2.fp32", "gemm_regblock.t32.w2.fp64", "gemm_regblock.t32.w4.fp32", "gemm_regblock.t32.w4.fp64", "gemm_regblock.t32.w8.fp32", "gemm_regblock.t32.w8.fp64", "gemm_tiled.t16.nn.fp32", "gemm_tiled.t16.nn.fp64", "gemm_tiled.t16.nt.fp32", "gemm_tiled.t16.nt.fp64", "gemm_tiled.t16.tn.fp32", "gemm_tiled.t16.tn.fp64", "gemm_tiled.t32.nn.fp32", "gemm_tiled.t32.nn.fp64", "gemm_tiled.t32.nt.fp32", "gemm_tiled.t32.nt.fp64", "gemm_tiled.t32.tn.fp32", "gemm_tiled.t32.tn.fp64", "gemm_tiled.t8.nn.fp32", "gemm_tiled.t8.nn.fp64", "gemm_tiled.t8.nt.fp32", "gemm_tiled.t8.nt.fp64", "gemm_tiled.t8.tn.fp32", "gemm_tiled.t8.tn.fp64", "gemm_vec.v2.u1.fp32", "gemm_vec.v2.u1.fp64", "gemm_vec.v2.u4.fp32", "gemm_vec.v2.u4.fp64", "gemm_vec.v4.u1.fp32", "gemm_vec.v4.u1.fp64", "gemm_vec.v4.u4.fp32", "gemm_vec.v4.u4.fp64", "gemm_vec.v8.u1.fp32", "gemm_vec.v8.u1.fp64", "gemm_vec.v8.u4.fp32", "gemm_vec.v8.u4.fp64", "gemv_cm.u1.fp32", "gemv_cm.u1.fp64", "gemv_cm.u4.fp32", "gemv_cm.u4.fp64", "gemv_cm.u8.fp32", "gemv_cm.u8.fp64", "gemv_local.wg128.fp32", "gemv_local.wg128.fp64", "gemv_local.wg256.fp32", "gemv_local.wg256.fp64", "gemv_local.wg32.fp32", "gemv_local.wg32.fp64", "gemv_local.wg64.fp32", "gemv_local.wg64.fp64", "gemv_rm.u1.fp32", "gemv_rm.u1.fp64", "gemv_rm.u4.fp32", "gemv_rm.u4.fp64", "gemv_rm.u8.fp32", "gemv_rm.u8.fp64", "ger.c1.fp32", "ger.c1.fp64", "ger.c2.fp32", "ger.c2.fp64", "ger.c4.fp32", "ger.c4.fp64", "getrf_batched.nb16.fp32", "getrf_batched.nb16.fp64", "getrf_batched.nb32.fp32", "getrf_batched.nb32.fp64", "getrf_batched.nb8.fp32", "getrf_batched.nb8.fp64", "histogram_global.b16.i1.skew", "histogram_global.b16.i1.uniform", "histogram_global.b16.i16.skew", "histogram_global.b16.i16.uniform", "histogram_global.b256.i1.skew", "histogram_global.b256.i1.uniform", "histogram_global.b256.i16.skew", "histogram_global.b256.i16.uniform", "histogram_global.b4096.i1.skew", "histogram_global.b4096.i1.uniform", "histogram_global.b4096.i16.skew", "histogram_global.b4096.i16.uniform", "histogram_local.b16.i1.skew", "histogram_local.b16.i1.uniform", "histogram_local.b16.i16.skew", "histogram_local.b16.i16.uniform", "histogram_local.b256.i1.skew", "histogram_local.b256.i1.uniform", "histogram_local.b256.i16.skew", "histogram_local.b256.i16.uniform", "histogram_local.b4096.i1.skew", "histogram_local.b4096.i1.uniform", "histogram_local.b4096.i16.skew", "histogram_local.b4096.i16.uniform", "julia.it128.fp32", "julia.it128.fp64", "julia.it512.fp32", "julia.it512.fp64", "layernorm.wg128.fp32", "layernorm.wg128.fp64", "layernorm.wg256.fp32", "layernorm.wg256.fp64", "layernorm.wg64.fp32", "layernorm.wg64.fp64", "mandelbrot.full.it1024.fp32", "mandelbrot.full.it1024.fp64", "mandelbrot.full.it256.fp32", "mandelbrot.full.it256.fp64", "mandelbrot.full.it64.fp32", "mandelbrot.full.it64.fp64", "mandelbrot.zoom.it1024.fp32", "mandelbrot.zoom.it1024.fp64", "mandelbrot.zoom.it256.fp32", "mandelbrot.zoom.it256.fp64", "mandelbrot.zoom.it64.fp32", "mandelbrot.zoom.it64.fp64", "maxpool2d.p2.fp32", "maxpool2d.p2.fp64", "maxpool2d.p3.fp32", "maxpool2d.p3.fp64", "nbody_naive.u1.fp32", "nbody_naive.u1.fp64", "nbody_naive.u4.fp32", "nbody_naive.u4.fp64", "nbody_tiled.t128.fp32", "nbody_tiled.t128.fp64", "nbody_tiled.t256.fp32", "nbody_tiled.t256.fp64", "nbody_tiled.t64.fp32", "nbody_tiled.t64.fp64", "nrm2.wg128.c1.fp32", "nrm2.wg128.c1.fp64", "nrm2.wg128.c4.fp32", "nrm2.wg128.c4.fp64", "nrm2.wg256.c1.fp32", "nrm2.wg256.c1.fp64", "nrm2.wg256.c4.fp32", "nrm2.wg256.c4.fp64", "potrf_batched.nb16.fp32", "potrf_batched.nb16.fp64", "potrf_batched.nb32.fp32", "potrf_batched.nb32.fp64", "potrf_batched.nb8.fp32", "potrf_batched.nb8.fp64", "reduce_max.wg128.c1.fp32", "reduce_max.wg128.c1.fp64", "reduce_max.wg128.c8.fp32", "reduce_max.wg128.c8.fp64", "reduce_max.wg256.c1.fp32", "reduce_max.wg256.c1.fp64", "reduce_max.wg256.c8.fp32", "reduce_max.wg256.c8.fp64", "reduce_max.wg64.c1.fp32", "reduce_max.wg64.c1.fp64", "reduce_max.wg64.c8.fp32", "reduce_max.wg64.c8.fp64", "reduce_sum.wg128.c1.fp32", "reduce_sum.wg128.c1.fp64", "reduce_sum.wg128.c16.fp32", "reduce_sum.wg128.c16.fp64", "reduce_sum.wg128.c4.fp32", "reduce_sum.wg128.c4.fp64", "reduce_sum.wg256.c1.fp32", "reduce_sum.wg256.c1.fp64", "reduce_sum.wg256.c16.fp32", "reduce_sum.wg256.c16.fp64", "reduce_sum.wg256.c4.fp32", "reduce_sum.wg256.c4.fp64", "reduce_sum.wg64.c1.fp32", "reduce_sum.wg64.c1.fp64", "reduce_sum.wg64.c16.fp32", "reduce_sum.wg64.c16.fp64", "reduce_sum.wg64.c4.fp32", "reduce_sum.wg64.c4.fp64", "scal.v1.fp32", "scal.v1.fp64", "scal.v2.fp32", "scal.v2.fp64", "scal.v4.fp32", "scal.v4.fp64", "scal.v8.fp32", "scal.v8.fp64", "scan_blelloch.wg128.fp32", "scan_blelloch.wg128.fp64", "scan_blelloch.wg256.fp32", "scan_blelloch.wg256.fp64", "scan_blelloch.wg512.fp32", "scan_blelloch.wg512.fp64", "scan_blelloch.wg64.fp32", "scan_blelloch.wg64.fp64", "scan_hillis.wg128.fp32", "scan_hillis.wg128.fp64", "scan_hillis.wg256.fp32", "scan_hillis.wg256.fp64", "scan_hillis.wg512.fp32", "scan_hillis.wg512.fp64", "scan_hillis.wg64.fp32", "scan_hillis.wg64.fp64", "softmax.wg128.fp32", "softmax.wg128.fp64", "softmax.wg256.fp32", "softmax.wg256.fp64", "softmax.wg32.fp32", "softmax.wg32.fp64", "softmax.wg64.fp32", "softmax.wg64.fp64", "spmv_csr_scalar.fp32", "spmv_csr_scalar.fp64", "spmv_csr_vector.tpr16.fp32", "spmv_csr_vector.tpr16.fp64", "spmv_csr_vector.tpr2.fp32", "spmv_csr_vector.tpr2.fp64", "spmv_csr_vector.tpr32.fp32", "spmv_csr_vector.tpr32.fp64", "spmv_csr_vector.tpr4.fp32", "spmv_csr_vector.tpr4.fp64", "spmv_csr_vector.tpr8.fp32", "spmv_csr_vector.tpr8.fp64", "spmv_ell.cm.fp32", "spmv_ell.cm.fp64", "spmv_ell.rm.fp32", "spmv_ell.rm.fp64", "stencil1d.r1.fp32", "stencil1d.r1.fp64", "stencil1d.r2.fp32", "stencil1d.r2.fp64", "stencil1d.r4.fp32", "stencil1d.r4.fp64", "stencil1d.r8.fp32", "stencil1d.r8.fp64", "stencil2d.r1.box.fp32", "stencil2d.r1.box.fp64", "stencil2d.r1.star.fp32", "stencil2d.r1.star.fp64", "stencil2d.r2.box.fp32", "stencil2d.r2.box.fp64", "stencil2d.r2.star.fp32", "stencil2d.r2.star.fp64", "stencil2d_local.t16.r1.star.fp32", "stencil2d_local.t16.r1.star.fp64", "stencil2d_local.t16.r2.star.fp32", "stencil2d_local.t16.r2.star.fp64", "stencil2d_local.t8.r1.star.fp32", "stencil2d_local.t8.r1.star.fp64", "stencil2d_local.t8.r2.star.fp32", "stencil2d_local.t8.r2.star.fp64", "stencil3d.r1.box.fp32", "stencil3d.r1.box.fp64", "stencil3d.r1.star.fp32", "stencil3d.r1.star.fp64", "stencil3d.r2.star.fp32", "stencil3d.r2.star.fp64", "stencil3d_zsweep.r1.star.fp32", "stencil3d_zsweep.r1.star.fp64", "stencil3d_zsweep.r2.star.fp32", "stencil3d_zsweep.r2.star.fp64", "syrk_naive.fp32", "syrk_naive.fp64", "syrk_tiled.t16.fp32", "syrk_tiled.t16.fp64", "syrk_tiled.t32.fp32", "syrk_tiled.t32.fp64", "syrk_tiled.t8.fp32", "syrk_tiled.t8.fp64", "tile_gemm", "tile_potrf", "tile_syrk", "tile_trsm", "transpose_batched.fp32", "transpose_batched.fp64", "transpose_naive.read.fp32", "transpose_naive.read.fp64", "transpose_naive.write.fp32", "transpose_naive.write.fp64", "transpose_tiled.t16.p0.fp32", "transpose_tiled.t16.p0.fp64", "transpose_tiled.t16.p1.fp32", "transpose_tiled.t16.p1.fp64", "transpose_tiled.t32.p0.fp32", "transpose_tiled.t32.p0.fp64", "transpose_tiled.t32.p1.fp32", "transpose_tiled.t32.p1.fp64", "transpose_tiled.t8.p0.fp32", "transpose_tiled.t8.p0.fp64", "transpose_tiled.t8.p1.fp32", "transpose_tiled.t8.p1.fp64", "trsm.lower.fp32", "trsm.lower.fp64", "trsm.lower_unit.fp32", "trsm.lower_unit.fp64", "trsm.upper.fp32", "trsm.upper.fp64", "trsm.upper_unit.fp32", "trsm.upper_unit.fp64"};
 const char *const kgraph_device_ids[KGRAPH_N_DEVICES] = {"nvidia-h200", "pocl-skylake-avx512-intel-xeon"};
@@ -13795,22 +13801,67 @@ int kgraph_device_index(const char *device_id) {
 }
 
 /* Layers after the first: a holds the first hidden layer (after relu) on entry. */
-static void kgraph_tail(float *a, float *b, kgraph_prediction *out) {
-  int o, j;
+static void kgraph_tail(float *KGRAPH_RESTRICT a, float *KGRAPH_RESTRICT b, kgraph_prediction *out) {
+  int o, ob, j;
   const float *y;
   float m, z = 0.0f;
-  for (o = 0; o < 64; ++o) b[o] = B1[o];
-  for (j = 0; j < 64; ++j) {
-    const float *w = W1T + j * 64;
-    const float v = a[j];
-    for (o = 0; o < 64; ++o) b[o] += w[o] * v;
+  for (ob = 0; ob < 64; ob += 32) {
+    float acc[32];
+    for (o = 0; o < 32; ++o) acc[o] = B1[ob + o];
+    for (j = 0; j < 64; ++j) {
+      const float *w = W1T + j * 64 + ob;
+      const float v = a[j];
+      acc[0] += w[0] * v;
+      acc[1] += w[1] * v;
+      acc[2] += w[2] * v;
+      acc[3] += w[3] * v;
+      acc[4] += w[4] * v;
+      acc[5] += w[5] * v;
+      acc[6] += w[6] * v;
+      acc[7] += w[7] * v;
+      acc[8] += w[8] * v;
+      acc[9] += w[9] * v;
+      acc[10] += w[10] * v;
+      acc[11] += w[11] * v;
+      acc[12] += w[12] * v;
+      acc[13] += w[13] * v;
+      acc[14] += w[14] * v;
+      acc[15] += w[15] * v;
+      acc[16] += w[16] * v;
+      acc[17] += w[17] * v;
+      acc[18] += w[18] * v;
+      acc[19] += w[19] * v;
+      acc[20] += w[20] * v;
+      acc[21] += w[21] * v;
+      acc[22] += w[22] * v;
+      acc[23] += w[23] * v;
+      acc[24] += w[24] * v;
+      acc[25] += w[25] * v;
+      acc[26] += w[26] * v;
+      acc[27] += w[27] * v;
+      acc[28] += w[28] * v;
+      acc[29] += w[29] * v;
+      acc[30] += w[30] * v;
+      acc[31] += w[31] * v;
+    }
+    for (o = 0; o < 32; ++o) b[ob + o] = acc[o] < 0.0f ? 0.0f : acc[o];
   }
-  for (o = 0; o < 64; ++o) if (b[o] < 0.0f) b[o] = 0.0f;
-  for (o = 0; o < 8; ++o) a[o] = B2[o];
-  for (j = 0; j < 64; ++j) {
-    const float *w = W2T + j * 8;
-    const float v = b[j];
-    for (o = 0; o < 8; ++o) a[o] += w[o] * v;
+  for (ob = 0; ob < 8; ob += 8) {
+    float acc[8];
+    for (o = 0; o < 8; ++o) acc[o] = B2[ob + o];
+    for (j = 0; j < 64; ++j) {
+      const float *w = W2T + j * 8 + ob;
+      const float v = b[j];
+      acc[0] += w[0] * v;
+      acc[1] += w[1] * v;
+      acc[2] += w[2] * v;
+      acc[3] += w[3] * v;
+      acc[4] += w[4] * v;
+      acc[5] += w[5] * v;
+      acc[6] += w[6] * v;
+      acc[7] += w[7] * v;
+    }
+    for (o = 0; o < 8; ++o) a[ob + o] = acc[o];
   }
   y = a;
   for (j = 0; j < 5; ++j) out->log_targets[j] = y[j];
@@ -13831,17 +13882,55 @@ static void kgraph_tail(float *a, float *b, kgraph_prediction *out) {
 }
 
 int kgraph_predict_index(int kernel, const double *x, int device, kgraph_prediction *out) {
-  float a[64], b[64];
-  int o, j;
+  float a[64], b[64], xf[KGRAPH_N_LAUNCH > 0 ? KGRAPH_N_LAUNCH : 1];
+  const float *kp, *dp;
+  int o, ob, j;
   if (kernel < 0 || kernel >= KGRAPH_N_KERNELS) return KGRAPH_E_KERNEL;
   if (device < 0 || device >= KGRAPH_N_DEVICES) return KGRAPH_E_DEVICE;
-  for (o = 0; o < 64; ++o) a[o] = kgraph_code_proj[kernel][o] + kgraph_device_proj[device][o];
-  for (j = 0; j < KGRAPH_N_LAUNCH; ++j) {
-    const float *w = W0LT + j * 64;
-    const float v = (float)x[j];
-    for (o = 0; o < 64; ++o) a[o] += w[o] * v;
+  kp = kgraph_code_proj[kernel];
+  dp = kgraph_device_proj[device];
+  for (j = 0; j < KGRAPH_N_LAUNCH; ++j) xf[j] = (float)x[j];
+  for (ob = 0; ob < 64; ob += 32) {
+    float acc[32];
+    for (o = 0; o < 32; ++o) acc[o] = kp[ob + o] + dp[ob + o];
+    for (j = 0; j < 39; ++j) {
+      const float *w = W0LT + j * 64 + ob;
+      const float v = xf[j];
+      acc[0] += w[0] * v;
+      acc[1] += w[1] * v;
+      acc[2] += w[2] * v;
+      acc[3] += w[3] * v;
+      acc[4] += w[4] * v;
+      acc[5] += w[5] * v;
+      acc[6] += w[6] * v;
+      acc[7] += w[7] * v;
+      acc[8] += w[8] * v;
+      acc[9] += w[9] * v;
+      acc[10] += w[10] * v;
+      acc[11] += w[11] * v;
+      acc[12] += w[12] * v;
+      acc[13] += w[13] * v;
+      acc[14] += w[14] * v;
+      acc[15] += w[15] * v;
+      acc[16] += w[16] * v;
+      acc[17] += w[17] * v;
+      acc[18] += w[18] * v;
+      acc[19] += w[19] * v;
+      acc[20] += w[20] * v;
+      acc[21] += w[21] * v;
+      acc[22] += w[22] * v;
+      acc[23] += w[23] * v;
+      acc[24] += w[24] * v;
+      acc[25] += w[25] * v;
+      acc[26] += w[26] * v;
+      acc[27] += w[27] * v;
+      acc[28] += w[28] * v;
+      acc[29] += w[29] * v;
+      acc[30] += w[30] * v;
+      acc[31] += w[31] * v;
+    }
+    for (o = 0; o < 32; ++o) a[ob + o] = acc[o] < 0.0f ? 0.0f : acc[o];
   }
-  for (o = 0; o < 64; ++o) if (a[o] < 0.0f) a[o] = 0.0f;
   kgraph_tail(a, b, out);
   return KGRAPH_OK;
 }
