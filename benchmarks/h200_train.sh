@@ -5,14 +5,15 @@ set -u
 OUT=${OUT:-out/h200_train}; mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1 WANDB_MODE=offline
 H200=data/datasets/nvidia-h200
-ALL="$H200 data/datasets/pocl-skylake-avx512-intel-xeon data/datasets/pocl-amd-epyc"
+ALL=${LDO_DATASETS:-"$H200 data/datasets/pocl-skylake-avx512-intel-xeon data/datasets/pocl-amd-epyc"}
+LDO_TEST=${LDO_TEST:-pocl-amd-epyc}   # the held-out device of the leave-device-out run
 timeout ${GRID_TIMEOUT_S:-470} python3 -m benchmarks.ablation --datasets $H200 --out runs/ablation \
   --variants hybrid graph_only tokens_only static_only no_hardware \
   --splits unseen_launch leave_kernel_out leave_family_out --trainer conf/trainer/gpu.yaml \
   --max-time ${MAX_TIME:-00:00:05:00} --parallel 15 > "$OUT/grid.log" 2>&1 &
 grid=$!
 timeout ${GRID_TIMEOUT_S:-470} python3 -m benchmarks.ablation --datasets $ALL --out runs/ablation \
-  --variants hybrid --splits leave_device_out --test-devices pocl-amd-epyc --trainer conf/trainer/gpu.yaml \
+  --variants hybrid --splits leave_device_out --test-devices $LDO_TEST --trainer conf/trainer/gpu.yaml \
   --max-time ${MAX_TIME:-00:00:05:00} > "$OUT/ldo.log" 2>&1 &
 ldo=$!
 nvidia-smi --query-gpu=utilization.gpu,memory.used --format=csv -l 30 > "$OUT/gpu_util.csv" 2>&1 &
