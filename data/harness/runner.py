@@ -113,9 +113,12 @@ class KernelRunner:
                                     f"max abs error {max_err:.3g} (rtol {self.spec.rtol}, atol {self.spec.atol})")
         return "ok", ""
 
-    def measure(self, configs, on_start=None, skip=None):
+    def measure(self, configs, on_start=None, skip=None, timed: bool = True):
         """Time (and count) each config; yields one row dict per config (``skip(config) -> bool``
-        to leave one out). A launch error ends the visit after its row (the context may be unusable)."""
+        to leave one out). A launch error ends the visit after its row (the context may be unusable).
+        ``timed=False`` only counts (``kgraph dataset fill-counts``): the same buffers, inputs and
+        instrumented run, no timing columns; a config that could not be counted gets the reason in
+        ``message``."""
         import pyopencl as cl
 
         spec = self.spec
@@ -149,23 +152,28 @@ class KernelRunner:
                     args = self._args(buffers, config)
                     kernel.set_args(*args)
                     gsize, lsize = tuple(config.global_size), tuple(config.local_size)
-                    with self.phase("timing"):
-                        timing = time_launch(self.queue, lambda q: cl.enqueue_nd_range_kernel(q, kernel, gsize, lsize),
-                                             self.policy)
+                    timing = None
+                    if timed:
+                        with self.phase("timing"):
+                            timing = time_launch(self.queue, lambda q: cl.enqueue_nd_range_kernel(q, kernel, gsize, lsize),
+                                                 self.policy)
                 except cl.Error as err:
                     row.update(status=status_of_cl_error(err), message=_clip(str(err)))
                     yield row
                     return
-                row.update(status="ok", message="", median_time_ns=timing.median_time_ns,
-                           min_time_ns=timing.min_time_ns, max_time_ns=timing.max_time_ns, cv=timing.cv,
-                           repeats=timing.repeats, launches_per_sample=timing.launches_per_sample)
-                if timing.warmup_ns > self.policy.slow_launch_s * 1e9:
-                    row["message"] = "slow"
+                row.update(status="ok", message="")
+                if timing is not None:
+                    row.update(median_time_ns=timing.median_time_ns, min_time_ns=timing.min_time_ns,
+                               max_time_ns=timing.max_time_ns, cv=timing.cv, repeats=timing.repeats,
+                               launches_per_sample=timing.launches_per_sample)
+                    if timing.warmup_ns > self.policy.slow_launch_s * 1e9:
+                        row["message"] = "slow"
                 if self.counts is not None:
                     built_s = self.counts.build_s
                     with self.phase("counts (run)"):
                         launch = DeviceLaunch(self.queue, args, gsize, lsize, self._nbytes(config))
-                        counted = self.counts.instrumented(spec, config, launch, timing.median_time_ns)
+                        counted = self.counts.instrumented(spec, config, launch,
+                                                           timing.median_time_ns if timing is not None else None)
                     if self.counts.build_s > built_s:  # the instrumented program was built just now
                         spent = self.counts.build_s - built_s
                         self.phases["counts (run)"] -= spent
@@ -173,6 +181,8 @@ class KernelRunner:
                     if counted is not None:
                         row.update(counted[0])
                         row["counts_source"] = counted[1]
+                    elif not timed:
+                        row["message"] = _clip(self.counts.last_error or "not counted")
                 yield row
         finally:
             for buf in buffers.values():

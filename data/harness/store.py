@@ -191,6 +191,41 @@ class DatasetStore:
         else:
             (self.directory / JOURNAL).write_text("")
 
+    def update_rows(self, updates: dict[str, dict]) -> int:
+        """Change columns of committed rows (``{key: {column: value}}``; ``kgraph dataset fill-counts``).
+
+        Pending journal rows are committed first; then every shard holding one of the keys is
+        rewritten whole, to a temporary name and renamed over the old one (as a new shard is
+        written), so a kill leaves each shard either all old or all new and the manifest (file
+        names, row counts, keys) stays true. Returns the number of rows changed."""
+        self.flush()
+        left = dict(updates)
+        changed = 0
+        for shard in self.manifest["shards"]:
+            if not left:
+                break
+            path = self.directory / shard["file"]
+            keys = pq.read_table(path, columns=["key"]).column("key").to_pylist()
+            hit = [i for i, key in enumerate(keys) if key in left]
+            if not hit:
+                continue
+            table = pq.read_table(path)
+            for name in sorted({name for i in hit for name in left[keys[i]]}):
+                index = table.schema.get_field_index(name)
+                if index < 0:
+                    raise InputError(f"{path}: no column {name!r} to update")
+                values = table.column(index).to_pylist()
+                for i in hit:
+                    if name in left[keys[i]]:
+                        values[i] = left[keys[i]][name]
+                field = table.schema.field(index)
+                table = table.set_column(index, field, pa.array(values, type=field.type))
+            _write_parquet_atomic(table, path)
+            changed += len(hit)
+            for i in hit:
+                left.pop(keys[i], None)
+        return changed
+
     def close(self) -> None:
         self.flush()
         self._journal.close()

@@ -95,7 +95,7 @@ def worker_main(conn, platform_index: int, device_index: int, device_id: str, pr
                 for sizes in sizes_list:
                     host_inputs.prefetch(specs[kernel_id], sizes, seed)
             continue
-        _, kernel_id, config_json, ceiling, deadline = msg
+        _, kernel_id, config_json, ceiling, deadline, *flags = msg  # flags: "count_only" (fill-counts)
         if not specs:
             specs = {s.kernel_id: s for s in load_specs(provider)}
         spec = specs[kernel_id]
@@ -115,7 +115,8 @@ def worker_main(conn, platform_index: int, device_index: int, device_id: str, pr
                                               and work_of(config.sizes) >= state["ceiling"])
 
         by_key = {c.key(device_id, kernel_id): c for c in configs}
-        for row in runners[kernel_id].measure(configs, on_start=lambda key: conn.send(("start", key)), skip=skip):
+        for row in runners[kernel_id].measure(configs, on_start=lambda key: conn.send(("start", key)), skip=skip,
+                                              timed="count_only" not in flags):
             config = by_key[row["key"]]
             if row["message"] == "slow":
                 work = work_of(config.sizes)

@@ -1,4 +1,4 @@
-"""``kgraph dataset``: build (campaign), validate, import and describe measured datasets."""
+"""``kgraph dataset``: build (campaign), validate, fill missing counts, import and describe measured datasets."""
 from __future__ import annotations
 
 import json
@@ -13,6 +13,11 @@ def add_arguments(parser) -> None:
     add_campaign_arguments(sub.add_parser("campaign", help="measure corpus kernels on a device (resumable)"))
     p = sub.add_parser("validate", help="check a dataset folder; exit 1 with the list of problems")
     p.add_argument("dir", help="dataset folder (data/datasets/<device_id>)")
+    from data.harness.fill_counts import add_fill_arguments
+
+    add_fill_arguments(sub.add_parser(
+        "fill-counts", help="counts for ok rows without them: from other datasets (--from), else an "
+                            "instrumented run on a local device (resumable)"))
     p = sub.add_parser("import", help="turn a CSV/parquet table of measurements into a dataset")
     p.add_argument("file", help="CSV or parquet: source, kernel_name, global, [local], [arguments], device, time_*")
     p.add_argument("--out", required=True, help="dataset folder to write")
@@ -24,7 +29,7 @@ def add_arguments(parser) -> None:
 
 def run(args) -> int:
     if args.action is None:
-        raise UsageError("dataset: choose an action: campaign, validate, import or describe")
+        raise UsageError("dataset: choose an action: campaign, validate, fill-counts, import or describe")
     if args.action == "campaign":
         from data.harness.campaign import options_from_args, print_summary, run_campaign
 
@@ -39,6 +44,13 @@ def run(args) -> int:
         if not problems:
             print(f"{args.dir}: valid")
         return 1 if problems else 0
+    if args.action == "fill-counts":
+        from data.harness.fill_counts import fill_counts, options_from_args
+
+        report = fill_counts(options_from_args(args))
+        for line in report.lines():
+            print(line)
+        return 0
     if args.action == "import":
         from data.harness.importer import import_table
 

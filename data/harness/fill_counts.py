@@ -1,0 +1,488 @@
+"""``kgraph dataset fill-counts``: work counts for ok rows that have none, from other datasets or from an
+instrumented run on a local device.
+
+Rows without counts are launches whose counts neither the instrumented run (``--counts static``
+campaigns, launches above ``--max-instrumented-time-s``) nor the static analysis (data-dependent trip
+counts: escape-time loops, CSR rows) could give. Counts are device independent, so:
+
+1. **Donors.** A row takes the counts (and ``counts_source``) of an ok row with complete counts in a
+   ``--from`` dataset describing the same launch on the same inputs: equal ``kernel_id, source_id,
+   sizes, args, dims, g0..g2, l0..l2`` (the launch key minus the device, which the key hashes) and
+   the same *input generation* (:func:`input_generation`). The local size may differ only for
+   kernels whose counts cannot depend on the work-group shape (:func:`workgroup_independent`). When
+   several donors match, instrumented counts win over static ones, and donors that disagree are
+   refused.
+2. **Instrumented runs.** Rows still missing are counted by the harness itself on a local device
+   (``--device``, PoCL by default): the campaign worker (:mod:`data.harness.worker`) runs
+   :meth:`KernelRunner.measure` with ``timed=False`` on the inputs the campaign made (``--seed``),
+   i.e. the same build, correctness check, buffers, input generation and instrumented run
+   (:meth:`CountCache.instrumented`) as a campaign's ``--counts instrumented``, without the timing.
+   Only rows whose input generation equals the current harness's can be run. Smallest launches
+   first, within ``--budget-s`` (the worker gets the deadline and is killed at it) and ``--max-rows``.
+
+Updates go through :meth:`DatasetStore.update_rows` (under the store's lock; each touched shard
+rewritten to a temporary name and renamed), in batches every few seconds, so a kill loses at most
+the last batch and a re-run resumes with the rows still missing. Derived columns (bandwidth,
+FLOP/s, bound) are recomputed for filled rows from the dataset's ``device.json``.
+"""
+from __future__ import annotations
+
+import json
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from kgraph.errors import UsageError
+
+from .columns import COUNT_COLUMNS, DERIVED_COLUMNS, HARNESS_VERSION, source_id_of
+
+REQUIRED_COUNTS = tuple(c for c in COUNT_COLUMNS if c != "footprint_bytes")  # footprint -1 is allowed
+MATCH_COLUMNS = ("kernel_id", "source_id", "sizes", "args", "dims", "g0", "g1", "g2", "l0", "l1", "l2")
+NO_LOCAL_COLUMNS = MATCH_COLUMNS[:-3]
+FLUSH_S = 5.0  # seconds of filled rows kept in memory before the shards are rewritten
+
+# Work-group-dependent OpenCL constructs: a kernel using none of them computes the same thing per
+# work-item whatever the local size (see workgroup_independent).
+_WORKGROUP_WORDS = re.compile(
+    r"\b(get_local_id|get_local_size|get_local_linear_id|get_enqueued_local_size|get_group_id|"
+    r"get_num_groups|barrier|work_group_\w+|sub_group_\w+|get_sub_group_\w+|get_max_sub_group_size|"
+    r"get_num_sub_groups|__local|local|reqd_work_group_size|mem_fence|read_mem_fence|write_mem_fence|"
+    r"atomic_\w+|atom_\w+|atomic_work_item_fence)\b")
+
+
+def missing_counts(df):
+    """Boolean mask of ok rows without counts (what ``validate`` reports as unknown counts)."""
+    ok = df["status"] == "ok"
+    unknown = df[list(REQUIRED_COUNTS)].lt(0).any(axis=1) | df[list(REQUIRED_COUNTS)].isna().any(axis=1)
+    return ok & (unknown | df["counts_source"].isna())
+
+
+def complete_counts(df):
+    """Boolean mask of ok rows whose counts can be given to another row."""
+    return (df["status"] == "ok") & ~missing_counts(df.assign(status="ok"))
+
+
+def input_generation(spec, harness_version) -> str | None:
+    """What a row's input buffers were a function of, or None when they cannot be reproduced.
+
+    * ``zeros``: every buffer is an ``out`` buffer and there are no structured inputs, so every
+      harness version started from zeros (1.0: ``KernelSpec.inputs``; 1.1+: a zero fill);
+    * 1.0 otherwise: numpy's stream of ``default_rng(seed)`` drawn per visit at the visit's biggest
+      size, buffer after buffer: depends on which launches shared the visit -> None;
+    * 1.1 and later without ``make_inputs``: ``device-fill`` (fill.py: a hash of seed, buffer name,
+      index; same values in 1.1 and 1.2, a prefix of a bigger fill equals the smaller fill);
+    * ``make_inputs`` in 1.1: one ``default_rng(seed)`` per visit consumed size after size (by
+      ``work_of``), so a size's CSR matrix depends on the sizes visited before it -> None;
+    * ``make_inputs`` in 1.2: ``default_rng([seed, crc32(sizes)])`` per size (inputs.py): ``sizes-seeded``.
+    Versions not listed here (newer than this code, imported rows) -> None.
+    """
+    buffers = [a for a in spec.args if a.kind == "buffer"]
+    if spec.make_inputs is None and all(a.role == "out" for a in buffers):
+        return "zeros"
+    version = str(harness_version)
+    if version not in ("1.0", "1.1", "1.2"):
+        return None
+    if version == "1.0":
+        return None
+    if spec.make_inputs is None:
+        return "device-fill"
+    return "sizes-seeded" if version == "1.2" else None
+
+
+_GENERATION_REASONS = {
+    "1.0": "harness 1.0 inputs (numpy stream per visit) cannot be reproduced",
+    "1.1": "harness 1.1 structured inputs (one numpy stream per visit) cannot be reproduced",
+}
+
+
+def _strip_comments(source: str) -> str:
+    return re.sub(r"//[^\n]*|/\*.*?\*/", " ", source, flags=re.S)
+
+
+def workgroup_independent(spec) -> bool:
+    """True when the kernel's counts cannot depend on the local size, read from the code.
+
+    Each work-item of such a kernel runs the same code on the same data for any work-group shape:
+    the source (comments removed) names no work-group construct (local ids/sizes, group ids,
+    barriers and fences, ``__local`` memory, sub-groups, work-group functions, atomics, a required
+    work-group size), the spec has no ``local`` arguments, and its buffer element counts do not
+    change with the local size. The instrumented counters are per-launch sums over work-items, so
+    the totals are equal. Macros are not expanded: a construct hidden behind token pasting would
+    be missed, which no corpus kernel does.
+    """
+    if spec.lang != "opencl" or any(a.kind == "local" for a in spec.args):
+        return False
+    if _WORKGROUP_WORDS.search(_strip_comments(spec.source)):
+        return False
+    return True
+
+
+def _same_buffers_for_locals(spec, sizes: dict, locals_: list) -> bool:
+    counts = [spec.buffer_counts(sizes, list(local)) for local in locals_]
+    return all(c == counts[0] for c in counts[1:])
+
+
+@dataclass
+class FillOptions:
+    directory: str
+    donors: list = field(default_factory=list)
+    device: str | None = "pocl"        # None or "none": no instrumented runs
+    max_rows: int | None = None        # instrumented runs at most
+    budget_s: float | None = None      # seconds of instrumented runs at most
+    seed: int = 0
+    specs: str = "data.corpus:all_specs"
+    build_timeout_s: float = 120.0
+    launch_timeout_s: float = 120.0
+    progress: bool = False
+
+
+@dataclass
+class FillReport:
+    directory: str
+    missing: int = 0
+    from_donors: dict = field(default_factory=dict)      # donor folder -> {counts_source: rows}
+    ran: int = 0
+    run_s: float = 0.0
+    run_device: str | None = None
+    run_rows_s: list = field(default_factory=list)       # seconds per instrumented row (wall, incl. build)
+    copied_twins: int = 0                                # rows given a run's counts (other local size)
+    remaining: dict = field(default_factory=dict)        # reason -> {family: rows}
+
+    def lines(self) -> list[str]:
+        out = [f"{self.directory}: {self.missing} ok row(s) without counts"]
+        for donor, by_source in self.from_donors.items():
+            parts = ", ".join(f"{n} {src}" for src, n in sorted(by_source.items()))
+            out.append(f"filled {sum(by_source.values())} row(s) from {donor} ({parts})")
+        if self.run_device is not None:
+            per = f", {self.run_s / self.ran:.2f} s/run" if self.ran else ""
+            twins = (f" (+{self.copied_twins} row(s) of the same launches with another local size)"
+                     if self.copied_twins else "")
+            out.append(f"filled {self.ran} row(s) by instrumented runs on {self.run_device} "
+                       f"in {self.run_s:.0f} s{per}{twins}")
+        left = sum(sum(f.values()) for f in self.remaining.values())
+        out.append(f"{left} row(s) remain without counts")
+        for reason, families in sorted(self.remaining.items(), key=lambda kv: -sum(kv[1].values())):
+            fams = ", ".join(f"{k} {v}" for k, v in sorted(families.items()))
+            out.append(f"  {sum(families.values())}: {reason} ({fams})")
+        return out
+
+
+def _check_options(opts: FillOptions) -> None:
+    directory = Path(opts.directory)
+    if not (directory / "manifest.json").exists():
+        raise UsageError(f"{directory}: not a dataset folder (no manifest.json)")
+    for donor in opts.donors:
+        if not (Path(donor) / "manifest.json").exists():
+            raise UsageError(f"--from {donor}: not a dataset folder (no manifest.json)")
+        if Path(donor).resolve() == directory.resolve():
+            raise UsageError(f"--from {donor}: is the dataset being filled")
+    for name in ("max_rows", "budget_s"):
+        value = getattr(opts, name)
+        if value is not None and value < 0:
+            raise UsageError(f"--{name.replace('_', '-')} {value}: must be 0 or more")
+    for name in ("build_timeout_s", "launch_timeout_s"):
+        if getattr(opts, name) <= 0:
+            raise UsageError(f"--{name.replace('_', '-')} {getattr(opts, name)}: must be positive")
+
+
+def fill_counts(opts: FillOptions) -> FillReport:
+    """Fill what can be filled in ``opts.directory``; returns what was filled from where and what remains."""
+    from .store import DatasetStore, read_launches
+    from .worker import load_specs
+
+    _check_options(opts)
+    directory = Path(opts.directory)
+    report = FillReport(str(directory))
+    store = DatasetStore(directory)  # the lock; commits a journal left by a killed campaign
+    try:
+        df = read_launches(directory)
+        todo = df[missing_counts(df)].copy()
+        report.missing = len(todo)
+        if todo.empty:
+            return report
+        specs = {s.kernel_id: s for s in load_specs(opts.specs) if s.kernel_id in set(todo["kernel_id"])}
+        roofline = _roofline(directory)
+        reasons: dict[str, str] = {}
+        generation: dict[str, str | None] = {}
+        for row in todo.itertuples(index=False):
+            spec = specs.get(row.kernel_id)
+            if spec is None:
+                reasons[row.key] = "kernel not in the corpus (--specs)"
+            elif source_id_of(spec.source) != row.source_id:
+                reasons[row.key] = "the corpus source changed since the campaign"
+            else:
+                generation[row.key] = input_generation(spec, row.harness_version)
+                if generation[row.key] is None:
+                    reasons[row.key] = _GENERATION_REASONS.get(str(row.harness_version),
+                                                               f"harness {row.harness_version}: inputs unknown here")
+        rows = {r["key"]: r for r in todo.to_dict("records")}
+
+        # 1. donors
+        filled: dict[str, dict] = {}
+        candidates = [k for k in rows if k not in reasons]
+        if opts.donors and candidates:
+            matches = _donor_matches(opts.donors, [rows[k] for k in candidates], generation, specs,
+                                     store_device=df["device_id"].iloc[0])
+            for key, found in matches.items():
+                if isinstance(found, str):
+                    reasons[key] = found
+                    continue
+                donor, values = found
+                filled[key] = values
+                by_source = report.from_donors.setdefault(donor, {})
+                by_source[values["counts_source"]] = by_source.get(values["counts_source"], 0) + 1
+            _commit(store, filled, rows, roofline)
+
+        # 2. instrumented runs
+        current = {}
+        for key in candidates:
+            if key in filled:
+                continue
+            spec = specs[rows[key]["kernel_id"]]
+            if generation[key] != input_generation(spec, HARNESS_VERSION):
+                reasons[key] = (f"inputs of harness {rows[key]['harness_version']} differ from this harness's "
+                                f"({HARNESS_VERSION}); no donor")
+            else:
+                current[key] = rows[key]
+        if current and opts.device not in (None, "none") and opts.max_rows != 0 and opts.budget_s != 0:
+            _run_instrumented(opts, store, current, specs, roofline, report, reasons)
+        elif current:
+            why = "no donor; instrumented runs not asked for" if opts.device in (None, "none") else \
+                  "no donor; --max-rows 0 / --budget-s 0"
+            for key in current:
+                reasons.setdefault(key, why)
+
+        # what remains
+        after = read_launches(directory)
+        still = after[missing_counts(after)]
+        for row in still.itertuples(index=False):
+            reason = reasons.get(row.key, "no donor; not reached within --budget-s / --max-rows")
+            families = report.remaining.setdefault(reason, {})
+            families[row.family] = families.get(row.family, 0) + 1
+        return report
+    finally:
+        store.close()
+
+
+def _roofline(directory: Path) -> dict | None:
+    if not (directory / "device.json").exists():
+        return None
+    from .descriptor import load_descriptor
+
+    return load_descriptor(directory)["roofline"]
+
+
+def _commit(store, filled: dict, rows: dict, roofline) -> None:
+    """Write ``filled`` ({key: counts + counts_source}) and the rows' derived columns."""
+    if not filled:
+        return
+    from .derived import derive
+
+    updates = {}
+    for key, values in filled.items():
+        update = {name: int(values[name]) for name in COUNT_COLUMNS}
+        update["counts_source"] = values["counts_source"]
+        if roofline is not None:
+            merged = {**rows[key], **update}
+            derived = derive(merged, roofline)
+            update.update({name: derived[name] for name in (*DERIVED_COLUMNS, "bound")})
+        updates[key] = update
+    store.update_rows(updates)
+
+
+def _match_key(row, columns) -> tuple:
+    return tuple(str(row[c]) if c in ("kernel_id", "source_id", "sizes", "args") else int(row[c]) for c in columns)
+
+
+def _donor_matches(donors: list, wanted: list[dict], generation: dict, specs: dict, store_device: str) -> dict:
+    """``{key: (donor folder, counts) or reason}`` for the rows in ``wanted``."""
+    from .store import read_launches
+
+    kernels = {r["kernel_id"] for r in wanted}
+    full: dict[tuple, list] = {}
+    no_local: dict[tuple, list] = {}
+    for donor in donors:
+        ddf = read_launches(donor)
+        ddf = ddf[ddf["kernel_id"].isin(kernels) & complete_counts(ddf)]
+        for r in ddf.to_dict("records"):
+            spec = specs.get(r["kernel_id"])
+            if spec is None or source_id_of(spec.source) != r["source_id"]:
+                continue  # the recipient's source is the spec's (checked by the caller)
+            gen = input_generation(spec, r["harness_version"])
+            if gen is None:
+                continue
+            entry = (str(donor), r)
+            full.setdefault(_match_key(r, MATCH_COLUMNS) + (gen,), []).append(entry)
+            no_local.setdefault(_match_key(r, NO_LOCAL_COLUMNS) + (gen,), []).append(entry)
+    out = {}
+    for row in wanted:
+        gen = generation[row["key"]]
+        found = full.get(_match_key(row, MATCH_COLUMNS) + (gen,))
+        if not found:
+            spec = specs[row["kernel_id"]]
+            found = no_local.get(_match_key(row, NO_LOCAL_COLUMNS) + (gen,))
+            if found and workgroup_independent(spec):
+                sizes = json.loads(row["sizes"])
+                dims = int(row["dims"])
+                locals_ = [[int(row[f"l{d}"]) for d in range(dims)]] + \
+                          [[int(r[f"l{d}"]) for d in range(dims)] for _, r in found]
+                if not _same_buffers_for_locals(spec, sizes, locals_):
+                    found = None
+            else:
+                found = None
+        if not found:
+            continue  # no donor: left for the instrumented runs
+        instrumented = [f for f in found if f[1]["counts_source"] == "instrumented"]
+        chosen = instrumented or found
+        values = {tuple(int(r[c]) for c in COUNT_COLUMNS) for _, r in chosen}
+        if len(values) > 1:
+            out[row["key"]] = f"{len(values)} different counts among the donors"
+            continue
+        donor, r = chosen[0]
+        out[row["key"]] = (donor, {**{c: int(r[c]) for c in COUNT_COLUMNS}, "counts_source": r["counts_source"]})
+    return out
+
+
+def _config_of(row: dict):
+    from .sampling import LaunchConfig
+
+    dims = int(row["dims"])
+    sizes = json.loads(row["sizes"])
+    return LaunchConfig(tuple(sorted(sizes.items())), tuple(int(row[f"g{d}"]) for d in range(dims)),
+                        tuple(int(row[f"l{d}"]) for d in range(dims)))
+
+
+def _run_instrumented(opts: FillOptions, store, rows: dict, specs: dict, roofline, report: FillReport,
+                      reasons: dict) -> None:
+    """Count ``rows`` with the campaign worker in count-only mode, smallest launches first."""
+    import math
+
+    from .devices import pick_device
+    from .timing import TimingPolicy
+    from .worker import Worker, WorkerDied, WorkerTimeout
+
+    info = pick_device(opts.device)
+    report.run_device = info.device_id
+    start = time.monotonic()
+    deadline = start + opts.budget_s if opts.budget_s is not None else float("inf")
+    # one visit per (kernel, sizes): buffers sized for that problem only; cheapest visits first
+    # launches differing only in the local size of a work-group-independent kernel are run once
+    visits: dict[tuple, list] = {}
+    twins: dict[str, list] = {}
+    first_of: dict[tuple, str] = {}
+    local_of: dict[str, tuple] = {}
+    for key, row in rows.items():
+        config = _config_of(row)
+        if config.key(row["device_id"], row["kernel_id"]) != key:
+            reasons[key] = "key does not match its columns"
+            continue
+        spec = specs[row["kernel_id"]]
+        shape = (row["kernel_id"], config.sizes, config.global_size)
+        if shape in first_of and workgroup_independent(spec) and _same_buffers_for_locals(
+                spec, config.sizes_dict, [list(config.local_size), list(local_of[first_of[shape]])]):
+            twins[first_of[shape]].append(key)
+            continue
+        first_of.setdefault(shape, key)
+        twins[key] = []
+        local_of[key] = config.local_size
+        visits.setdefault((row["kernel_id"], config.sizes), []).append((key, config))
+    order = sorted(visits, key=lambda v: (min(math.prod(c.global_size) for _, c in visits[v]), v[0], v[1]))
+    worker = Worker(info, opts.specs, TimingPolicy(), opts.seed, counts_mode="instrumented")
+    failed_kernels: dict[str, str] = {}
+    pending: dict[str, dict] = {}
+    last_flush = time.monotonic()
+    budget_left = opts.max_rows if opts.max_rows is not None else float("inf")
+    try:
+        for kernel_id, sizes in order:
+            if time.monotonic() >= deadline or budget_left <= 0:
+                break
+            if kernel_id in failed_kernels:
+                for key, _ in visits[(kernel_id, sizes)]:
+                    reasons[key] = failed_kernels[kernel_id]
+                continue
+            visit = sorted(visits[(kernel_id, sizes)], key=lambda kc: math.prod(kc[1].global_size))
+            visit = visit[:int(min(len(visit), budget_left))]
+            by_worker_key = {c.key(info.device_id, kernel_id): key for key, c in visit}
+            in_flight = None
+            visit_start = row_start = time.monotonic()
+            try:
+                worker.send(("kernel", kernel_id, [c.to_json() for _, c in visit], None,
+                             time.time() + max(deadline - time.monotonic(), 0), "count_only"))
+                msg = worker.recv(min(opts.build_timeout_s, max(deadline - time.monotonic(), 1.0)))
+                if msg[1] != "ok":
+                    failed_kernels[kernel_id] = f"{msg[1]} on {info.device_id}: {str(msg[2])[:200]}"
+                    for key, _ in visit:
+                        reasons[key] = failed_kernels[kernel_id]
+                    worker.recv(opts.build_timeout_s)  # ("done", phases)
+                    continue
+                while True:
+                    msg = worker.recv(min(opts.launch_timeout_s, max(deadline - time.monotonic(), 1.0)))
+                    if msg[0] == "start":
+                        in_flight = by_worker_key.get(msg[1])
+                        row_start = time.monotonic()
+                    elif msg[0] == "row":
+                        key = by_worker_key[msg[1]["key"]]
+                        in_flight = None
+                        got = msg[1]
+                        if got["status"] == "ok" and got.get("counts_source") is not None:
+                            for same in [key, *twins[key]]:
+                                pending[same] = {**{c: got[c] for c in COUNT_COLUMNS},
+                                                 "counts_source": got["counts_source"]}
+                            report.ran += 1
+                            report.copied_twins += len(twins[key])
+                            report.run_rows_s.append(time.monotonic() - row_start)
+                            budget_left -= 1
+                        else:
+                            for same in [key, *twins[key]]:
+                                reasons[same] = f"instrumented run on {info.device_id}: {got['status']} " \
+                                                f"{str(got.get('message') or '')[:200]}".rstrip()
+                            if got["status"] != "ok":
+                                worker.kill()
+                                break
+                    elif msg[0] == "done":
+                        break
+            except WorkerTimeout:
+                over = time.monotonic() >= deadline - 1.0
+                if in_flight is not None:
+                    for same in [in_flight, *twins[in_flight]]:
+                        reasons[same] = ("not reached within --budget-s (killed in flight)" if over else
+                                         f"instrumented run longer than --launch-timeout-s {opts.launch_timeout_s:g}")
+                if over:
+                    break
+            except (WorkerDied, BrokenPipeError, OSError) as exc:
+                worker.kill()
+                if in_flight is not None:
+                    reasons[in_flight] = f"instrumented run on {info.device_id} crashed ({exc})"
+            finally:
+                report.run_s += time.monotonic() - visit_start
+            if pending and time.monotonic() - last_flush >= FLUSH_S:
+                _commit(store, pending, rows, roofline)
+                pending, last_flush = {}, time.monotonic()
+    finally:
+        _commit(store, pending, rows, roofline)
+        worker.close()
+    report.run_s = time.monotonic() - start
+
+
+def add_fill_arguments(parser) -> None:
+    parser.add_argument("dir", help="dataset folder whose ok rows without counts are filled (in place)")
+    parser.add_argument("--from", dest="donors", nargs="+", default=[], metavar="OTHER_DIR",
+                        help="datasets of other devices to copy counts from (same launch, same inputs)")
+    parser.add_argument("--device", default="pocl",
+                        help="device for instrumented runs of rows no donor has (substring, default pocl; "
+                             "'none': no runs)")
+    parser.add_argument("--max-rows", type=int, help="instrumented runs at most (donor copies are not limited)")
+    parser.add_argument("--budget-s", type=float, help="seconds of instrumented runs at most (resumable)")
+    parser.add_argument("--seed", type=int, default=0, help="the campaigns' --seed (inputs; default 0)")
+    parser.add_argument("--specs", default="data.corpus:all_specs",
+                        help="MODULE:FUNCTION or FILE.py:FUNCTION giving the KernelSpecs the campaign used")
+    parser.add_argument("--launch-timeout-s", type=float, default=120.0,
+                        help="limit on one instrumented run (the worker is killed and restarted)")
+    parser.add_argument("--build-timeout-s", type=float, default=120.0, help="limit on build + correctness check")
+
+
+def options_from_args(args) -> FillOptions:
+    return FillOptions(directory=args.dir, donors=list(args.donors), device=args.device, max_rows=args.max_rows,
+                       budget_s=args.budget_s, seed=args.seed, specs=args.specs,
+                       build_timeout_s=args.build_timeout_s, launch_timeout_s=args.launch_timeout_s)
