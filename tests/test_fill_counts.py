@@ -193,3 +193,36 @@ def test_bad_options_are_usage_errors(measured, tmp_path, capsys):
     assert "is the dataset being filled" in capsys.readouterr().err
     assert main(["dataset", "fill-counts", str(measured), "--budget-s", "-1"]) == 2
     assert "--budget-s -1" in capsys.readouterr().err
+
+
+def test_drop_irreproducible_then_campaign_measures_again(measured, spec_file, tmp_path):
+    """--drop-irreproducible removes rows no donor or run can count and forgets their keys: the dataset
+    validates, and a resumed campaign measures exactly those launches again, with counts."""
+    import json
+
+    from data.harness.campaign import CampaignOptions, run_campaign
+    from data.harness.store import read_launches
+    from data.harness.timing import TimingPolicy
+    from data.harness.validate import validate_dataset
+
+    truth = read_launches(measured)
+    target = tmp_path / "target"
+    shutil.copytree(measured, target)
+    lost = truth[truth.kernel_id == "t.rows"].key.tolist()
+    _blank(target, lost, harness_version="1.1")
+    rc, out = _fill(target, spec_file, "--device", "none", "--drop-irreproducible")
+    assert rc == 0, out
+    assert f"removed {len(lost)} row(s) whose inputs cannot be made again (trows {len(lost)})" in out
+    assert "0 row(s) remain without counts" in out
+    after = read_launches(target)
+    manifest = json.loads((target / "manifest.json").read_text())
+    assert set(after.key) == set(truth.key) - set(lost)
+    assert set(manifest["keys"]) == set(after.key)
+    assert sum(s["rows"] for s in manifest["shards"]) == len(after)
+    assert not validate_dataset(str(target))
+    run_campaign(CampaignOptions(device="pocl", out=str(target), specs=f"{spec_file}:specs", max_per_kernel=4,
+                                 counts="instrumented", progress=False, build_jobs=0,
+                                 policy=TimingPolicy(max_repeats=3, time_cap_s=0.01)))
+    again = read_launches(target)
+    assert sorted(again.key) == sorted(truth.key)
+    assert (again.set_index("key").loc[lost, "counts_source"] == "instrumented").all()

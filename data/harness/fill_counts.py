@@ -135,6 +135,7 @@ class FillOptions:
     build_timeout_s: float = 120.0
     launch_timeout_s: float = 120.0
     progress: bool = False
+    drop_irreproducible: bool = False  # remove rows whose inputs cannot be made again (re-measured later)
 
 
 @dataclass
@@ -147,6 +148,7 @@ class FillReport:
     run_device: str | None = None
     run_rows_s: list = field(default_factory=list)       # seconds per instrumented row (wall, incl. build)
     copied_twins: int = 0                                # rows given a run's counts (other local size)
+    dropped: dict = field(default_factory=dict)          # family -> rows removed (--drop-irreproducible)
     remaining: dict = field(default_factory=dict)        # reason -> {family: rows}
 
     def lines(self) -> list[str]:
@@ -160,6 +162,10 @@ class FillReport:
                      if self.copied_twins else "")
             out.append(f"filled {self.ran} row(s) by instrumented runs on {self.run_device} "
                        f"in {self.run_s:.0f} s{per}{twins}")
+        if self.dropped:
+            fams = ", ".join(f"{k} {v}" for k, v in sorted(self.dropped.items()))
+            out.append(f"removed {sum(self.dropped.values())} row(s) whose inputs cannot be made again "
+                       f"({fams}); a later campaign measures those launches anew")
         left = sum(sum(f.values()) for f in self.remaining.values())
         out.append(f"{left} row(s) remain without counts")
         for reason, families in sorted(self.remaining.items(), key=lambda kv: -sum(kv[1].values())):
@@ -252,6 +258,15 @@ def fill_counts(opts: FillOptions) -> FillReport:
                   "no donor; --max-rows 0 / --budget-s 0"
             for key in current:
                 reasons.setdefault(key, why)
+
+        # irreproducible inputs: removed on request, so a campaign measures them again
+        if opts.drop_irreproducible:
+            lost = {k for k in rows if k not in filled and reasons.get(k) in _GENERATION_REASONS.values()}
+            if lost:
+                store.remove_rows(lost)
+                for key in lost:
+                    family = rows[key]["family"]
+                    report.dropped[family] = report.dropped.get(family, 0) + 1
 
         # what remains
         after = read_launches(directory)
@@ -480,9 +495,13 @@ def add_fill_arguments(parser) -> None:
     parser.add_argument("--launch-timeout-s", type=float, default=120.0,
                         help="limit on one instrumented run (the worker is killed and restarted)")
     parser.add_argument("--build-timeout-s", type=float, default=120.0, help="limit on build + correctness check")
+    parser.add_argument("--drop-irreproducible", action="store_true",
+                        help="remove rows whose inputs no harness can make again (1.0/1.1 inputs, no donor) "
+                             "and forget their keys, so the next campaign measures those launches anew")
 
 
 def options_from_args(args) -> FillOptions:
     return FillOptions(directory=args.dir, donors=list(args.donors), device=args.device, max_rows=args.max_rows,
                        budget_s=args.budget_s, seed=args.seed, specs=args.specs,
-                       build_timeout_s=args.build_timeout_s, launch_timeout_s=args.launch_timeout_s)
+                       build_timeout_s=args.build_timeout_s, launch_timeout_s=args.launch_timeout_s,
+                       drop_irreproducible=args.drop_irreproducible)

@@ -226,6 +226,39 @@ class DatasetStore:
                 left.pop(keys[i], None)
         return changed
 
+    def remove_rows(self, keys: set[str]) -> int:
+        """Delete committed rows and forget their keys, so a later campaign measures them again
+        (``kgraph dataset fill-counts --drop-irreproducible``). Returns the number of rows removed.
+
+        Each touched shard is rewritten without the rows (temporary name, then rename; a shard left
+        empty is deleted after the manifest stops naming it); the manifest is written after the
+        shards. A kill in between leaves keys in the manifest whose rows are gone: those launches are
+        then not measured again, but no row is ever duplicated."""
+        self.flush()
+        keys = set(keys)
+        removed, emptied = 0, []
+        for shard in self.manifest["shards"]:
+            path = self.directory / shard["file"]
+            shard_keys = pq.read_table(path, columns=["key"]).column("key").to_pylist()
+            keep = [i for i, key in enumerate(shard_keys) if key not in keys]
+            if len(keep) == len(shard_keys):
+                continue
+            removed += len(shard_keys) - len(keep)
+            shard["rows"] = len(keep)
+            if keep:
+                _write_parquet_atomic(pq.read_table(path).take(pa.array(keep, type=pa.int64())), path)
+            else:
+                emptied.append(shard["file"])
+        if not removed:
+            return 0
+        self.manifest["shards"] = [s for s in self.manifest["shards"] if s["file"] not in emptied]
+        self.manifest["keys"] = [k for k in self.manifest["keys"] if k not in keys]
+        self.completed_keys -= keys
+        _atomic_write_bytes(self.directory / MANIFEST, json.dumps(self.manifest, indent=1).encode())
+        for name in emptied:
+            (self.directory / name).unlink(missing_ok=True)
+        return removed
+
     def close(self) -> None:
         self.flush()
         self._journal.close()

@@ -51,13 +51,13 @@ MAX_ITEMS = 1 << 16  # work-items per buffer (each strides over the map)
 _programs: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
-def summary_program(ctx):
-    """The summary kernel built once per context (None if the device cannot build it)."""
+def summary_kernel(ctx):
+    """The summary kernel, built and retrieved once per context (None if the device cannot build it)."""
     import pyopencl as cl
 
     if ctx not in _programs:
         try:
-            _programs[ctx] = cl.Program(ctx, SUMMARY_SOURCE).build()
+            _programs[ctx] = cl.Kernel(cl.Program(ctx, SUMMARY_SOURCE).build(), "kgraph_mark_summary")
         except cl.Error:
             _programs[ctx] = None
     return _programs[ctx]
@@ -78,15 +78,15 @@ def summarise_marks(queue, marks_dev, buffers: int, max_words_per_buffer: int):
     """
     import pyopencl as cl
 
-    program = summary_program(queue.context)
-    if program is None or buffers == 0:
+    kernel = summary_kernel(queue.context)
+    if kernel is None or buffers == 0:
         return None
     summary = np.zeros((buffers, 2), dtype=np.uint32)
     header = np.empty(MARK_HEADER_WORDS * buffers, dtype=np.uint32)
     summary_dev = cl.Buffer(queue.context, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR, hostbuf=summary)
     try:
         items = int(min(MAX_ITEMS, max(1, max_words_per_buffer)))
-        program.kgraph_mark_summary(queue, (items, buffers), None, marks_dev, summary_dev)
+        kernel(queue, (items, buffers), None, marks_dev, summary_dev)
         cl.enqueue_copy(queue, summary, summary_dev)
         cl.enqueue_copy(queue, header, marks_dev)
         queue.finish()
