@@ -306,7 +306,7 @@ def _expressions(acc: _Prepared):
         return
     yield "c0", acc.c0
     for i, c in acc.coefs:
-        yield f"c{i}", c
+        yield f"k{i}", c
     for i, v in enumerate(acc.vars):
         yield f"lo{i}", v.lo
         yield f"hi{i}", v.hi
@@ -371,7 +371,7 @@ def _evaluate_access(acc: _Prepared, slot: dict, nums, values):
     c0 = get("c0")
     lo_idx, hi_idx, terms = c0, c0, []
     for i, c in acc.coefs:
-        c = get(f"c{i}")
+        c = get(f"k{i}")
         if c == 0 or los[i] == his[i]:
             lo_idx += c * los[i]
             hi_idx += c * los[i]
