@@ -285,9 +285,11 @@ def _loop_syms(expr) -> set:
 
 
 def _related(idsym, ids) -> bool:
-    """Whether an id of ``idsym``'s dimension (gid/lid/grp) is among ``ids``."""
-    d = idsym.name[-1]
-    return any(s.name[-1] == d for s in ids)
+    """Whether an id that depends on ``idsym`` is among ``ids``: ``gid<d>`` and ``lid<d>``/``grp<d>``
+    (``lid`` and ``grp`` are independent of each other)."""
+    d, kind = idsym.name[-1], idsym.name[:-1]
+    others = ("lid", "grp") if kind == "gid" else ("gid",)
+    return any(s.name[-1] == d and s.name[:-1] in others for s in ids)
 
 
 def _grid_stride(start, step, bound, lp):
