@@ -346,7 +346,7 @@ def _clip(lo, hi, op, b):
 
 
 def _evaluate_access(acc: _Prepared, slot: dict, nums, values):
-    """(start, stride, count, width, exact) in buffer elements, None when nothing is touched, or
+    """(start, base, steps, exact) in buffer elements (see :func:`_union`), None when nothing is touched, or
     ``"unknown"`` when the access cannot be bounded."""
     if not acc.affine:
         return "unknown"
@@ -384,64 +384,68 @@ def _evaluate_access(acc: _Prepared, slot: dict, nums, values):
     width = acc.width
     if not all(float(x).is_integer() for x in [lo_idx, hi_idx, width] + [t[0] for t in terms]) or width < 1:
         exact = False
-    scale = acc.scale
-    start, end = lo_idx * scale, hi_idx * scale + max(width, 1) - 1
-    g, count = 0, 1
-    if exact:
-        for c, _ in terms:
-            g = math.gcd(g, int(c))
-        span = 1
-        for c, n in sorted((int(c) // g, int(n)) for c, n in terms) if g else []:
-            if c > span:
-                exact = False
-                break
-            span += c * (n - 1)
-        count = span
+    scale, width = acc.scale, int(width) if exact else max(width, 1)
+    start, end = lo_idx * scale, hi_idx * scale + width - 1
     if not exact:
-        return (int(start), 1, int(end - start + 1), 1, False) if start == int(start) and end == int(end) else "unknown"
-    stride = max(g, 1) * scale
-    if count == 1 or width >= stride:
-        return (int(start), 1, int(end - start + 1), 1, True)
-    return (int(start), int(stride), int(count), int(width), True)
+        return (int(start), int(end - start + 1), (), False) if start == int(start) and end == int(end) else "unknown"
+    base, steps = width, []
+    for c, n in sorted((int(c) * scale, int(n)) for c, n in terms):
+        extent = base + sum(st * (k - 1) for st, k in steps)
+        if not steps and c <= base:
+            base += c * (n - 1)          # fills the gaps: still one interval
+        elif c >= extent:
+            steps.append((c, n))         # a new copy of the set, disjoint from the others
+        else:
+            return (int(start), int(end - start + 1), (), False)
+    return (int(start), int(base), tuple(steps), True)
 
 
 def _union(sets) -> tuple:
-    """(elements touched, exact, reason) of a buffer's access sets (see :func:`_evaluate_access`)."""
+    """(elements touched, exact, reason) of a buffer's access sets ``(start, base, steps, exact)``: the
+    elements ``start + b + sum(s_j * k_j)`` for ``b < base``, ``k_j < n_j`` (``steps`` = ``(s_j, n_j)``)."""
     if not sets:
         return 0, True, ""
-    exact_sets = [s for s in sets if s[4]]
-    loose = [s for s in sets if not s[4]]
+    exact_sets = [s for s in sets if s[3]]
+    loose = [s for s in sets if not s[3]]
     if any(s[0] < 0 for s in sets):
         return _hull_count(sets), False, "negative index"
-    dense = all(s[1] == 1 for s in exact_sets)
-    if dense:
-        merged = _merge([(s[0], s[0] + s[2] - 1) for s in exact_sets])
-        covered = all(any(a <= s[0] and s[0] + s[2] - 1 <= b for a, b in merged) for s in loose)
-        if covered:
+    if all(not s[2] for s in exact_sets):
+        merged = _merge([(s[0], s[0] + s[1] - 1) for s in exact_sets])
+        if all(any(a <= s[0] and s[0] + s[1] - 1 <= b for a, b in merged) for s in loose):
             return sum(b - a + 1 for a, b in merged), True, ""
-        merged = _merge([(s[0], s[0] + s[2] - 1) for s in sets])
-        return sum(b - a + 1 for a, b in merged), False, "an access it cannot bound exactly is outside the exact ones"
+        return _hull_count(sets), False, "an access it cannot bound exactly is outside the exact ones"
     lo = min(s[0] for s in sets)
-    hi = max(s[0] + (s[2] - 1) * s[1] + s[3] - 1 for s in sets)
-    if hi - lo + 1 > MAP_LIMIT:
+    hi = max(_last(s) for s in sets)
+    if hi - lo + 1 > MAP_LIMIT or any(_size(s) > MAP_LIMIT for s in exact_sets):
         return _hull_count(sets), False, "strided accesses over a range too large to mark"
     import numpy as np
 
     marks = np.zeros(hi - lo + 1, dtype=bool)
-    for start, stride, count, width, _ in exact_sets:
-        for j in range(width):
-            first = start - lo + j
-            marks[first:first + stride * (count - 1) + 1:stride] = True
-    covered = all(marks[s[0] - lo:s[0] - lo + s[2]].all() for s in loose)
-    if covered:
+    for start, base, steps, _ in exact_sets:
+        offsets = np.arange(start - lo, start - lo + base, dtype=np.int64)
+        for stride, n in steps:
+            offsets = (offsets[None, :] + stride * np.arange(n, dtype=np.int64)[:, None]).ravel()
+        marks[offsets] = True
+    if all(marks[s[0] - lo:s[0] - lo + s[1]].all() for s in loose):
         return int(marks.sum()), True, ""
-    for start, _, count, _, _ in loose:
-        marks[start - lo:start - lo + count] = True
+    for start, base, _, _ in loose:
+        marks[start - lo:start - lo + base] = True
     return int(marks.sum()), False, "an access it cannot bound exactly is outside the exact ones"
 
 
+def _last(s) -> int:
+    return s[0] + s[1] - 1 + sum(st * (n - 1) for st, n in s[2])
+
+
+def _size(s) -> int:
+    out = s[1]
+    for _, n in s[2]:
+        out *= n
+    return out
+
+
 def _hull_count(sets) -> int:
-    return _merge_count([(s[0], s[0] + (s[2] - 1) * s[1] + s[3] - 1) for s in sets])
+    return _merge_count([(s[0], _last(s)) for s in sets])
 
 
 def _merge_count(intervals) -> int:
