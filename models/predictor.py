@@ -272,6 +272,40 @@ class Predictor:
         return out
 
 
+def static_footprints(launches: list[Launch]) -> list:
+    """The static footprint (:mod:`kgraph.analysis.footprint`) of each launch: a
+    :class:`~kgraph.analysis.footprint.FootprintResult`, or None when the kernel cannot be analysed.
+    One analysis per distinct kernel."""
+    from kgraph.analysis.footprint import static_footprint
+
+    compiled, out = {}, []
+    for launch in launches:
+        key = id(launch.graph)
+        if key not in compiled:
+            try:
+                compiled[key] = static_footprint(launch.graph.function, launch.graph.unit)
+            except Exception:  # noqa: BLE001 - no static footprint: the model's is used
+                compiled[key] = None
+        fp = compiled[key]
+        env = {**launch.args, "global_size": launch.global_size, "local_size": launch.local_size}
+        out.append(fp.evaluate(env) if fp is not None else None)
+    return out
+
+
+def with_static_footprint(launches: list[Launch], predictions: list[dict]) -> list[dict]:
+    """``predictions`` with ``footprint_bytes`` replaced by the static footprint where it is exact
+    (``footprint_source`` = ``"static"``), else the model's (``"model"``)."""
+    out = []
+    for fp, pred in zip(static_footprints(launches), predictions):
+        pred = dict(pred)
+        if fp is not None and fp.exact and fp.total_bytes is not None:
+            pred["footprint_bytes"], pred["footprint_source"] = float(fp.total_bytes), "static"
+        else:
+            pred["footprint_source"] = "model"
+        out.append(pred)
+    return out
+
+
 def resolve_device(name: str, known: dict[str, dict] | None = None) -> dict:
     """A device descriptor from ``--device``: a ``device.json`` file (or its dataset directory), else a
     device id or unique case-insensitive part of one (``h200``) among ``known`` (the model's training

@@ -88,6 +88,7 @@ def test_estimate_end_to_end(capsys, model_dir, tmp_path):
     one = json.loads(capsys.readouterr().out)
     assert rc == 0 and one["bound"] in ("memory", "compute", "latency") and math.isfinite(one["time_ns"])
     assert one["args"] == {"M": 1024.0, "N": 1024.0, "K": 1024.0} and one["local"] == [16, 16]
+    assert one["footprint_source"] == "static" and one["footprint_bytes"] == 3 * 1024 * 1024 * 4  # A, B, C
     batch = tmp_path / "b.jsonl"
     batch.write_text("\n".join(json.dumps({"kernel": "sgemm_tiled", "global": g, "local": "16,16",
                                            "args": {"M": n, "N": n, "K": n}})
@@ -97,6 +98,11 @@ def test_estimate_end_to_end(capsys, model_dir, tmp_path):
     many = json.loads(capsys.readouterr().out)
     assert len(many) == 2 and many[0]["time_ns"] == pytest.approx(one["time_ns"], rel=1e-6)
     assert many[0]["time_ns"] != many[1]["time_ns"]
+    assert [m["footprint_source"] for m in many] == ["static", "static"]
+    assert many[1]["footprint_bytes"] == 3 * 2048 * 2048 * 4
+    assert main(["estimate", SGEMM, "--kernel", "sgemm_tiled", "--global", "1024,1024", "--local", "16,16", *ARGS,
+                 "--device", DEVICE, "--model", str(model_dir)]) == 0
+    assert "footprint  12.0 MiB (static)" in capsys.readouterr().out
 
 
 def test_estimate_warns_on_a_device_the_model_was_not_trained_on(capsys, model_dir):

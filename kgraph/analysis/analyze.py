@@ -15,7 +15,7 @@ import sympy as sp
 
 from kgraph.analysis.context import Context, condition_value, node_text
 from kgraph.analysis.counts import COUNT_KEYS, add_into, zero_counts
-from kgraph.analysis.guards import guard_fraction
+from kgraph.analysis.guards import guard_atoms, guard_fraction
 from kgraph.analysis.loops import Loop, for_loop, while_loop
 from kgraph.analysis.patterns import classify
 from kgraph.analysis.result import Access, KernelAnalysis
@@ -46,6 +46,7 @@ class _Analyzer:
         self.helpers: dict[str, KernelAnalysis] = {}
         self.declared: dict[str, tuple] = {}  # name -> (initialiser node, open loops at the declaration)
         self.assigned = assigned_names(function.body)
+        self.conditions: list[tuple] = []  # (condition node, negated) of the enclosing ifs / early returns
 
     def start_value(self, name: str, loop_node):
         """The value ``name`` has when ``loop_node`` starts: its declared initialiser, when every other
@@ -70,7 +71,7 @@ class _Analyzer:
     # -- statements -----------------------------------------------------------------------------
     def block(self, children) -> dict:
         acc, factor = zero_counts(), sp.Integer(1)
-        saved = self.weight
+        saved, depth = self.weight, len(self.conditions)
         for child in children:
             if _is_early_return(child):
                 cond = child.child_by_field_name("condition")
@@ -81,9 +82,11 @@ class _Analyzer:
                     self.notes.append(f"line {child.start_point[0] + 1}: early return on a non-guard condition: 1/2")
                 factor = factor * (1 - frac)
                 self.weight = saved * factor
+                self.conditions.append((cond, True))
                 continue
             add_into(acc, self.statement(child), factor)
         self.weight = saved
+        del self.conditions[depth:]
         return acc
 
     def statement(self, node) -> dict:
@@ -105,9 +108,11 @@ class _Analyzer:
             cond = condition_value(node.child_by_field_name("condition"))
             acc = self.entry(cond, "if_cond")
             cases = [c for c in node.child_by_field_name("body").named_children if c.type == "case_statement"]
+            self.conditions.append((None, False))  # a case: not a guard the footprint can bound
             for case in cases:
                 body = [c for c in case.named_children if c.type.endswith("statement") or c.type == "declaration"]
                 add_into(acc, self.weighted(lambda b=body: self.block(b), sp.Rational(1, max(1, len(cases)))))
+            self.conditions.pop()
             return acc
         if t == "labeled_statement":
             return self.block(node.named_children[1:])
@@ -128,11 +133,15 @@ class _Analyzer:
         frac = guard_fraction(cond, self.env, set(self.loop_symbols))
         if frac is None:
             frac = HALF
+        self.conditions.append((cond, False))
         add_into(acc, self.weighted(lambda: self.statement(node.child_by_field_name("consequence")), frac))
+        self.conditions.pop()
         alt = node.child_by_field_name("alternative")
         if alt is not None:
             arm = alt.named_children[0] if alt.type == "else_clause" and alt.named_child_count else alt
+            self.conditions.append((cond, True))
             add_into(acc, self.weighted(lambda: self.statement(arm), 1 - frac))
+            self.conditions.pop()
         return acc
 
     def for_statement(self, node) -> dict:
@@ -231,6 +240,17 @@ class _Analyzer:
         self.accesses.append(Access(site.buffer, site.space, site.kind, site.bytes, " ".join(text.split()),
                                     site.node.start_point[0] + 1, pattern, stride, self.weight, self.function.name))
         self.accesses[-1].index_expr = index
+        self.accesses[-1].scale = site.scale
+        self.accesses[-1].context = self.access_context()
+
+    def access_context(self) -> dict:
+        """Where an access runs, for :mod:`kgraph.analysis.footprint`: the enclosing loops (outer first)
+        and the id guards in force (``(id, op, bound)``; ``None`` for a condition that is not one)."""
+        loops = [(sym, lp, None) for sym, lp in self.loop_symbols.items()]
+        opaque = [self.loops[i] for i in self.open_loops if not self.loops[i].symbolic or not self.loops[i].var]
+        return {"loops": loops, "guards": guard_atoms(self.conditions, self.env, set(self.loop_symbols)),
+                "opaque_loops": [lp.line for lp in opaque],
+                "exits": [self.loops[i].line for i in self.open_loops if "'break'" in self.loops[i].note]}
 
     def at_first_iteration(self, expr):
         """``expr`` with each open loop's variable at its start value (its work-item dependence)."""
@@ -287,10 +307,23 @@ class _Analyzer:
             new = Access(buf or a.buffer, a.space, a.kind, a.bytes, a.index, a.line, pattern, stride,
                          self.weight * subs(a.executions), a.function)
             new.index_expr = index
+            new.scale = getattr(a, "scale", 1)
+            ctx = getattr(a, "context", None) or {"loops": [], "guards": [], "opaque_loops": [], "exits": []}
+            outer = self.access_context()
+            new.context = {"loops": outer["loops"] + [(sym, lp, _then(f, subs)) for sym, lp, f in ctx["loops"]],
+                           "guards": outer["guards"] + [None if g is None else (g[0], g[1], subs(g[2]))
+                                                        for g in ctx["guards"]],
+                           "opaque_loops": outer["opaque_loops"] + ctx["opaque_loops"],
+                           "exits": outer["exits"] + ctx["exits"]}
             self.accesses.append(new)
         for lp in sub.loops:
             self.notes.append(f"line {lp.line}: loop in helper {callee.name} (trip {lp.trip}) inlined")
         return {k: subs(v) for k, v in sub.counts.items()}
+
+
+def _then(first, second):
+    """The substitution ``second(first(expr))`` (``first`` None: ``second`` alone)."""
+    return second if first is None else (lambda expr: second(first(expr)))
 
 
 def _arg_buffer(arg, analyzer) -> str:

@@ -41,6 +41,21 @@ def guard_fraction(cond, env, loop_symbols: set) -> object | None:
     return None if out is None else out[0]
 
 
+def guard_atoms(conditions, env, loop_symbols: set) -> list:
+    """The conditions in force at a statement (``(condition node, negated)`` pairs, node None for one
+    that is not a condition) as id guards ``(id, op, bound)``: each conjunct of each condition
+    (``!`` pushed in), ``None`` for a conjunct that is not a guard on one id (data, a disjunction)."""
+    out = []
+    for cond, negated in conditions:
+        if cond is None:
+            out.append(None)
+            continue
+        guard = _Guard(env, loop_symbols)
+        for leaf, neg in _conjuncts(condition_value(cond), negated):
+            out.append(guard.atom(leaf, neg))
+    return out
+
+
 class _Guard:
     def __init__(self, env, loop_symbols: set):
         self.env, self.loop_symbols = env, loop_symbols

@@ -46,6 +46,8 @@ class Loop:
         start, step: the variable's start value and step (additive: ``+c``/``-c``; geometric: ``*k``/``/k``),
             used to average a body that depends on the variable.
         unroll: the ``#pragma unroll`` value written before the loop (information only).
+        bound: the bound the variable is compared with; raw_trip: the trip count before averaging over
+            work-item ids (used by :mod:`kgraph.analysis.footprint` for the variable's exact range).
     """
 
     line: int
@@ -60,6 +62,8 @@ class Loop:
     step: object = None
     geometric: bool = False
     unroll: object = None
+    bound: object = None
+    raw_trip: object = None
 
     def to_dict(self) -> dict:
         return {"line": self.line, "kind": self.kind, "var": self.var, "trip": str(self.trip),
@@ -93,10 +97,11 @@ def for_loop(node, env, loop_symbol) -> Loop:
     trip, note = _trip(op, start, bound, step_kind, step)
     if trip is None:
         return opaque_loop(node, "for", note)
-    trip, avg_note = _average(trip, start, bound, step_kind, step, op, env)
+    raw, (trip, avg_note) = trip, _average(trip, start, bound, step_kind, step, op, env)
     note = "; ".join(n for n in (note, avg_note, _exits(node.child_by_field_name("body"))) if n)
     return Loop(line, "for", var, tidy(trip), True, note=note,
-                start=start, step=step if step_kind == "add" else None, geometric=step_kind != "add")
+                start=start, step=step if step_kind == "add" else None, geometric=step_kind != "add",
+                bound=bound, raw_trip=raw)
 
 
 def while_loop(node, env, start_of) -> Loop:
@@ -131,15 +136,16 @@ def while_loop(node, env, start_of) -> Loop:
     trip, note = _trip(op, start, bound, step_kind, step)
     if trip is None:
         return _noted(opaque_loop(node, kind, f"{kind} loop: {note}"), extra)
-    trip, avg_note = _average(trip, start, bound, step_kind, step, op, env)
+    raw, (trip, avg_note) = trip, _average(trip, start, bound, step_kind, step, op, env)
     if kind == "do":
-        trip = sp.Max(1, trip)
+        trip, raw = sp.Max(1, trip), sp.Max(1, raw)
     if affine is not cond:
         loop = opaque_loop(node, kind, f"{kind} loop: data-dependent exit; at most {tidy(trip)} iterations")
         return _noted(loop, extra)
     note = "; ".join(n for n in (f"{kind} loop: {note}", avg_note, extra) if n)
     return Loop(node.start_point[0] + 1, kind, var, tidy(trip), True, note=note,
-                start=start, step=step if step_kind == "add" else None, geometric=step_kind != "add")
+                start=start, step=step if step_kind == "add" else None, geometric=step_kind != "add",
+                bound=bound, raw_trip=raw)
 
 
 def _top_update(body, var: str):

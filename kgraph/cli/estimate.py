@@ -108,7 +108,7 @@ def _requests(args) -> list[dict]:
 
 
 def run(args) -> int:
-    from models.predictor import DEFAULT_DIR, Predictor, kernels_of, make_launch, resolve_device
+    from models.predictor import DEFAULT_DIR, Predictor, kernels_of, make_launch, resolve_device, with_static_footprint
 
     model_dir = Path(args.model) if args.model else DEFAULT_DIR
     known = {}
@@ -140,7 +140,7 @@ def run(args) -> int:
         inputs.append({"file": str(file), "kernel": kernel, "device": launch.device["device_id"],
                        "global": launch.global_size, "local": launch.local_size, "args": launch.args})
     predictor = Predictor.from_directory(model_dir)
-    predictions = predictor.predict(launches)
+    predictions = with_static_footprint(launches, predictor.predict(launches))
     results = [{**i, **p} for i, p in zip(inputs, predictions)]
     unseen = sorted({i["device"] for i in inputs} - set(predictor.trained_on)) if predictor.trained_on else []
     for device_id in unseen:
@@ -150,18 +150,19 @@ def run(args) -> int:
     if args.json:
         print(json.dumps(results if args.batch else results[0], indent=None if args.batch else 2))
     elif args.batch:
-        print(f"{'kernel':20s} {'device':16s} {'global':>16s} {'time':>12s} {'bandwidth':>12s} {'footprint':>11s} bound")
+        print(f"{'kernel':20s} {'device':16s} {'global':>16s} {'time':>12s} {'bandwidth':>12s} {'footprint':>11s} "
+              f"{'source':6s} bound")
         for r in results:
             print(f"{r['kernel'][:20]:20s} {r['device'][:16]:16s} {','.join(map(str, r['global'])):>16s} "
                   f"{_time(r['time_ns']):>12s} {r['bandwidth_gbs']:9.2f} GB/s {_bytes(r['footprint_bytes']):>11s} "
-                  f"{r['bound']}")
+                  f"{r['footprint_source']:6s} {r['bound']}")
     else:
         r = results[0]
         print(f"kernel {r['kernel']} on {r['device']}: global {','.join(map(str, r['global']))}, "
               f"local {','.join(map(str, r['local']))}")
         print(f"  time       {_time(r['time_ns'])}")
         print(f"  bandwidth  {r['bandwidth_gbs']:.2f} GB/s")
-        print(f"  footprint  {_bytes(r['footprint_bytes'])}")
+        print(f"  footprint  {_bytes(r['footprint_bytes'])} ({r['footprint_source']})")
         print(f"  bound      {r['bound']} (p={r['bound_probability']:.2f})")
     return 0
 

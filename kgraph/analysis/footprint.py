@@ -1,0 +1,471 @@
+"""Static footprint: the distinct global bytes a launch touches, from the analysis' index expressions.
+
+For each global access of :func:`~kgraph.analysis.analyze` (``Access.index_expr``, and ``Access.context``:
+the enclosing loops and id guards), the index is rewritten over a *box* of independent integer variables:
+
+- work-item ids ``gid<d>`` in ``[0, gsz<d>)``, ``lid<d>`` in ``[0, lsz<d>)``, ``grp<d>`` in ``[0, ngrp<d>)``
+  (``gid`` = ``grp*lsz + lid`` when an index uses both, so the variables stay independent);
+- each affine loop variable ``v = start + step*t``, ``t`` in ``[0, trip)`` (innermost first, so a start
+  that depends on an outer variable or an id stays affine); a grid/block-stride loop
+  (``for (i = gid; i < n; i += gsz)``) is one variable ``i`` in ``[a0, n)``, its id consumed.
+
+Simple guards (``kgraph.analysis.guards`` atoms ``k*id + c OP B``, from ``if`` conditions, ``else`` arms
+and early ``return``) clip the id's interval. For an affine index ``c0 + sum(c_i * x_i)`` the extremes
+are at the box vertices (sign of each ``c_i``), so min and max are exact. The touched set is an
+arithmetic progression (exact) when, with ``g = gcd(|c_i|)`` and the terms sorted by ``|c_i|``, every
+``|c_i|/g`` is at most 1 + the span already covered by the smaller ones (``sum |c_j|/g * (n_j - 1)``):
+a unit coefficient on some variable fills the gaps of the larger strides (``A[row*K + k]``: ``k`` covers
+``[0, K)``, then ``row`` steps by ``K``; a tile loop ``t*16 + lx`` with ``lx < 16`` likewise). A vector
+access (``vload4``, ``float4*``) covers ``width`` elements per index; with ``g * scale <= width`` the
+progression is a dense interval. Accesses of one buffer are united (intervals merged; strided
+progressions marked in a byte map up to 2^26 elements), so ``x[2*i]`` and ``x[2*i+1]`` together are dense.
+
+An access is *inexact* (its hull is an upper bound) when: its index holds a loaded value (indirect,
+``ld_``), an opaque value (``v_``, ``call_``, ``sel``) or is not affine in the box variables (``%``, ``/``,
+products of ids); it is inside a loop without a derived trip count, a geometric loop whose variable it
+uses, a loop with ``break``, or a loop whose trip count depends on another variable of the box
+(triangular); it runs under a condition that is not an id guard (data, ``||`` arms, ``switch``) or a guard
+that would cut a hole or cannot be applied to the box (a bound with a loop variable). A buffer is exact when
+every inexact access lies inside the union of its exact ones; a launch is exact when every buffer is and
+the kernel has no atomics (their addresses are not accesses of the analysis). Buffers are distinct
+parameters (aliasing ignored).
+
+API::
+
+    fp = static_footprint(function, unit)        # once per kernel (sympy -> compiled numbers)
+    r = fp.evaluate({"n": 4096, "gsz0": 4096, "lsz0": 256})
+    r.total_bytes, r.exact, r.buffers            # BufferFootprint(name, elem_bytes, bytes, exact, reason)
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import sympy as sp
+
+from kgraph.analysis.symbolic import SIZE_OF_ID, id_symbols, is_opaque, normalize_ids, work_symbol
+
+MAP_LIMIT = 1 << 26  # elements of a byte map for strided (non-dense) unions
+
+
+@dataclass
+class BufferFootprint:
+    """Footprint of one global buffer parameter: ``bytes`` distinct bytes (``exact`` or an upper bound
+    from the hull of its accesses; ``None`` when unknown), ``reason`` why it is not exact."""
+
+    name: str
+    elem_bytes: int
+    bytes: float | None
+    exact: bool
+    reason: str = ""
+
+    def to_dict(self) -> dict:
+        return {"name": self.name, "elem_bytes": self.elem_bytes, "bytes": self.bytes, "exact": self.exact,
+                "reason": self.reason}
+
+
+@dataclass
+class FootprintResult:
+    """A launch's static footprint: ``total_bytes`` (None when some buffer is unknown), ``exact``."""
+
+    total_bytes: float | None
+    exact: bool
+    buffers: list = field(default_factory=list)
+    reason: str = ""
+
+    def to_dict(self) -> dict:
+        return {"total_bytes": self.total_bytes, "exact": self.exact, "reason": self.reason,
+                "buffers": [b.to_dict() for b in self.buffers]}
+
+
+@dataclass
+class _Var:
+    """A box variable: ``lo``/``hi`` inclusive bounds (sympy), ``id``: the work-item id it is (or None)."""
+
+    sym: object
+    lo: object
+    hi: object
+    id: object = None
+
+
+@dataclass
+class _Prepared:
+    """One global access over its box: index ``c0 + sum(coef * var)`` (element units of ``scale``)."""
+
+    buffer: str
+    scale: int
+    width: float
+    c0: object = None
+    coefs: list = field(default_factory=list)  # (var index, coefficient)
+    vars: list = field(default_factory=list)   # _Var
+    clips: list = field(default_factory=list)  # (var index, op, bound)
+    gates: list = field(default_factory=list)  # ("trip", expr): empty if < 1; ("guard", id sym, op, bound, related)
+    reason: str = ""                           # why the access is inexact ("" = exact)
+    affine: bool = True
+
+
+class StaticFootprint:
+    """The compiled static footprint of one kernel (see the module docstring)."""
+
+    def __init__(self, analysis, function):
+        self.name = analysis.name
+        self.kernel_reason = ""
+        self.buffers: dict[str, int] = {}
+        for p in function.params:
+            if p.is_pointer and (p.address_space or "") in ("global", "constant"):
+                self.buffers[p.name] = int(p.elem_bytes or 0)
+        if sp.sympify(analysis.counts.get("atomics", 0)) != 0:
+            self.kernel_reason = "atomics (their addresses are not analysed accesses)"
+        self.accesses = []
+        for a in analysis.accesses:
+            if a.space != "global":
+                continue
+            self.accesses.append(self._prepare(a))
+        exprs, self._slots = [], []
+        for acc in self.accesses:
+            slot = {}
+            for key, expr in _expressions(acc):
+                slot[key] = len(exprs)
+                exprs.append(sp.sympify(expr))
+            self._slots.append(slot)
+        syms = sorted(set().union(set(), *(e.free_symbols for e in exprs)), key=lambda s: s.name)
+        self.symbols = [s.name for s in syms]
+        self._fn = sp.lambdify(syms, exprs, modules=[{"floor_log2": _floor_log2, "ceiling": math.ceil,
+                                                      "floor": math.floor}, "math"]) if exprs else None
+
+    # -- preparation (symbolic, once) --------------------------------------------------------------
+    def _prepare(self, a) -> _Prepared:
+        elem = self.buffers.get(a.buffer, 0)
+        acc = _Prepared(a.buffer, int(getattr(a, "scale", 1) or 1), (a.bytes / elem) if elem else 0)
+        index = getattr(a, "index_expr", None)
+        ctx = getattr(a, "context", None)
+        if a.buffer not in self.buffers or not elem:
+            acc.reason, acc.affine = f"'{a.buffer}' is not a global buffer parameter of known element size", False
+            return acc
+        if index is None or ctx is None:
+            acc.reason, acc.affine = "no index expression", False
+            return acc
+        expr = sp.sympify(index)
+        if is_opaque(expr) or any(s.name.startswith("ld_") for s in expr.free_symbols):
+            acc.reason, acc.affine = f"indirect or opaque index {a.index}", False
+            return acc
+        reasons = []
+        if ctx["opaque_loops"]:
+            reasons.append(f"inside a loop without a trip count (line {ctx['opaque_loops'][0]})")
+        if ctx["exits"]:
+            reasons.append(f"inside a loop with break (line {ctx['exits'][0]})")
+        if any(g is None for g in ctx["guards"]):
+            reasons.append("under a condition that is not an id guard")
+        box: list[_Var] = []
+        consumed = set()
+        for sym, lp, subs in reversed(ctx["loops"]):
+            f = subs or (lambda e: e)
+            start, raw = sp.sympify(f(lp.start)), sp.sympify(f(lp.raw_trip if lp.raw_trip is not None else lp.trip))
+            if sym not in expr.free_symbols:
+                if not (id_symbols(raw) or _loop_syms(raw) or is_opaque(raw)):
+                    acc.gates.append(("trip", raw))
+                continue
+            if lp.geometric or lp.step is None:
+                reasons.append(f"geometric loop variable {lp.var} (line {lp.line})")
+                break
+            step = sp.sympify(f(lp.step))
+            grid = _grid_stride(start, step, f(lp.bound) if lp.bound is not None else None, lp)
+            if grid is not None:
+                idsym, a0, b = grid
+                u = sp.Symbol(f"u_{lp.var}_{lp.line}", integer=True)
+                box.append(_Var(u, a0, b - 1))
+                consumed.add(idsym)
+                expr = expr.subs(sym, u)
+                continue
+            if id_symbols(raw) or _loop_syms(raw) or is_opaque(raw):
+                reasons.append(f"trip count of loop {lp.var} (line {lp.line}) depends on ids or another loop")
+                break
+            t = sp.Symbol(f"t_{lp.var}_{lp.line}", integer=True, nonnegative=True)
+            box.append(_Var(t, sp.Integer(0), raw - 1))
+            expr = expr.subs(sym, start + step * t)
+        if reasons:
+            acc.reason = "; ".join(reasons)
+        expr = sp.expand(normalize_ids(expr))
+        if _loop_syms(expr):
+            acc.reason = acc.reason or "index depends on a loop variable not analysed"
+            acc.affine = False
+            return acc
+        ids = id_symbols(expr)
+        for d in range(3):  # gid and lid/grp of one dimension in one index: split gid
+            gid, lid, grp = (work_symbol(k, d) for k in ("gid", "lid", "grp"))
+            if gid in ids and (lid in ids or grp in ids):
+                expr = sp.expand(expr.subs(gid, grp * work_symbol("lsz", d) + lid))
+        ids = id_symbols(expr)
+        if ids & consumed:
+            acc.reason = acc.reason or "index uses the id of a grid-stride loop besides the loop"
+        for s in sorted(ids, key=lambda s: s.name):
+            size = work_symbol(SIZE_OF_ID[s.name[:-1]], int(s.name[-1]))
+            box.append(_Var(s, sp.Integer(0), size - 1, id=s))
+        names = {v.sym: i for i, v in enumerate(box)}
+        for g in ctx["guards"]:
+            if g is None:
+                continue
+            idsym, op, bound = g
+            bound = sp.sympify(bound)
+            if _loop_syms(bound) or id_symbols(bound) or is_opaque(bound):
+                if idsym in names or _related(idsym, ids) or idsym in consumed:
+                    acc.reason = acc.reason or f"guard on {idsym} with a bound that varies ({bound})"
+                continue
+            if idsym in consumed:
+                acc.gates.append(("guard", idsym, op, bound, True))
+            elif idsym in names:
+                acc.clips.append((names[idsym], op, bound))
+            else:
+                acc.gates.append(("guard", idsym, op, bound, _related(idsym, ids)))
+        syms = [v.sym for v in box]
+        c0 = expr.subs({s: 0 for s in syms})
+        coefs = []
+        for i, s in enumerate(syms):
+            c = sp.expand(sp.diff(expr, s))
+            if c.free_symbols & set(syms) or c.has(sp.Derivative) or c.has(sp.Subs):
+                acc.reason, acc.affine = acc.reason or f"index {a.index} is not affine in ids and loop variables", False
+                return acc
+            coefs.append((i, c))
+        if sp.expand(expr - c0 - sum(c * syms[i] for i, c in coefs)) != 0 or c0.has(sp.Derivative):
+            acc.reason, acc.affine = acc.reason or f"index {a.index} is not affine", False
+            return acc
+        acc.c0, acc.coefs, acc.vars = c0, coefs, box
+        return acc
+
+    # -- evaluation (numbers, per launch) ----------------------------------------------------------
+    def evaluate(self, env: dict) -> FootprintResult:
+        """The footprint of one launch; ``env``: scalar arguments and work sizes (``gsz<d>``, ``lsz<d>``,
+        ``ngrp<d>``, or ``global_size``/``local_size`` lists; unused dimensions default to 1)."""
+        from kgraph.analysis.result import KernelAnalysis
+
+        values = KernelAnalysis("", "", {}).resolve_env(env)
+        nums = []
+        if self._fn is not None:
+            missing = [n for n in self.symbols if n not in values]
+            if missing:
+                return FootprintResult(None, False, [], f"no value for {', '.join(missing)}")
+            try:
+                nums = self._fn(*(values[n] for n in self.symbols))
+            except (ArithmeticError, ValueError, TypeError) as exc:
+                return FootprintResult(None, False, [], f"evaluation failed: {exc}")
+        per_buffer: dict[str, list] = {b: [] for b in self.buffers}
+        unknown: dict[str, str] = {}
+        for acc, slot in zip(self.accesses, self._slots):
+            got = _evaluate_access(acc, slot, nums, values)
+            if got is None:
+                continue
+            if got == "unknown":
+                unknown.setdefault(acc.buffer, acc.reason or "unbounded access")
+                continue
+            per_buffer.setdefault(acc.buffer, []).append(got)
+        buffers = []
+        for name, sets in per_buffer.items():
+            elem = self.buffers.get(name, 0)
+            if name in unknown:
+                buffers.append(BufferFootprint(name, elem, None, False, unknown[name]))
+                continue
+            count, exact, reason = _union(sets)
+            buffers.append(BufferFootprint(name, elem, None if count is None else float(count * elem), exact, reason))
+        total = None if any(b.bytes is None for b in buffers) else float(sum(b.bytes for b in buffers))
+        exact = total is not None and all(b.exact for b in buffers) and not self.kernel_reason
+        reason = self.kernel_reason or "; ".join(f"{b.name}: {b.reason}" for b in buffers if not b.exact)
+        return FootprintResult(total, exact, buffers, reason)
+
+
+def static_footprint(function, unit, analysis=None) -> StaticFootprint:
+    """The :class:`StaticFootprint` of ``function`` (a kernel of ``unit``); ``analysis`` if already made."""
+    from kgraph.analysis.analyze import analyze
+
+    return StaticFootprint(analysis if analysis is not None else analyze(function, unit), function)
+
+
+# -------------------------------------------------------------------------------------- helpers
+def _loop_syms(expr) -> set:
+    return {s for s in getattr(expr, "free_symbols", ()) if "_L" in s.name and s.name.rsplit("_L", 1)[1].isdigit()}
+
+
+def _related(idsym, ids) -> bool:
+    """Whether an id that depends on ``idsym`` is among ``ids``: ``gid<d>`` and ``lid<d>``/``grp<d>``
+    (``lid`` and ``grp`` are independent of each other)."""
+    d, kind = idsym.name[-1], idsym.name[:-1]
+    others = ("lid", "grp") if kind == "gid" else ("gid",)
+    return any(s.name[-1] == d and s.name[:-1] in others for s in ids)
+
+
+def _grid_stride(start, step, bound, lp):
+    """(id, a0, bound) for ``for (i = id + a0; i < bound; i += size_of(id))`` (grid or block stride)."""
+    if bound is None or "stride over" not in (lp.note or ""):
+        return None
+    na, bound = normalize_ids(start), sp.sympify(bound)
+    for s in id_symbols(na):
+        if sp.expand(sp.diff(na, s) - 1) == 0 and not id_symbols(bound) and not _loop_syms(bound):
+            return s, sp.expand(na.subs(s, 0)), bound
+    return None
+
+
+def _expressions(acc: _Prepared):
+    if not acc.affine:
+        return
+    yield "c0", acc.c0
+    for i, c in acc.coefs:
+        yield f"k{i}", c
+    for i, v in enumerate(acc.vars):
+        yield f"lo{i}", v.lo
+        yield f"hi{i}", v.hi
+    for j, (_, _, bound) in enumerate(acc.clips):
+        yield f"clip{j}", bound
+    for j, gate in enumerate(acc.gates):
+        if gate[0] == "trip":
+            yield f"gate{j}", gate[1]
+        else:
+            yield f"gate{j}", gate[3]
+            yield f"gsize{j}", work_symbol(SIZE_OF_ID[gate[1].name[:-1]], int(gate[1].name[-1]))
+
+
+def _clip(lo, hi, op, b):
+    """Apply ``x OP b`` to the integer interval [lo, hi]; returns (lo, hi, hole)."""
+    if op == "<":
+        return lo, min(hi, math.ceil(b) - 1), False
+    if op == "<=":
+        return lo, min(hi, math.floor(b)), False
+    if op == ">":
+        return max(lo, math.floor(b) + 1), hi, False
+    if op == ">=":
+        return max(lo, math.ceil(b)), hi, False
+    if op == "==":
+        if b != int(b):
+            return 1, 0, False
+        return max(lo, int(b)), min(hi, int(b)), False
+    if op == "!=":
+        if b == lo:
+            return lo + 1, hi, False
+        if b == hi:
+            return lo, hi - 1, False
+        return lo, hi, lo < b < hi
+    return lo, hi, True
+
+
+def _evaluate_access(acc: _Prepared, slot: dict, nums, values):
+    """(start, base, steps, exact) in buffer elements (see :func:`_union`), None when nothing is touched, or
+    ``"unknown"`` when the access cannot be bounded."""
+    if not acc.affine:
+        return "unknown"
+    get = lambda key: float(nums[slot[key]])  # noqa: E731
+    exact = not acc.reason
+    for j, gate in enumerate(acc.gates):
+        if gate[0] == "trip":
+            if get(f"gate{j}") < 1:
+                return None
+            continue
+        size = get(f"gsize{j}")
+        lo, hi, hole = _clip(0, size - 1, gate[2], get(f"gate{j}"))
+        if lo > hi:
+            return None
+        if gate[4] and (lo > 0 or hi < size - 1 or hole):
+            exact = False  # the guard restricts an id related to (but not in) the index
+    los = [get(f"lo{i}") for i in range(len(acc.vars))]
+    his = [get(f"hi{i}") for i in range(len(acc.vars))]
+    for j, (i, op, _) in enumerate(acc.clips):
+        los[i], his[i], hole = _clip(los[i], his[i], op, get(f"clip{j}"))
+        exact = exact and not hole
+    if any(lo > hi for lo, hi in zip(los, his)):
+        return None
+    c0 = get("c0")
+    lo_idx, hi_idx, terms = c0, c0, []
+    for i, c in acc.coefs:
+        c = get(f"k{i}")
+        if c == 0 or los[i] == his[i]:
+            lo_idx += c * los[i]
+            hi_idx += c * los[i]
+            continue
+        lo_idx += min(c * los[i], c * his[i])
+        hi_idx += max(c * los[i], c * his[i])
+        terms.append((abs(c), his[i] - los[i] + 1))
+    width = acc.width
+    if not all(float(x).is_integer() for x in [lo_idx, hi_idx, width] + [t[0] for t in terms]) or width < 1:
+        exact = False
+    scale, width = acc.scale, int(width) if exact else max(width, 1)
+    start, end = lo_idx * scale, hi_idx * scale + width - 1
+    if not exact:
+        return (int(start), int(end - start + 1), (), False) if start == int(start) and end == int(end) else "unknown"
+    base, steps = width, []
+    for c, n in sorted((int(c) * scale, int(n)) for c, n in terms):
+        extent = base + sum(st * (k - 1) for st, k in steps)
+        if not steps and c <= base:
+            base += c * (n - 1)          # fills the gaps: still one interval
+        elif c >= extent:
+            steps.append((c, n))         # a new copy of the set, disjoint from the others
+        else:
+            return (int(start), int(end - start + 1), (), False)
+    return (int(start), int(base), tuple(steps), True)
+
+
+def _union(sets) -> tuple:
+    """(elements touched, exact, reason) of a buffer's access sets ``(start, base, steps, exact)``: the
+    elements ``start + b + sum(s_j * k_j)`` for ``b < base``, ``k_j < n_j`` (``steps`` = ``(s_j, n_j)``)."""
+    if not sets:
+        return 0, True, ""
+    exact_sets = [s for s in sets if s[3]]
+    loose = [s for s in sets if not s[3]]
+    if any(s[0] < 0 for s in sets):
+        return _hull_count(sets), False, "negative index"
+    if all(not s[2] for s in exact_sets):
+        merged = _merge([(s[0], s[0] + s[1] - 1) for s in exact_sets])
+        if all(any(a <= s[0] and s[0] + s[1] - 1 <= b for a, b in merged) for s in loose):
+            return sum(b - a + 1 for a, b in merged), True, ""
+        return _hull_count(sets), False, "an access it cannot bound exactly is outside the exact ones"
+    lo = min(s[0] for s in sets)
+    hi = max(_last(s) for s in sets)
+    if hi - lo + 1 > MAP_LIMIT or any(_size(s) > MAP_LIMIT for s in exact_sets):
+        return _hull_count(sets), False, "strided accesses over a range too large to mark"
+    import numpy as np
+
+    marks = np.zeros(hi - lo + 1, dtype=bool)
+    for start, base, steps, _ in exact_sets:
+        offsets = np.arange(start - lo, start - lo + base, dtype=np.int64)
+        for stride, n in steps:
+            offsets = (offsets[None, :] + stride * np.arange(n, dtype=np.int64)[:, None]).ravel()
+        marks[offsets] = True
+    if all(marks[s[0] - lo:s[0] - lo + s[1]].all() for s in loose):
+        return int(marks.sum()), True, ""
+    for start, base, _, _ in loose:
+        marks[start - lo:start - lo + base] = True
+    return int(marks.sum()), False, "an access it cannot bound exactly is outside the exact ones"
+
+
+def _last(s) -> int:
+    return s[0] + s[1] - 1 + sum(st * (n - 1) for st, n in s[2])
+
+
+def _size(s) -> int:
+    out = s[1]
+    for _, n in s[2]:
+        out *= n
+    return out
+
+
+def _hull_count(sets) -> int:
+    return _merge_count([(s[0], _last(s)) for s in sets])
+
+
+def _merge_count(intervals) -> int:
+    return sum(b - a + 1 for a, b in _merge(intervals))
+
+
+def _merge(intervals):
+    out = []
+    for a, b in sorted(intervals):
+        if out and a <= out[-1][1] + 1:
+            out[-1] = (out[-1][0], max(out[-1][1], b))
+        else:
+            out.append((a, b))
+    return out
+
+
+def _floor_log2(x) -> int:
+    if x <= 0:
+        return -1
+    return math.frexp(x)[1] - 1
+
+
+__all__ = ["StaticFootprint", "FootprintResult", "BufferFootprint", "static_footprint"]
