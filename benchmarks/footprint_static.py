@@ -23,6 +23,8 @@ def main(argv=None) -> int:
     parser.add_argument("--dataset", default="data/datasets/nvidia-h200")
     parser.add_argument("--family", default=None)
     parser.add_argument("--top", type=int, default=10)
+    parser.add_argument("--predictions", help="a model's predictions parquet (models/predictions.py): also report "
+                        "its footprint MAPE on these rows alone and with the exact static footprint in its place")
     args = parser.parse_args(argv)
 
     from data.corpus import all_specs
@@ -37,6 +39,13 @@ def main(argv=None) -> int:
     specs = {s.kernel_id: s for s in all_specs()}
     if args.family:
         df = df[df.family == args.family]
+    model_fp = None
+    if args.predictions:
+        import pandas as pd
+
+        pred = pd.read_parquet(args.predictions)
+        model_fp = dict(zip(pred["key"], np.expm1(pred["pred_log_footprint"])))
+        df = df[df.key.isin(model_fp)]
     fps, failed = {}, {}
     rows = []  # (family, kernel_id, truth, static or None, exact)
     for kernel_id, group in df.groupby("kernel_id", sort=True):
@@ -64,7 +73,7 @@ def main(argv=None) -> int:
                     res = fp.evaluate(env)
                     cache[key] = (res.total_bytes, res.exact)
             est, exact = cache[key]
-            rows.append((r.family, kernel_id, float(r.footprint_bytes), est, exact))
+            rows.append((r.family, kernel_id, float(r.footprint_bytes), est, exact, r.key))
     elapsed = time.time() - t0
 
     def ape(truth, est):
@@ -98,6 +107,12 @@ def main(argv=None) -> int:
     table.sort(key=lambda t: (t[2], -(t[4] if t[4] == t[4] else 1e9)))
     for f, cnt, share, mex, share_v, mall in [(t[0], t[1], t[2], t[3], t[5], t[4]) for t in table][: args.top]:
         print(f"{f:22s} {cnt:6d} {share:7.1f}% {mex:11.3f} {share_v:11.1f}% {mall:11.3f}")
+    if model_fp is not None:
+        learned = [ape(r[2], model_fp[r[5]]) for r in rows]
+        combined = [ape(r[2], r[3]) if r[4] else ape(r[2], model_fp[r[5]]) for r in rows]
+        print(f"\n{args.predictions}: footprint MAPE on these {n} rows: model {np.mean(learned):.2f}%, "
+              f"exact static where available else model {np.mean(combined):.2f}% "
+              f"(median APE {np.median(learned):.2f}% -> {np.median(combined):.2f}%)")
     lying = defaultdict(int)
     for r in ex:
         if ape(r[2], r[3]) > 0.01:
