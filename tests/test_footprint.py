@@ -84,3 +84,24 @@ def test_transposed_and_strided_accesses():
 def test_indirect_csr_is_not_exact():
     r = footprint(CSR, {"rows": 100, "gsz0": 128, "lsz0": 64})
     assert not r.exact
+
+
+def test_strided_marks_equal_index_marks():
+    """_mark's strided view sets exactly the elements of the index-array definition."""
+    import numpy as np
+
+    from kgraph.analysis.footprint import _mark
+
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        base, start = int(rng.integers(1, 6)), int(rng.integers(0, 5))
+        steps = [(int(rng.integers(-3, 9)) or 1, int(rng.integers(1, 5))) for _ in range(rng.integers(0, 3))]
+        offsets = np.arange(start, start + base)
+        for stride, n in steps:
+            offsets = (offsets[None, :] + stride * np.arange(n)[:, None]).ravel()
+        shift = -min(0, int(offsets.min()))
+        want = np.zeros(offsets.max() + shift + 2, dtype=bool)
+        want[offsets + shift] = True
+        got = np.zeros_like(want)
+        _mark(got, start + shift, base, steps)
+        assert (got == want).all(), (start, base, steps)

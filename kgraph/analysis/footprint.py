@@ -422,15 +422,30 @@ def _union(sets) -> tuple:
 
     marks = np.zeros(hi - lo + 1, dtype=bool)
     for start, base, steps, _ in exact_sets:
-        offsets = np.arange(start - lo, start - lo + base, dtype=np.int64)
-        for stride, n in steps:
-            offsets = (offsets[None, :] + stride * np.arange(n, dtype=np.int64)[:, None]).ravel()
-        marks[offsets] = True
+        _mark(marks, start - lo, base, steps)
     if all(marks[s[0] - lo:s[0] - lo + s[1]].all() for s in loose):
         return int(marks.sum()), True, ""
     for start, base, _, _ in loose:
         marks[start - lo:start - lo + base] = True
     return int(marks.sum()), False, "an access it cannot bound exactly is outside the exact ones"
+
+
+def _mark(marks, start: int, base: int, steps) -> None:
+    """Set ``marks[start + b + sum(s_j * k_j)]`` for ``b < base``, ``k_j < n_j``: through a strided view
+    of ``marks`` (no index array: a set may hold up to ``MAP_LIMIT`` elements) when every stride is
+    positive, else through the index array."""
+    import numpy as np
+
+    if all(stride > 0 for stride, _ in steps):
+        shape = tuple(n for _, n in reversed(steps)) + (base,)
+        strides = tuple(stride * marks.itemsize for stride, _ in reversed(steps)) + (marks.itemsize,)
+        view = np.lib.stride_tricks.as_strided(marks[start:], shape=shape, strides=strides, writeable=True)
+        view[...] = True
+        return
+    offsets = np.arange(start, start + base, dtype=np.int64)
+    for stride, n in steps:
+        offsets = (offsets[None, :] + stride * np.arange(n, dtype=np.int64)[:, None]).ravel()
+    marks[offsets] = True
 
 
 def _last(s) -> int:
