@@ -9,7 +9,7 @@ extern "C" {
 #define KGRAPH_N_LAUNCH 39
 #define KGRAPH_N_DEVICE_FEATURES 14
 #define KGRAPH_N_KERNELS 417
-#define KGRAPH_N_DEVICES 2
+#define KGRAPH_N_DEVICES 3
 #define KGRAPH_OK 0
 #define KGRAPH_E_KERNEL (-1) /* kernel name not in the table */
 #define KGRAPH_E_DEVICE (-2) /* device index out of range */
