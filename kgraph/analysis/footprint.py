@@ -519,8 +519,10 @@ def _union(sets) -> tuple:
     loose = [s for s in sets if not s[3]]
     if any(s[0] < 0 for s in sets):
         return _hull_count(sets), False, "negative index"
+    merged = _merge([(s[0], s[0] + s[1] - 1) for s in exact_sets if not s[2]])
+    # a strided set inside an interval of the dense ones adds nothing (clamped stencils: x-1 .. x+1 rows)
+    exact_sets = [s for s in exact_sets if not s[2] or not any(a <= s[0] and _last(s) <= b for a, b in merged)]
     if all(not s[2] for s in exact_sets):
-        merged = _merge([(s[0], s[0] + s[1] - 1) for s in exact_sets])
         if all(any(a <= s[0] and s[0] + s[1] - 1 <= b for a, b in merged) for s in loose):
             return sum(b - a + 1 for a, b in merged), True, ""
         return _hull_count(sets), False, "an access it cannot bound exactly is outside the exact ones"
