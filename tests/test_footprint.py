@@ -105,3 +105,39 @@ def test_strided_marks_equal_index_marks():
         got = np.zeros_like(want)
         _mark(got, start + shift, base, steps)
         assert (got == want).all(), (start, base, steps)
+
+
+CLAMPED = """int clampi(int v, int n) { return min(max(v, 0), n - 1); }
+int clampt(int x, int n) { return x < 0 ? 0 : x; }
+__kernel void blur(const int W, const int H, __global const float *in, __global float *out) {
+    int x = get_global_id(0), y = get_global_id(1);
+    float acc = 0.0f;
+    for (int dy = -1; dy <= 2; ++dy)
+        acc += in[clampi(y + dy, H) * W + clampi(x - 2, W)] + in[clamp(y, 0, H - 1) * W + min(x + 1, W - 1)];
+    acc += in[clampt(y - 3, H) * W + x];
+    out[y * W + x] = acc;
+}"""
+
+
+@pytest.mark.parametrize("W,H,g0,g1", [(16, 8, 16, 8), (16, 8, 8, 4), (40, 30, 32, 32), (5, 3, 16, 16)])
+def test_clamped_stencil_is_exact_against_brute_force(W, H, g0, g1):
+    r = footprint(CLAMPED, {"W": W, "H": H, "gsz0": g0, "gsz1": g1, "lsz0": 4, "lsz1": 4})
+    cl = lambda v, n: min(max(v, 0), n - 1)  # noqa: E731
+    touched = set()
+    for x in range(g0):
+        for y in range(g1):
+            for dy in range(-1, 3):
+                touched |= {cl(y + dy, H) * W + cl(x - 2, W), cl(y, H) * W + min(x + 1, W - 1)}
+            touched.add(max(y - 3, 0) * W + x)
+    buf = next(b for b in r.buffers if b.name == "in")
+    assert r.exact and buf.exact and buf.bytes == 4 * len(touched)
+
+
+def test_clamp_with_loaded_bound_stays_inexact():
+    src = """__kernel void k(const int n, __global const int *lim, __global const float *in, __global float *out) {
+        int i = get_global_id(0);
+        out[i] = in[clamp(i - 1, 0, lim[0])];
+    }"""
+    r = footprint(src, {"n": 64, "gsz0": 64, "lsz0": 16})
+    assert not r.exact
+    assert not next(b for b in r.buffers if b.name == "in").exact

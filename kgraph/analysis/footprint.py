@@ -86,6 +86,7 @@ class _Var:
     lo: object
     hi: object
     id: object = None
+    clamp: object = None  # for the value of a clamp: (e's c0, [(var index, coef)], path) (see _clamp_nest)
 
 
 @dataclass
@@ -217,6 +218,9 @@ class StaticFootprint:
                 acc.clips.append((names[idsym], op, bound))
             else:
                 acc.gates.append(("guard", idsym, op, bound, _related(idsym, ids)))
+        expr = self._clamps(acc, expr, box)
+        if not acc.affine:
+            return acc
         syms = [v.sym for v in box]
         c0 = expr.subs({s: 0 for s in syms})
         coefs = []
@@ -231,6 +235,47 @@ class StaticFootprint:
             return acc
         acc.c0, acc.coefs, acc.vars = c0, coefs, box
         return acc
+
+    def _clamps(self, acc: _Prepared, expr, box: list):
+        """Replace each outermost Min/Max nest of ``expr`` that clamps one affine expression ``e`` of the box
+        variables between box-free bounds by a new box variable (its range is computed per launch from
+        ``e``'s range: a clamp is non-decreasing with unit steps, so a dense ``e`` gives a dense value
+        range). The access stays inexact (an upper bound) when clamped terms share variables."""
+        nests = expr.atoms(sp.Min, sp.Max)
+        if not nests:
+            return expr
+        outer = [m for m in nests if not any(o != m and o.has(m) for o in nests)]
+        syms = {v.sym for v in box}
+        used = []
+        for k, m in enumerate(sorted(outer, key=sp.default_sort_key)):
+            nest = _clamp_nest(m, syms)
+            if nest is None:
+                acc.reason, acc.affine = acc.reason or f"index {expr} bounds a value it cannot clamp", False
+                return expr
+            e, path = nest
+            e = sp.expand(e)
+            c0 = e.subs({s: 0 for s in syms})
+            coefs = []
+            for i, v in enumerate(box):
+                c = sp.expand(sp.diff(e, v.sym))
+                if c.free_symbols & syms or c.has(sp.Derivative, sp.Min, sp.Max) or c.has(sp.Subs):
+                    acc.reason, acc.affine = acc.reason or f"clamped index {e} is not affine", False
+                    return expr
+                if c != 0:
+                    coefs.append((i, c))
+            if sp.expand(e - c0 - sum(c * box[i].sym for i, c in coefs)) != 0:
+                acc.reason, acc.affine = acc.reason or f"clamped index {e} is not affine", False
+                return expr
+            w = sp.Symbol(f"w_clamp{k}", integer=True)
+            box.append(_Var(w, sp.Integer(0), sp.Integer(0), clamp=(c0, coefs, path)))
+            used.append({i for i, _ in coefs})
+            expr = expr.xreplace({m: w})
+        rest = {i for i, v in enumerate(box) if v.sym in expr.free_symbols and v.clamp is None}
+        for j, u in enumerate(used):
+            if u & rest or any(u & o for o in used[j + 1:]):
+                acc.reason = acc.reason or "clamped index terms share variables with other terms (hull)"
+                break
+        return expr
 
     # -- evaluation (numbers, per launch) ----------------------------------------------------------
     def evaluate(self, env: dict) -> FootprintResult:
@@ -312,6 +357,14 @@ def _expressions(acc: _Prepared):
     for i, v in enumerate(acc.vars):
         yield f"lo{i}", v.lo
         yield f"hi{i}", v.hi
+        if v.clamp is not None:
+            c0, coefs, path = v.clamp
+            yield f"e{i}c0", c0
+            for j, c in coefs:
+                yield f"e{i}k{j}", c
+            for d, (_, bounds) in enumerate(path):
+                for n, b in enumerate(bounds):
+                    yield f"e{i}p{d}_{n}", b
     for j, (_, _, bound) in enumerate(acc.clips):
         yield f"clip{j}", bound
     for j, gate in enumerate(acc.gates):
@@ -370,6 +423,10 @@ def _evaluate_access(acc: _Prepared, slot: dict, nums, values):
         exact = exact and not hole
     if any(lo > hi for lo, hi in zip(los, his)):
         return None
+    for i, v in enumerate(acc.vars):
+        if v.clamp is not None:
+            los[i], his[i], dense = _clamp_range(v.clamp, i, los, his, get)
+            exact = exact and dense
     c0 = get("c0")
     lo_idx, hi_idx, terms = c0, c0, []
     for i, c in acc.coefs:
@@ -400,6 +457,59 @@ def _evaluate_access(acc: _Prepared, slot: dict, nums, values):
     return (int(start), int(base), tuple(steps), True)
 
 
+def _clamp_nest(node, syms):
+    """``(e, path)`` when ``node`` is a Min/Max nest with one argument ``e`` that depends on ``syms`` at
+    its innermost level and box-free bounds: ``path`` = ``[(Min or Max, [bounds])]``, outermost first."""
+    if not isinstance(node, (sp.Min, sp.Max)):
+        return None
+    dep = [a for a in node.args if a.free_symbols & syms]
+    if len(dep) != 1:
+        return None
+    bounds = [a for a in node.args if not (a.free_symbols & syms)]
+    if any(b.has(sp.Min, sp.Max) and is_opaque(b) for b in bounds) or any(is_opaque(b) for b in bounds):
+        return None
+    inner = dep[0]
+    head = (type(node), bounds)
+    if isinstance(inner, (sp.Min, sp.Max)):
+        sub = _clamp_nest(inner, syms)
+        return None if sub is None else (sub[0], [head] + sub[1])
+    if inner.has(sp.Min, sp.Max):
+        return None
+    return inner, [head]
+
+
+def _clamp_range(clamp, i, los, his, get):
+    """(lo, hi, dense) of a clamp variable: ``e``'s range over the box (``dense`` when ``e`` takes every
+    integer of it), pushed through the clamp (non-decreasing, steps of 0 or 1: dense stays dense)."""
+    _, coefs, path = clamp
+    a = b = get(f"e{i}c0")
+    terms = []
+    for j, _ in coefs:
+        c = get(f"e{i}k{j}")
+        a += min(c * los[j], c * his[j])
+        b += max(c * los[j], c * his[j])
+        if c != 0 and los[j] != his[j]:
+            terms.append((abs(c), his[j] - los[j] + 1))
+    base, dense = 1.0, all(float(x).is_integer() for x in [a, b] + [t[0] for t in terms])
+    for c, n in sorted(terms):
+        if c > base:
+            dense = False
+            break
+        base += c * (n - 1)
+
+    def f(x):
+        for d in reversed(range(len(path))):
+            kind, bounds = path[d]
+            vals = [get(f"e{i}p{d}_{n}") for n in range(len(bounds))]
+            x = min([x] + vals) if kind is sp.Min else max([x] + vals)
+        return x
+
+    lo, hi = f(a), f(b)
+    dense = dense and all(float(get(f"e{i}p{d}_{n}")).is_integer()
+                          for d in range(len(path)) for n in range(len(path[d][1])))
+    return lo, hi, dense
+
+
 def _union(sets) -> tuple:
     """(elements touched, exact, reason) of a buffer's access sets ``(start, base, steps, exact)``: the
     elements ``start + b + sum(s_j * k_j)`` for ``b < base``, ``k_j < n_j`` (``steps`` = ``(s_j, n_j)``)."""
@@ -409,8 +519,10 @@ def _union(sets) -> tuple:
     loose = [s for s in sets if not s[3]]
     if any(s[0] < 0 for s in sets):
         return _hull_count(sets), False, "negative index"
+    merged = _merge([(s[0], s[0] + s[1] - 1) for s in exact_sets if not s[2]])
+    # a strided set inside an interval of the dense ones adds nothing (clamped stencils: x-1 .. x+1 rows)
+    exact_sets = [s for s in exact_sets if not s[2] or not any(a <= s[0] and _last(s) <= b for a, b in merged)]
     if all(not s[2] for s in exact_sets):
-        merged = _merge([(s[0], s[0] + s[1] - 1) for s in exact_sets])
         if all(any(a <= s[0] and s[0] + s[1] - 1 <= b for a, b in merged) for s in loose):
             return sum(b - a + 1 for a, b in merged), True, ""
         return _hull_count(sets), False, "an access it cannot bound exactly is outside the exact ones"

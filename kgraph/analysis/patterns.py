@@ -26,6 +26,7 @@ def classify(index) -> tuple[str, object]:
     if any(s.name.startswith("ld_") for s in expr.free_symbols):
         return "indirect", None
     gid0, lid0 = work_symbol("gid", 0), work_symbol("lid", 0)
+    expr = _unclamp(expr, {gid0, lid0})
     var = gid0 if gid0 in expr.free_symbols else (lid0 if lid0 in expr.free_symbols else None)
     if var is None:
         return "broadcast", sp.Integer(0)
@@ -35,3 +36,17 @@ def classify(index) -> tuple[str, object]:
     if stride in (1, -1):
         return "coalesced", stride
     return "strided", stride
+
+
+def _unclamp(expr, ids):
+    """A clamp (Min/Max nest with one argument that depends on ``ids``) read as that argument: the
+    stride inside the clamped range (``in[min(max(gid0 - 1, 0), n - 1)]`` is coalesced)."""
+    if not isinstance(expr, sp.Basic) or expr.is_Atom:
+        return expr
+    if isinstance(expr, (sp.Min, sp.Max)):
+        dep = [a for a in expr.args if a.free_symbols & ids]
+        if len(dep) == 1:
+            return _unclamp(dep[0], ids)
+        return expr
+    args = [_unclamp(a, ids) for a in expr.args]
+    return expr.func(*args) if any(a is not b for a, b in zip(args, expr.args)) else expr

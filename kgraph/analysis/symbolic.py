@@ -19,6 +19,15 @@ _KIND_PREFIX = {"global_id": "gid", "local_id": "lid", "group_id": "grp", "globa
                 "local_size": "lsz", "num_groups": "ngrp"}
 OPAQUE_PREFIXES = ("v_", "ld_", "call_", "sel", "trip_")
 
+# Bounding builtins (name -> (arity, value)): their value is a Min/Max nest of the arguments, which
+# :mod:`kgraph.analysis.footprint` reads as a clamp. OpenCL ``clamp(x, lo, hi)`` is ``min(max(x, lo), hi)``.
+BOUNDING_BUILTINS = {
+    "min": (2, sp.Min), "fmin": (2, sp.Min), "umin": (2, sp.Min),
+    "max": (2, sp.Max), "fmax": (2, sp.Max), "umax": (2, sp.Max),
+    "clamp": (3, lambda x, lo, hi: sp.Min(sp.Max(x, lo), hi)),
+}
+_COMPARISONS = (">", ">=", "<", "<=")
+
 
 def work_symbol(prefix: str, dim: int) -> sp.Symbol:
     """``gid0`` .. ``ngrp2``; sizes are positive integers, ids non-negative integers."""
@@ -160,6 +169,8 @@ class SymbolicEnv:
             return self._binary(node)
         if t == "call_expression":
             return self._call(node)
+        if t == "conditional_expression":
+            return self._conditional(node)
         return sp.Symbol("sel")
 
     def to_sympy_name(self, name: str):
@@ -226,13 +237,63 @@ class SymbolicEnv:
             finally:
                 self.macro_depth -= 1
         vals = [self.to_sympy(a) for a in args]
-        if fn in ("min", "fmin", "umin") and len(vals) == 2:
-            return sp.Min(*vals)
-        if fn in ("max", "fmax", "umax") and len(vals) == 2:
-            return sp.Max(*vals)
+        helper = self.ctx.helpers.get(fn)
+        if helper is not None:
+            value = self._helper_value(helper, vals)
+            return value if value is not None else sp.Symbol("call_" + fn)
+        bounding = BOUNDING_BUILTINS.get(fn)
+        if bounding is not None and bounding[0] == len(vals):
+            return bounding[1](*vals)
         if fn.startswith(("convert_", "as_")) and len(vals) == 1:
             return vals[0]
         return sp.Symbol("call_" + fn)
+
+    def _helper_value(self, helper, vals):
+        """The value of a call of a helper whose body is a single ``return e;`` (scalar parameters only):
+        ``e`` with the parameters bound to the arguments; None otherwise."""
+        from kgraph.analysis.context import Context
+
+        body = helper.body
+        stmts = [c for c in (body.named_children if body is not None else []) if c.type != "comment"]
+        if (self.macro_depth >= MAX_DEPTH or len(stmts) != 1 or stmts[0].type != "return_statement"
+                or not stmts[0].named_children or len(helper.params) != len(vals)
+                or any(p.is_pointer for p in helper.params)):
+            return None
+        env = SymbolicEnv(Context(helper, self.ctx.unit), set())
+        env.macro_depth = self.macro_depth + 1
+        for p, v in zip(helper.params, vals):
+            env.bind(p.name, v)
+        return env.to_sympy(stmts[0].named_children[0])
+
+    def _conditional(self, node):
+        """``c ? r : s`` as ``Max(r, s)``/``Min(r, s)`` when the integer comparison ``c`` tests which arm is
+        larger (``x < 0 ? 0 : x``, ``x >= n ? n - 1 : x``); else the opaque ``sel``."""
+        cond = node.child_by_field_name("condition")
+        while cond is not None and cond.type == "parenthesized_expression" and cond.named_child_count:
+            cond = cond.named_children[-1]
+        if cond is None or cond.type != "binary_expression":
+            return sp.Symbol("sel")
+        op = node_text(cond.child_by_field_name("operator"))
+        if op not in _COMPARISONS:
+            return sp.Symbol("sel")
+        left, right = self.to_sympy(cond.child_by_field_name("left")), self.to_sympy(cond.child_by_field_name("right"))
+        r = self.to_sympy(node.child_by_field_name("consequence"))
+        s = self.to_sympy(node.child_by_field_name("alternative"))
+        if not all(getattr(v, "is_integer", None) for v in (left, right, r, s)):
+            return sp.Symbol("sel")
+        # the condition as  sign * (left - right) >= c  (integers), the arms' difference  e = r - s
+        d = sp.expand(left - right)
+        c = {">=": 0, ">": 1, "<=": 0, "<": 1}[op]
+        if op in ("<", "<="):
+            d = -d
+        e = sp.expand(r - s)
+        for sign, pick in ((1, sp.Max), (-1, sp.Min)):
+            m = sp.expand(d - sign * e)
+            # cond  <=>  sign*e >= c - m: with c - m in {0, 1} the true arm r is the larger (sign 1) or
+            # the smaller (sign -1) of the two, ties being equal values
+            if m.is_Integer and int(c - m) in (0, 1):
+                return pick(r, s)
+        return sp.Symbol("sel")
 
 
 def subscript_index_expr(env: SymbolicEnv, node):
