@@ -58,7 +58,7 @@ def test_onnx_check_raises_on_mismatch(tmp_path):
     path = to_onnx(head, tmp_path / "m.onnx")
     with torch.no_grad():
         head.layers[-1].bias += 1.0
-    with pytest.raises(ModelError, match="differs from torch"):
+    with pytest.raises(ModelError, match="log outputs differ from torch"):
         check_onnx(head, path, rows(head))
 
 
