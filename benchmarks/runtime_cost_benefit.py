@@ -14,7 +14,7 @@ dataset), ``--full-predictions`` (the full model's test predictions, same launch
 The makespan column is the geometric mean, over tiled Cholesky and LU at ``--tiles`` × every tile
 size in the truth, of makespan / oracle makespan under the dmda replay (1.0 = perfect knowledge);
 cold history and a·n^b regression are listed as the no-model references.
-Writes ``cost_benefit.md`` and ``cost_benefit.png`` into ``--out``.
+Writes ``cost_benefit.md`` and ``cost_benefit.png`` (``--stem``) into ``--out``.
 """
 from __future__ import annotations
 
@@ -28,11 +28,13 @@ import pandas as pd
 SIZES = ("tiny", "small", "base", "large")
 
 
-def full_metrics(path: str) -> dict:
+def full_metrics(path: str, device: str | None = None) -> dict:
     from data.features import BOUND_CLASSES, REGRESSION_TARGETS
     from models.metrics import summarize
 
     df = pd.read_parquet(path)
+    if device is not None:  # a multi-device teacher's predictions: compare on one device only
+        df = df[df["device_id"] == device]
     pred = df[[f"pred_log_{t}" for t in REGRESSION_TARGETS]].to_numpy()
     true = df[[f"true_log_{t}" for t in REGRESSION_TARGETS]].to_numpy()
     idx = {c: i for i, c in enumerate(BOUND_CLASSES)}
@@ -66,6 +68,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--dataset", default="nvidia-h200", help="dataset whose test metrics are compared")
     p.add_argument("--tiles", type=int, nargs="+", default=[4, 8, 12])
     p.add_argument("--cpus", type=int, default=16)
+    p.add_argument("--full-device", default=None,
+                   help="keep only this device_id of --full-predictions (for a multi-device full model)")
+    p.add_argument("--stem", default="cost_benefit", help="output file stem: STEM.md and STEM.png")
     p.add_argument("--out", required=True)
     args = p.parse_args(argv)
     metrics = pd.read_csv(args.metrics)
@@ -88,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
                      "time_mape": m["time_mape"], "time_median_ape": m["time_median_ape"],
                      "time_spearman": m["time_spearman"], "bound_acc": m["bound_acc"],
                      "makespan_vs_oracle": replay.get(f"kgraph-compact-{size}", float("nan"))})
-    fm = full_metrics(args.full_predictions)
+    fm = full_metrics(args.full_predictions, args.full_device)
     s, n = lat("full kgraph model")
     rows.append({"model": "full (graph_only)", "params": n, "latency_us": s * 1e6, "time_mape": fm["time_mape"],
                  "time_median_ape": fm["time_median_ape"], "time_spearman": fm["time_spearman"],
@@ -100,8 +105,8 @@ def main(argv: list[str] | None = None) -> int:
     print(text)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "cost_benefit.md").write_text(text)
-    plot(table, refs, out / "cost_benefit.png")
+    (out / f"{args.stem}.md").write_text(text)
+    plot(table, refs, out / f"{args.stem}.png")
     return 0
 
 
@@ -132,13 +137,15 @@ def plot(table: pd.DataFrame, refs: dict[str, float], path: Path) -> None:
     for r in table.itertuples():
         b.annotate(r.model.split()[-1].strip("()"), (r.latency_us, r.makespan_vs_oracle), fontsize=7)
     top = 1.05 * max(table["makespan_vs_oracle"].max(), min(v for v in refs.values() if v > 1.0 + 1e-9))
-    for name, v in refs.items():
+    off = 0
+    for name, v in sorted(refs.items()):
         if v <= top:
             b.axhline(v, ls=":", lw=1, color="grey")
             b.annotate(name, (table["latency_us"].min(), v), fontsize=6, color="grey")
-        else:
-            b.annotate(f"{name}: {v:.2f} (off scale)", (0.02, 0.95), xycoords="axes fraction", fontsize=7)
-    b.set_ylim(0.98, top)
+        else:  # one line each, so several off-scale references do not overprint
+            b.annotate(f"{name}: {v:.2f} (off scale)", (0.02, 0.95 - 0.06 * off), xycoords="axes fraction", fontsize=7)
+            off += 1
+    b.set_ylim(min(0.98, table["makespan_vs_oracle"].min() - 0.005), top)
     b.set_xscale("log")
     b.set_xlabel("prediction latency (µs, 1 core)")
     b.set_ylabel("makespan / oracle (geo. mean)")
