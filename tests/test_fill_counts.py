@@ -156,7 +156,7 @@ def test_input_generations_and_local_size(measured, spec_file, tmp_path):
     """1.1 structured inputs are refused (donor and run); input-free kernels match any version and,
     without work-group constructs, any local size."""
     from data.corpus.spec import KernelSpec  # noqa: F401 - the spec file imports it
-    from data.harness.fill_counts import input_generation, workgroup_independent
+    from data.harness.count_donors import input_generation, workgroup_independent
     from data.harness.store import read_launches
     from data.harness.worker import load_specs
 

@@ -6,12 +6,8 @@ campaigns, launches above ``--max-instrumented-time-s``) nor the static analysis
 counts: escape-time loops, CSR rows) could give. Counts are device independent, so:
 
 1. **Donors.** A row takes the counts (and ``counts_source``) of an ok row with complete counts in a
-   ``--from`` dataset describing the same launch on the same inputs: equal ``kernel_id, source_id,
-   sizes, args, dims, g0..g2, l0..l2`` (the launch key minus the device, which the key hashes) and
-   the same *input generation* (:func:`input_generation`). The local size may differ only for
-   kernels whose counts cannot depend on the work-group shape (:func:`workgroup_independent`). When
-   several donors match, instrumented counts win over static ones, and donors that disagree are
-   refused.
+   ``--from`` dataset describing the same launch on the same inputs (the rules:
+   :mod:`data.harness.count_donors`).
 2. **Instrumented runs.** Rows still missing are counted by the harness itself on a local device
    (``--device``, PoCL by default): the campaign worker (:mod:`data.harness.worker`) runs
    :meth:`KernelRunner.measure` with ``timed=False`` on the inputs the campaign made (``--seed``),
@@ -19,6 +15,9 @@ counts: escape-time loops, CSR rows) could give. Counts are device independent, 
    (:meth:`CountCache.instrumented`) as a campaign's ``--counts instrumented``, without the timing.
    Only rows whose input generation equals the current harness's can be run. Smallest launches
    first, within ``--budget-s`` (the worker gets the deadline and is killed at it) and ``--max-rows``.
+3. **Irreproducible rows** (``--drop-irreproducible``): rows whose input generation no harness can
+   repeat and no donor covers are removed (:meth:`DatasetStore.remove_rows`) and their keys forgotten,
+   so the next campaign measures those launches anew.
 
 Updates go through :meth:`DatasetStore.update_rows` (under the store's lock; each touched shard
 rewritten to a temporary name and renamed), in batches every few seconds, so a kill loses at most
@@ -28,7 +27,6 @@ FLOP/s, bound) are recomputed for filled rows from the dataset's ``device.json``
 from __future__ import annotations
 
 import json
-import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,91 +34,12 @@ from pathlib import Path
 from kgraph.errors import UsageError
 
 from .columns import COUNT_COLUMNS, DERIVED_COLUMNS, HARNESS_VERSION, source_id_of
+from .count_donors import (GENERATION_REASONS, donor_matches, input_generation, missing_counts,
+                           same_buffers_for_locals, workgroup_independent)
 
-REQUIRED_COUNTS = tuple(c for c in COUNT_COLUMNS if c != "footprint_bytes")  # footprint -1 is allowed
-MATCH_COLUMNS = ("kernel_id", "source_id", "sizes", "args", "dims", "g0", "g1", "g2", "l0", "l1", "l2")
-NO_LOCAL_COLUMNS = MATCH_COLUMNS[:-3]
 FLUSH_S = 5.0  # seconds of filled rows kept in memory before the shards are rewritten
 
-# Work-group-dependent OpenCL constructs: a kernel using none of them computes the same thing per
-# work-item whatever the local size (see workgroup_independent).
-_WORKGROUP_WORDS = re.compile(
-    r"\b(get_local_id|get_local_size|get_local_linear_id|get_enqueued_local_size|get_group_id|"
-    r"get_num_groups|barrier|work_group_\w+|sub_group_\w+|get_sub_group_\w+|get_max_sub_group_size|"
-    r"get_num_sub_groups|__local|local|reqd_work_group_size|mem_fence|read_mem_fence|write_mem_fence|"
-    r"atomic_\w+|atom_\w+|atomic_work_item_fence)\b")
 
-
-def missing_counts(df):
-    """Boolean mask of ok rows without counts (what ``validate`` reports as unknown counts)."""
-    ok = df["status"] == "ok"
-    unknown = df[list(REQUIRED_COUNTS)].lt(0).any(axis=1) | df[list(REQUIRED_COUNTS)].isna().any(axis=1)
-    return ok & (unknown | df["counts_source"].isna())
-
-
-def complete_counts(df):
-    """Boolean mask of ok rows whose counts can be given to another row."""
-    return (df["status"] == "ok") & ~missing_counts(df.assign(status="ok"))
-
-
-def input_generation(spec, harness_version) -> str | None:
-    """What a row's input buffers were a function of, or None when they cannot be reproduced.
-
-    * ``zeros``: every buffer is an ``out`` buffer and there are no structured inputs, so every
-      harness version started from zeros (1.0: ``KernelSpec.inputs``; 1.1+: a zero fill);
-    * 1.0 otherwise: numpy's stream of ``default_rng(seed)`` drawn per visit at the visit's biggest
-      size, buffer after buffer: depends on which launches shared the visit -> None;
-    * 1.1 and later without ``make_inputs``: ``device-fill`` (fill.py: a hash of seed, buffer name,
-      index; same values in 1.1 and 1.2, a prefix of a bigger fill equals the smaller fill);
-    * ``make_inputs`` in 1.1: one ``default_rng(seed)`` per visit consumed size after size (by
-      ``work_of``), so a size's CSR matrix depends on the sizes visited before it -> None;
-    * ``make_inputs`` in 1.2: ``default_rng([seed, crc32(sizes)])`` per size (inputs.py): ``sizes-seeded``.
-    Versions not listed here (newer than this code, imported rows) -> None.
-    """
-    buffers = [a for a in spec.args if a.kind == "buffer"]
-    if spec.make_inputs is None and all(a.role == "out" for a in buffers):
-        return "zeros"
-    version = str(harness_version)
-    if version not in ("1.0", "1.1", "1.2"):
-        return None
-    if version == "1.0":
-        return None
-    if spec.make_inputs is None:
-        return "device-fill"
-    return "sizes-seeded" if version == "1.2" else None
-
-
-_GENERATION_REASONS = {
-    "1.0": "harness 1.0 inputs (numpy stream per visit) cannot be reproduced",
-    "1.1": "harness 1.1 structured inputs (one numpy stream per visit) cannot be reproduced",
-}
-
-
-def _strip_comments(source: str) -> str:
-    return re.sub(r"//[^\n]*|/\*.*?\*/", " ", source, flags=re.S)
-
-
-def workgroup_independent(spec) -> bool:
-    """True when the kernel's counts cannot depend on the local size, read from the code.
-
-    Each work-item of such a kernel runs the same code on the same data for any work-group shape:
-    the source (comments removed) names no work-group construct (local ids/sizes, group ids,
-    barriers and fences, ``__local`` memory, sub-groups, work-group functions, atomics, a required
-    work-group size), the spec has no ``local`` arguments, and its buffer element counts do not
-    change with the local size. The instrumented counters are per-launch sums over work-items, so
-    the totals are equal. Macros are not expanded: a construct hidden behind token pasting would
-    be missed, which no corpus kernel does.
-    """
-    if spec.lang != "opencl" or any(a.kind == "local" for a in spec.args):
-        return False
-    if _WORKGROUP_WORDS.search(_strip_comments(spec.source)):
-        return False
-    return True
-
-
-def _same_buffers_for_locals(spec, sizes: dict, locals_: list) -> bool:
-    counts = [spec.buffer_counts(sizes, list(local)) for local in locals_]
-    return all(c == counts[0] for c in counts[1:])
 
 
 @dataclass
@@ -134,7 +53,6 @@ class FillOptions:
     specs: str = "data.corpus:all_specs"
     build_timeout_s: float = 120.0
     launch_timeout_s: float = 120.0
-    progress: bool = False
     drop_irreproducible: bool = False  # remove rows whose inputs cannot be made again (re-measured later)
 
 
@@ -146,7 +64,6 @@ class FillReport:
     ran: int = 0
     run_s: float = 0.0
     run_device: str | None = None
-    run_rows_s: list = field(default_factory=list)       # seconds per instrumented row (wall, incl. build)
     copied_twins: int = 0                                # rows given a run's counts (other local size)
     dropped: dict = field(default_factory=dict)          # family -> rows removed (--drop-irreproducible)
     remaining: dict = field(default_factory=dict)        # reason -> {family: rows}
@@ -220,7 +137,7 @@ def fill_counts(opts: FillOptions) -> FillReport:
             else:
                 generation[row.key] = input_generation(spec, row.harness_version)
                 if generation[row.key] is None:
-                    reasons[row.key] = _GENERATION_REASONS.get(str(row.harness_version),
+                    reasons[row.key] = GENERATION_REASONS.get(str(row.harness_version),
                                                                f"harness {row.harness_version}: inputs unknown here")
         rows = {r["key"]: r for r in todo.to_dict("records")}
 
@@ -228,7 +145,7 @@ def fill_counts(opts: FillOptions) -> FillReport:
         filled: dict[str, dict] = {}
         candidates = [k for k in rows if k not in reasons]
         if opts.donors and candidates:
-            matches = _donor_matches(opts.donors, [rows[k] for k in candidates], generation, specs,
+            matches = donor_matches(opts.donors, [rows[k] for k in candidates], generation, specs,
                                      store_device=df["device_id"].iloc[0])
             for key, found in matches.items():
                 if isinstance(found, str):
@@ -261,7 +178,7 @@ def fill_counts(opts: FillOptions) -> FillReport:
 
         # irreproducible inputs: removed on request, so a campaign measures them again
         if opts.drop_irreproducible:
-            lost = {k for k in rows if k not in filled and reasons.get(k) in _GENERATION_REASONS.values()}
+            lost = {k for k in rows if k not in filled and reasons.get(k) in GENERATION_REASONS.values()}
             if lost:
                 store.remove_rows(lost)
                 for key in lost:
@@ -306,59 +223,6 @@ def _commit(store, filled: dict, rows: dict, roofline) -> None:
     store.update_rows(updates)
 
 
-def _match_key(row, columns) -> tuple:
-    return tuple(str(row[c]) if c in ("kernel_id", "source_id", "sizes", "args") else int(row[c]) for c in columns)
-
-
-def _donor_matches(donors: list, wanted: list[dict], generation: dict, specs: dict, store_device: str) -> dict:
-    """``{key: (donor folder, counts) or reason}`` for the rows in ``wanted``."""
-    from .store import read_launches
-
-    kernels = {r["kernel_id"] for r in wanted}
-    full: dict[tuple, list] = {}
-    no_local: dict[tuple, list] = {}
-    for donor in donors:
-        ddf = read_launches(donor)
-        ddf = ddf[ddf["kernel_id"].isin(kernels) & complete_counts(ddf)]
-        for r in ddf.to_dict("records"):
-            spec = specs.get(r["kernel_id"])
-            if spec is None or source_id_of(spec.source) != r["source_id"]:
-                continue  # the recipient's source is the spec's (checked by the caller)
-            gen = input_generation(spec, r["harness_version"])
-            if gen is None:
-                continue
-            entry = (str(donor), r)
-            full.setdefault(_match_key(r, MATCH_COLUMNS) + (gen,), []).append(entry)
-            no_local.setdefault(_match_key(r, NO_LOCAL_COLUMNS) + (gen,), []).append(entry)
-    out = {}
-    for row in wanted:
-        gen = generation[row["key"]]
-        found = full.get(_match_key(row, MATCH_COLUMNS) + (gen,))
-        if not found:
-            spec = specs[row["kernel_id"]]
-            found = no_local.get(_match_key(row, NO_LOCAL_COLUMNS) + (gen,))
-            if found and workgroup_independent(spec):
-                sizes = json.loads(row["sizes"])
-                dims = int(row["dims"])
-                locals_ = [[int(row[f"l{d}"]) for d in range(dims)]] + \
-                          [[int(r[f"l{d}"]) for d in range(dims)] for _, r in found]
-                if not _same_buffers_for_locals(spec, sizes, locals_):
-                    found = None
-            else:
-                found = None
-        if not found:
-            continue  # no donor: left for the instrumented runs
-        instrumented = [f for f in found if f[1]["counts_source"] == "instrumented"]
-        chosen = instrumented or found
-        values = {tuple(int(r[c]) for c in COUNT_COLUMNS) for _, r in chosen}
-        if len(values) > 1:
-            out[row["key"]] = f"{len(values)} different counts among the donors"
-            continue
-        donor, r = chosen[0]
-        out[row["key"]] = (donor, {**{c: int(r[c]) for c in COUNT_COLUMNS}, "counts_source": r["counts_source"]})
-    return out
-
-
 def _config_of(row: dict):
     from .sampling import LaunchConfig
 
@@ -394,7 +258,7 @@ def _run_instrumented(opts: FillOptions, store, rows: dict, specs: dict, rooflin
             continue
         spec = specs[row["kernel_id"]]
         shape = (row["kernel_id"], config.sizes, config.global_size)
-        if shape in first_of and workgroup_independent(spec) and _same_buffers_for_locals(
+        if shape in first_of and workgroup_independent(spec) and same_buffers_for_locals(
                 spec, config.sizes_dict, [list(config.local_size), list(local_of[first_of[shape]])]):
             twins[first_of[shape]].append(key)
             continue
@@ -420,7 +284,6 @@ def _run_instrumented(opts: FillOptions, store, rows: dict, specs: dict, rooflin
             visit = visit[:int(min(len(visit), budget_left))]
             by_worker_key = {c.key(info.device_id, kernel_id): key for key, c in visit}
             in_flight = None
-            visit_start = row_start = time.monotonic()
             try:
                 worker.send(("kernel", kernel_id, [c.to_json() for _, c in visit], None,
                              time.time() + max(deadline - time.monotonic(), 0), "count_only"))
@@ -435,7 +298,6 @@ def _run_instrumented(opts: FillOptions, store, rows: dict, specs: dict, rooflin
                     msg = worker.recv(min(opts.launch_timeout_s, max(deadline - time.monotonic(), 1.0)))
                     if msg[0] == "start":
                         in_flight = by_worker_key.get(msg[1])
-                        row_start = time.monotonic()
                     elif msg[0] == "row":
                         key = by_worker_key[msg[1]["key"]]
                         in_flight = None
@@ -446,7 +308,6 @@ def _run_instrumented(opts: FillOptions, store, rows: dict, specs: dict, rooflin
                                                  "counts_source": got["counts_source"]}
                             report.ran += 1
                             report.copied_twins += len(twins[key])
-                            report.run_rows_s.append(time.monotonic() - row_start)
                             budget_left -= 1
                         else:
                             for same in [key, *twins[key]]:
@@ -469,8 +330,6 @@ def _run_instrumented(opts: FillOptions, store, rows: dict, specs: dict, rooflin
                 worker.kill()
                 if in_flight is not None:
                     reasons[in_flight] = f"instrumented run on {info.device_id} crashed ({exc})"
-            finally:
-                report.run_s += time.monotonic() - visit_start
             if pending and time.monotonic() - last_flush >= FLUSH_S:
                 _commit(store, pending, rows, roofline)
                 pending, last_flush = {}, time.monotonic()
