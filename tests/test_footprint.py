@@ -90,7 +90,7 @@ def test_strided_marks_equal_index_marks():
     """_mark's strided view sets exactly the elements of the index-array definition."""
     import numpy as np
 
-    from kgraph.analysis.footprint import _mark
+    from kgraph.analysis.element_sets import mark
 
     rng = np.random.default_rng(0)
     for _ in range(200):
@@ -103,7 +103,7 @@ def test_strided_marks_equal_index_marks():
         want = np.zeros(offsets.max() + shift + 2, dtype=bool)
         want[offsets + shift] = True
         got = np.zeros_like(want)
-        _mark(got, start + shift, base, steps)
+        mark(got, start + shift, base, steps)
         assert (got == want).all(), (start, base, steps)
 
 

@@ -98,7 +98,7 @@ class KernelAnalysis:
             expr = sp.sympify(self.counts[key])
             names = sorted(s.name for s in expr.free_symbols)
             syms = sorted(expr.free_symbols, key=lambda s: s.name)
-            fn = sp.lambdify(syms, expr, modules=[{"floor_log2": _floor_log2}, "math"])
+            fn = sp.lambdify(syms, expr, modules=[{"floor_log2": floor_log2_value}, "math"])
             self._compiled[key] = (names, fn)
         return self._compiled[key]
 
@@ -139,7 +139,8 @@ class KernelAnalysis:
                 "accesses": [a.to_dict() for a in self.accesses], "notes": list(self.notes)}
 
 
-def _floor_log2(x: float) -> int:
+def floor_log2_value(x: float) -> int:
+    """The number :class:`kgraph.analysis.symbolic.floor_log2` stands for (-1 for x <= 0)."""
     if x <= 0:
         return -1
     m, e = math.frexp(x)
