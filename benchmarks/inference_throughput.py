@@ -57,7 +57,7 @@ def sample_requests(dataset: str | Path, n: int, seed: int = 0) -> tuple[list[di
 def time_once(predictor, rows: list[dict], texts: dict, device: dict, sync=None) -> tuple[dict, list[dict]]:
     """One pass over ``rows``: seconds per stage (``STAGES``) and the predictions."""
     import kgraph
-    from models.predictor import make_launch
+    from models.launches import make_launch
 
     t0 = time.perf_counter()
     graphs = {sid: {g.name: g for g in kgraph.from_source(src, lang, filename=f"{sid}.{lang}")}

@@ -46,7 +46,7 @@ def test_featurise_forward_equals_predict():
     seconds, timed = time_once(predictor, rows, texts, device)
     assert set(seconds) == {"parse_s", "validate_s", "featurise_s", "forward_s"}
     import kgraph
-    from models.predictor import make_launch
+    from models.launches import make_launch
 
     graphs = {sid: {g.name: g for g in kgraph.from_source(s, lang)} for sid, (s, lang) in texts.items()}
     launches = [make_launch(graphs[r["source_id"]], r["kernel"], r["global"], r["local"], r["args"], device)

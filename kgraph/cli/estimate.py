@@ -108,7 +108,8 @@ def _requests(args) -> list[dict]:
 
 
 def run(args) -> int:
-    from models.predictor import DEFAULT_DIR, Predictor, kernels_of, make_launch, resolve_device, with_static_footprint
+    from models.launches import kernels_of, make_launch, with_static_footprint
+    from models.predictor import DEFAULT_DIR, Predictor, resolve_device
 
     model_dir = Path(args.model) if args.model else DEFAULT_DIR
     known = {}

@@ -1,0 +1,158 @@
+"""A launch to predict: made from a kernel of a parsed file and validated (:func:`make_launch`), tabulated
+the way :mod:`data.features` reads launches (:func:`to_tables`), and given the exact static footprint
+where the analysis proves one (:func:`with_static_footprint`).
+
+Launches are validated when they are made (unknown kernel, missing scalar arguments, bad sizes), before
+any model is loaded, so bad input never costs a model load.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+
+def kernels_of(path: str | Path, lang: str | None = None) -> dict:
+    """Kernel name -> ``KernelGraph`` of one source file (InputError/SourceError/UsageError as the parsers).
+
+    Without static analysis: a launch needs the graph and the parameters only; the static-count features
+    analyse the one kernel launched (``data.features.compile_static_counts``).
+    """
+    import kgraph
+
+    return {g.name: g for g in kgraph.from_file(path, lang, analyze=False)}
+
+
+@dataclasses.dataclass
+class Launch:
+    """One launch to predict (made by :func:`make_launch`, which validates it).
+
+    Args:
+        graph: the kernel's ``KernelGraph`` (``kgraph.from_source``).
+        source, lang: the whole source text and its language (``opencl``/``cuda``/``c``).
+        global_size: work-items per dimension (CUDA: grid x block), 1 to 3 positive ints.
+        local_size: work-group (CUDA: block) shape, same length.
+        args: scalar argument values by parameter name, in the kernel's parameter order.
+        device: the device descriptor (``device.json`` dict).
+    """
+
+    graph: object
+    source: str
+    lang: str
+    global_size: list[int]
+    local_size: list[int]
+    args: dict[str, float]
+    device: dict
+
+
+def default_local_size(graph, global_size: list[int]) -> list[int]:
+    """``reqd_work_group_size`` when the kernel declares it, else per dimension the largest power of
+    two dividing the global size, at most 256 in 1D and 16 per dimension in 2D/3D."""
+    reqd = graph.function.attributes.get("reqd_work_group_size")
+    if reqd and all(isinstance(v, int) for v in reqd):
+        return [int(v) for v in reqd][: len(global_size)]
+    cap = 256 if len(global_size) == 1 else 16
+    out = []
+    for g in global_size:
+        b = 1
+        while b * 2 <= cap and g % (b * 2) == 0:
+            b *= 2
+        out.append(b)
+    return out
+
+
+def make_launch(graphs: dict, kernel: str, global_size: list[int], local_size: list[int] | None,
+                args: dict[str, float], device: dict, where: str = "") -> Launch:
+    """Validate one launch of ``kernel`` (a key of ``graphs``: name -> KernelGraph of one file).
+
+    Raises UsageError naming the option: unknown kernel (lists the file's kernels), sizes that are not
+    1-3 positive ints, a local size of another length or not dividing the global size, a missing or
+    unknown scalar argument.
+    """
+    from kgraph.errors import UsageError
+
+    at = f"{where}: " if where else ""
+    if kernel not in graphs:
+        raise UsageError(f"{at}--kernel {kernel}: no kernel of that name in the file; its kernels: "
+                         f"{', '.join(graphs) or '(none)'}")
+    graph = graphs[kernel]
+    for name, sizes in (("--global", global_size), ("--local", local_size)):
+        if sizes is not None and not (1 <= len(sizes) <= 3 and all(int(v) == v and v > 0 for v in sizes)):
+            raise UsageError(f"{at}{name} {sizes}: needs 1 to 3 positive integers")
+    local = list(local_size) if local_size is not None else default_local_size(graph, list(global_size))
+    if len(local) != len(global_size):
+        raise UsageError(f"{at}--local {','.join(map(str, local))}: has {len(local)} dimension(s), --global has "
+                         f"{len(global_size)}")
+    bad = [d for d, (g, l) in enumerate(zip(global_size, local)) if g % l]
+    if bad:
+        raise UsageError(f"{at}--local {','.join(map(str, local))} does not divide --global "
+                         f"{','.join(map(str, global_size))} in dimension {bad[0]}")
+    scalars = [p.name for p in graph.function.params if p.kind == "scalar"]
+    missing = [n for n in scalars if n not in args]
+    if missing:
+        raise UsageError(f"{at}--arg: kernel {kernel} needs a value for scalar parameter(s) {', '.join(missing)} "
+                         f"(e.g. --arg {missing[0]}=4096)")
+    unknown = [n for n in args if n not in scalars]
+    if unknown:
+        raise UsageError(f"{at}--arg {unknown[0]}: kernel {kernel} has no scalar parameter of that name "
+                         f"(its scalars: {', '.join(scalars) or 'none'})")
+    return Launch(graph, graph.unit.text, graph.lang, [int(g) for g in global_size], [int(v) for v in local],
+                  {n: float(args[n]) for n in scalars}, device)
+
+
+def to_tables(launches: list[Launch]):
+    """(launch rows with ``kernel_index``, sources, devices, distinct kernels) as ``data.features`` wants."""
+    import pandas as pd
+
+    from data.harness.columns import source_id_of
+
+    kernels, index_of, rows, sources, devices = [], {}, [], {}, {}
+    for launch in launches:
+        sid = source_id_of(launch.source)
+        key = (sid, launch.graph.name)
+        if key not in index_of:
+            index_of[key] = len(kernels)
+            kernels.append(launch)
+        sources[sid] = {"source_id": sid, "lang": launch.lang, "source": launch.source}
+        device_id = launch.device["device_id"]
+        devices[device_id] = launch.device
+        g = launch.global_size + [1] * (3 - len(launch.global_size))
+        l = launch.local_size + [1] * (3 - len(launch.local_size))
+        rows.append({"device_id": device_id, "source_id": sid, "kernel_name": launch.graph.name,
+                     "dims": len(launch.global_size), "g0": g[0], "g1": g[1], "g2": g[2], "l0": l[0], "l1": l[1],
+                     "l2": l[2], "args": json.dumps(launch.args), "kernel_index": index_of[key]})
+    return pd.DataFrame(rows), pd.DataFrame(list(sources.values())), devices, kernels
+
+
+def static_footprints(launches: list[Launch]) -> list:
+    """The static footprint (:mod:`kgraph.analysis.footprint`) of each launch: a
+    :class:`~kgraph.analysis.footprint.FootprintResult`, or None when the kernel cannot be analysed.
+    One analysis per distinct kernel."""
+    from kgraph.analysis.footprint import static_footprint
+
+    compiled, out = {}, []
+    for launch in launches:
+        key = id(launch.graph)
+        if key not in compiled:
+            try:
+                compiled[key] = static_footprint(launch.graph.function, launch.graph.unit)
+            except Exception:  # noqa: BLE001 - no static footprint: the model's is used
+                compiled[key] = None
+        fp = compiled[key]
+        env = {**launch.args, "global_size": launch.global_size, "local_size": launch.local_size}
+        out.append(fp.evaluate(env) if fp is not None else None)
+    return out
+
+
+def with_static_footprint(launches: list[Launch], predictions: list[dict]) -> list[dict]:
+    """``predictions`` with ``footprint_bytes`` replaced by the static footprint where it is exact
+    (``footprint_source`` = ``"static"``), else the model's (``"model"``)."""
+    out = []
+    for fp, pred in zip(static_footprints(launches), predictions):
+        pred = dict(pred)
+        if fp is not None and fp.exact and fp.total_bytes is not None:
+            pred["footprint_bytes"], pred["footprint_source"] = float(fp.total_bytes), "static"
+        else:
+            pred["footprint_source"] = "model"
+        out.append(pred)
+    return out
