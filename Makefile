@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-all bench clean-venv
+.PHONY: demo test test-all export-c clean-venv
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
@@ -14,7 +14,7 @@ $(STAMP): pyproject.toml constraints.txt
 	touch $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/python -m kgraph.demo
+	$(BIN)/python -m kgraph.app.demo
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q tests
@@ -22,8 +22,9 @@ test: $(STAMP)
 test-all: $(STAMP)
 	$(BIN)/python -m pytest -q -m "" tests
 
-bench: $(STAMP)
-	$(BIN)/python -m benchmarks.run_all
+# build output, never committed: the shipped compact head as C99 (kgraph_model.c/.h), with the StarPU tile kernels
+export-c: $(STAMP)
+	$(BIN)/kgraph export --format c --out build/model --kernels data/corpus/tiles/*.cl
 
 clean-venv:
 	rm -rf $(VENV)

@@ -1,7 +1,7 @@
 """The ablation grid: every model variant on every split, trained and predicted side by side.
 
 Each (variant, split) run is two LightningCLI processes (``fit`` then ``predict`` with the
-:class:`models.predictions.PredictionWriter` callback), run ``--parallel`` at a time; a run that fails
+:class:`kgraph.models.predictions.PredictionWriter` callback), run ``--parallel`` at a time; a run that fails
 is recorded in ``status.json`` and the grid goes on. The prediction folders feed ``kgraph report``.
 
 Usage (the H200 host; see BENCHMARKS.md for the exact command used)::
@@ -48,7 +48,7 @@ def one_run(variant: str, split: str, args) -> dict:
         f"--data.num_workers={args.num_workers}", f"--trainer.logger.init_args.save_dir={out}",
         *(f"--data.test_devices={json.dumps(args.test_devices)}" for _ in [0] if split == "leave_device_out"),
         *args.extra]
-    fit = [sys.executable, "-m", "models.cli", "fit", *common, f"--trainer.max_time={args.max_time}",
+    fit = [sys.executable, "-m", "kgraph.models.cli", "fit", *common, f"--trainer.max_time={args.max_time}",
            f"--checkpoint.dirpath={out / 'ckpt'}"]
     record = {"run": name, "variant": variant, "split": split}
     start = time.perf_counter()
@@ -60,8 +60,8 @@ def one_run(variant: str, split: str, args) -> dict:
         record.update(status="fit_failed", returncode=done.returncode)
         return record
     record["ckpt"] = str(best[-1])
-    predict = [sys.executable, "-m", "models.cli", "predict", *common, f"--ckpt_path={best[-1]}",
-               "--trainer.callbacks+=models.predictions.PredictionWriter",
+    predict = [sys.executable, "-m", "kgraph.models.cli", "predict", *common, f"--ckpt_path={best[-1]}",
+               "--trainer.callbacks+=kgraph.models.predictions.PredictionWriter",
                f"--trainer.callbacks.out_dir={out / 'pred'}", f"--trainer.callbacks.model_name={variant}"]
     with open(out / "predict.log", "w") as log:
         done = subprocess.run(predict, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)

@@ -4,12 +4,12 @@
         --heads old=models/default_compact/compact.pt new=runs/compact_v2/graph_only_v2-unseen_launch-base.pt \
         [--exclude-keys old_train_keys.txt] [--only-keys teacher_test_keys.txt] --out metrics.csv
 
-Test rows: ``data.datamodule.to_splits`` of the dataset alone (val 0.1, test 0.2, seed 0, as
-``kgraph.runtime.compact_training``). Each head takes its own code table (``kernel_id`` → embedding of
+Test rows: ``kgraph.data.datamodule.to_splits`` of the dataset alone (val 0.1, test 0.2, seed 0, as
+``kgraph.models.compact_training``). Each head takes its own code table (``kernel_id`` → embedding of
 its own teacher); rows are kept only where every head has the kernel in its table, and, with
 ``--exclude-keys``, where the launch ``key`` is not listed (e.g. the launches an older head trained on,
 taken from an older version of the dataset); with ``--only-keys``, a further subset of the listed
-launches only (e.g. a teacher's own test launches, which its encoder never trained on). Metrics: :func:`models.metrics.summarize`.
+launches only (e.g. a teacher's own test launches, which its encoder never trained on). Metrics: :func:`kgraph.models.metrics.summarize`.
 """
 from __future__ import annotations
 
@@ -22,9 +22,9 @@ import torch
 
 
 def main(argv: list[str] | None = None) -> int:
-    from data.datamodule import KGraphDataModule
-    from models.compact import from_checkpoint, to_compact_inputs
-    from models.metrics import summarize
+    from kgraph.data.datamodule import KGraphDataModule
+    from kgraph.models.compact import from_checkpoint, to_compact_inputs
+    from kgraph.models.metrics import summarize
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--dataset", required=True)

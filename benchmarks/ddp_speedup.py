@@ -1,6 +1,6 @@
 """DDP speed-up: the same ``kgraph fit`` on 1 and on K devices for a fixed number of epochs.
 
-Every run is ``python -m models.cli fit`` (= ``kgraph fit``) with ``--trainer.strategy ddp
+Every run is ``python -m kgraph.models.cli fit`` (= ``kgraph fit``) with ``--trainer.strategy ddp
 --trainer.devices K``, a fixed ``--trainer.max_epochs`` (no time cap, no step cap), W&B off, in its own
 subprocess. The :class:`EpochClock` callback (rank 0) records per epoch the training seconds (epoch
 minus its validation), the validation seconds and the last validation metrics. Reported per run: wall
@@ -148,7 +148,7 @@ def config_args(configs: list[str]) -> list[str]:
 
 def prepare_cache(common: list[str]) -> float:
     """Build the DataModule (graphs/tokens cache included) once, on one CPU process; returns seconds."""
-    from models.cli import build_cli
+    from kgraph.models.cli import build_cli
 
     start = time.perf_counter()
     cli = build_cli([*common, "--trainer.accelerator=cpu", "--trainer.devices=1", "--trainer.strategy=auto"],
@@ -164,7 +164,7 @@ def one_run(devices: int, mode: str, per_device_batch: int, common: list[str], a
     folder.mkdir(parents=True, exist_ok=True)
     clock = folder / "epochs.json"
     clock.unlink(missing_ok=True)
-    cmd = [sys.executable, "-m", "models.cli", "fit", *common, f"--trainer.accelerator={args.accelerator}",
+    cmd = [sys.executable, "-m", "kgraph.models.cli", "fit", *common, f"--trainer.accelerator={args.accelerator}",
            f"--trainer.devices={devices}", "--trainer.strategy=ddp", f"--data.batch_size={per_device_batch}",
            f"--checkpoint.dirpath={folder / 'ckpt'}", f"--trainer.default_root_dir={folder}",
            "--trainer.callbacks+=benchmarks.ddp_speedup.EpochClock", f"--trainer.callbacks.path={clock}"]

@@ -13,16 +13,16 @@ export PYTHONUNBUFFERED=1 PYTHONWARNINGS=ignore
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > "$OUT/env.txt" 2>&1
 GPU_CORES=${GPU_CORES:-0-2}   # CPU_DS= (empty) runs the GPU campaign alone, on every core
 [ -z "$CPU_DS" ] && GPU_CORES=0-$(( $(nproc) - 1 ))
-taskset -c "$GPU_CORES" python3 -m data.harness.campaign --device nvidia --budget-s "$BUDGET_S" --no-progress \
+taskset -c "$GPU_CORES" python3 -m kgraph.data.harness.campaign --device nvidia --budget-s "$BUDGET_S" --no-progress \
   --out "$GPU_DS" > "$OUT/nvidia.log" 2>&1 &
 pids=$!
 if [ -n "$CPU_DS" ]; then
-  taskset -c 3-15 python3 -m data.harness.campaign --device pocl --budget-s "$BUDGET_S" --max-launch-mb 256 \
+  taskset -c 3-15 python3 -m kgraph.data.harness.campaign --device pocl --budget-s "$BUDGET_S" --max-launch-mb 256 \
     --counts static --build-jobs 4 --no-progress --out "$CPU_DS" > "$OUT/pocl.log" 2>&1 &
   pids="$pids $!"
 fi
 wait $pids
-for ds in $GPU_DS $CPU_DS; do python3 -m kgraph.cli.main dataset validate "$ds"; done > "$OUT/validate.txt" 2>&1
+for ds in $GPU_DS $CPU_DS; do python3 -m kgraph.app.cli.main dataset validate "$ds"; done > "$OUT/validate.txt" 2>&1
 tar czf "$OUT/gpu.tgz" "$GPU_DS"
 [ -n "$CPU_DS" ] && tar czf "$OUT/cpu.tgz" "$CPU_DS"
 tail -n 2 "$OUT"/*.log "$OUT/validate.txt"

@@ -3,7 +3,7 @@
     PYTHONPATH=. .venv/bin/python benchmarks/footprint_static.py [--dataset data/datasets/nvidia-h200]
         [--family F] [--show-inexact-exact]
 
-For every corpus kernel (``data.corpus.all_specs()``) and every ok row of the dataset with
+For every corpus kernel (``kgraph.data.corpus.all_specs()``) and every ok row of the dataset with
 ``counts_source == "instrumented"``: the static footprint at the row's global/local size and scalar
 arguments vs ``footprint_bytes``. Prints the share of rows marked exact, the MAPE on those rows (should
 be ~0: the flag must not lie), the MAPE over every row with a static value, and the worst families.
@@ -27,11 +27,11 @@ def main(argv=None) -> int:
                         "its footprint MAPE on these rows alone and with the exact static footprint in its place")
     args = parser.parse_args(argv)
 
-    from data.corpus import all_specs
-    from data.harness.store import read_launches
+    from kgraph.data.corpus import all_specs
+    from kgraph.data.harness.store import read_launches
     from kgraph.analysis import analyze
     from kgraph.analysis.footprint import static_footprint
-    from parsers import parse_source
+    from kgraph.parsers import parse_source
 
     t0 = time.time()
     df = read_launches(args.dataset)

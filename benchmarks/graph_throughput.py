@@ -1,6 +1,6 @@
 """Graph-building throughput: kernels per second on one core, and its ratio to tree-sitter's raw parse.
 
-Corpus: the shipped ``examples/`` kernels plus the generated corpus (``data.corpus.all_specs()``) when it
+Corpus: the shipped ``examples/`` kernels plus the generated corpus (``kgraph.data.corpus.all_specs()``) when it
 imports; otherwise the examples replicated with renamed kernels until there are ``--min-kernels``.
 Timings over the whole corpus, on one core (the process is pinned), each the best of ``--repeats``
 passes (``--analysis-repeats`` for the slow static analysis), graphs kept until the pass ends:
@@ -31,12 +31,12 @@ HEADER = ("| kernels | sources | graph build kernels/s | parse+graph kernels/s |
 
 def load_sources(min_kernels: int) -> list[tuple[str, str, str]]:
     """``(name, lang, text)`` of every source in the benchmark corpus."""
-    from kgraph.demo import example_files
+    from kgraph.app.demo import example_files
 
     ext_lang = {".cl": "opencl", ".cu": "cuda", ".cuh": "cuda", ".c": "c"}
     sources = [(str(p.relative_to(ROOT)), ext_lang[p.suffix], p.read_text()) for p in example_files(ROOT / "examples")]
     try:
-        from data.corpus import all_specs
+        from kgraph.data.corpus import all_specs
 
         sources += [(spec.kernel_id, spec.lang, spec.source) for spec in all_specs()]
     except ImportError:
@@ -56,7 +56,7 @@ def measure(sources, repeats: int, analysis_repeats: int = 1) -> dict:
     import tree_sitter as ts
 
     import kgraph
-    from parsers import parse_source
+    from kgraph.parsers import parse_source
 
     units = [parse_source(text, lang, filename=name) for name, lang, text in sources]
     parsers = {}

@@ -1,6 +1,6 @@
 """Harness throughput: launches per minute (all, and at CV <= 2%) of a campaign on a fixed kernel subset.
 
-Runs ``data.harness.campaign.run_campaign`` into a fresh temporary folder, on a fixed subset of the
+Runs ``kgraph.data.harness.campaign.run_campaign`` into a fresh temporary folder, on a fixed subset of the
 corpus (the first ``--per-family`` kernels of every ``--family-step``-th family, sorted by family
 name), under a time budget, with cold build caches by default (a fresh ``POCL_CACHE_DIR`` and
 harness binary cache, like a fresh GPU machine). Prints one markdown row and, when the harness
@@ -26,7 +26,7 @@ HEADER = ("| device | kernels | budget s | wall s | rows | ok | launches/min | l
 
 def kernel_subset(per_family: int, family_step: int) -> list[str]:
     """The benchmark's kernel ids: deterministic, spread over the families."""
-    from data.corpus import all_specs
+    from kgraph.data.corpus import all_specs
 
     by_family: dict[str, list[str]] = {}
     for spec in all_specs():
@@ -37,10 +37,10 @@ def kernel_subset(per_family: int, family_step: int) -> list[str]:
 
 def run(device: str, budget_s: float, per_family: int, family_step: int, warm_cache: bool,
         extra: list[str]) -> int:
-    from data.harness.campaign import add_campaign_arguments, options_from_args, run_campaign
-    from data.harness.descriptor import measure_descriptor, save_descriptor
-    from data.harness.devices import pick_device
-    from data.harness.store import read_launches
+    from kgraph.data.harness.campaign import add_campaign_arguments, options_from_args, run_campaign
+    from kgraph.data.harness.descriptor import measure_descriptor, save_descriptor
+    from kgraph.data.harness.devices import pick_device
+    from kgraph.data.harness.store import read_launches
 
     kernels = kernel_subset(per_family, family_step)
     scratch = Path(tempfile.mkdtemp(prefix="kgraph-throughput-"))

@@ -1,6 +1,6 @@
 """Inference throughput (launches/s) of the shipped model's batch prediction path, per device.
 
-The path timed is the one ``kgraph estimate --batch`` runs (:mod:`models.predictor`): each distinct
+The path timed is the one ``kgraph estimate --batch`` runs (:mod:`kgraph.models.predictor`): each distinct
 source parsed once (``kgraph.from_source``, as ``kernels_of`` does once per file), every launch
 validated (``make_launch``), :meth:`Predictor.featurise` (static counts lambdified and evaluated,
 kernel graphs built once per distinct kernel of a 1024-launch chunk, device/launch features) and
@@ -38,7 +38,7 @@ def sample_requests(dataset: str | Path, n: int, seed: int = 0) -> tuple[list[di
     sources ``source_id -> (source, lang)`` and the dataset's device descriptor."""
     import numpy as np
 
-    from data.datamodule import read_dataset
+    from kgraph.data.datamodule import read_dataset
 
     launches, sources, device = read_dataset(dataset)
     order = np.random.default_rng(seed).permutation(len(launches))
@@ -57,7 +57,7 @@ def sample_requests(dataset: str | Path, n: int, seed: int = 0) -> tuple[list[di
 def time_once(predictor, rows: list[dict], texts: dict, device: dict, sync=None) -> tuple[dict, list[dict]]:
     """One pass over ``rows``: seconds per stage (``STAGES``) and the predictions."""
     import kgraph
-    from models.launches import make_launch
+    from kgraph.models.launches import make_launch
 
     t0 = time.perf_counter()
     graphs = {sid: {g.name: g for g in kgraph.from_source(src, lang, filename=f"{sid}.{lang}")}
@@ -98,7 +98,7 @@ def run_device(name: str, model_dir: str, dataset: str, n: int, repeats: int, co
     import numpy as np
     import torch
 
-    from models.predictor import Predictor
+    from kgraph.models.predictor import Predictor
 
     if name == "cuda" and not torch.cuda.is_available():
         return {**record, "skipped": "no CUDA device visible to torch"}

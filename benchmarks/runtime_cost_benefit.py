@@ -7,10 +7,10 @@
         --out benchmarks/results/runtime
 
 Inputs are the outputs of the other runtime steps, so every number has one producer:
-``--metrics`` (``python -m kgraph.runtime.compact_training``: params and test metrics per size and
+``--metrics`` (``python -m kgraph.models.compact_training``: params and test metrics per size and
 dataset), ``--full-predictions`` (the full model's test predictions, same launches), ``--latency``
 (``python -m benchmarks.runtime_latency --out``: C call per compact size, full model per launch) and
-``--tables`` (``python -m kgraph.scheduling.from_datasets``: truth and per-model belief tables).
+``--tables`` (``python -m kgraph.app.scheduling.from_datasets``: truth and per-model belief tables).
 The makespan column is the geometric mean, over tiled Cholesky and LU at ``--tiles`` × every tile
 size in the truth, of makespan / oracle makespan under the dmda replay (1.0 = perfect knowledge);
 cold history and a·n^b regression are listed as the no-model references.
@@ -29,8 +29,8 @@ SIZES = ("tiny", "small", "base", "large")
 
 
 def full_metrics(path: str, device: str | None = None) -> dict:
-    from data.features import BOUND_CLASSES, REGRESSION_TARGETS
-    from models.metrics import summarize
+    from kgraph.data.features import BOUND_CLASSES, REGRESSION_TARGETS
+    from kgraph.models.metrics import summarize
 
     df = pd.read_parquet(path)
     if device is not None:  # a multi-device teacher's predictions: compare on one device only
@@ -44,8 +44,8 @@ def full_metrics(path: str, device: str | None = None) -> dict:
 
 def replay_ratios(tables: Path, tiles: list[int], cpus: int) -> dict[str, float]:
     """Belief name → geometric mean of makespan / oracle over DAGs × tiles × tile sizes."""
-    from kgraph.scheduling import Platform, TimeTable
-    from kgraph.scheduling.run import DAGS, compare, read_predictions
+    from kgraph.app.scheduling import Platform, TimeTable
+    from kgraph.app.scheduling.run import DAGS, compare, read_predictions
 
     truth = TimeTable.from_file(tables / "truth.csv")
     preds = read_predictions([f"{p.stem}={p}" for p in sorted(tables.glob("kgraph-*.csv"))])

@@ -23,9 +23,9 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from kgraph.runtime import runtime_dir
+from kgraph.data.corpus import tile_kernel_files
 
-KERNEL = runtime_dir() / "starpu" / "kernels" / "tile_gemm.cl"
+KERNEL = tile_kernel_files()[0].parent / "tile_gemm.cl"
 
 
 def _median_s(fn, repeats: int = 7, inner: int = 1) -> float:
@@ -40,7 +40,7 @@ def _median_s(fn, repeats: int = 7, inner: int = 1) -> float:
 
 
 def compact_bundle(ckpt: str | None, size: str):
-    from models.compact import CompactConfig, CompactHead, from_checkpoint
+    from kgraph.models.compact import CompactConfig, CompactHead, from_checkpoint
 
     if ckpt:
         b = from_checkpoint(ckpt)
@@ -51,8 +51,8 @@ def compact_bundle(ckpt: str | None, size: str):
 
 
 def time_c(head, table, devices, work: Path) -> float:
-    from models.export import to_c
-    from models.export.c_driver import bench_c, build_driver
+    from kgraph.models.export import to_c
+    from kgraph.models.export.c_driver import bench_c, build_driver
 
     to_c(head, work / "c", table, devices)
     driver = build_driver(work / "c")
@@ -62,7 +62,7 @@ def time_c(head, table, devices, work: Path) -> float:
 
 def time_onnx(head, work: Path, batch: int = 65536) -> tuple[float, float]:
     """(seconds per batch, predictions per second) on one intra-op thread."""
-    from models.export.onnx_graph import onnx_session, to_onnx
+    from kgraph.models.export.onnx_graph import onnx_session, to_onnx
 
     sess = onnx_session(to_onnx(head, work / "m.onnx"), threads=1)
     x = np.random.default_rng(0).standard_normal((batch, head.config.in_dim)).astype(np.float32)
@@ -74,8 +74,8 @@ def time_full_model(ckpt: str | None = None) -> tuple[float, str, int]:
     """One prediction of the full model from the kernel's graph (+ tokens), launch features given:
     (seconds, description, parameters)."""
     import kgraph
-    from data.features import feature_names
-    from models.kgraph_model import KGraphModel, ModelConfig
+    from kgraph.data.features import feature_names
+    from kgraph.models.kgraph_model import KGraphModel, ModelConfig
     from torch_geometric.data import Batch
 
     graph = kgraph.to_pyg(kgraph.from_file(KERNEL)[0])
@@ -83,8 +83,8 @@ def time_full_model(ckpt: str | None = None) -> tuple[float, str, int]:
     feats = torch.zeros(1, len(feature_names()))
     tokens = None
     if ckpt:
-        from data.graph_dataset import load_tokenizer
-        from kgraph.runtime.compact_training import load_full_model
+        from kgraph.data.graph_dataset import load_tokenizer
+        from kgraph.models.compact_training import load_full_model
 
         model = load_full_model(ckpt)
         note = Path(ckpt).stem.split("-")[0] + ", trained"

@@ -3,14 +3,14 @@
     python -m benchmarks.runtime_starpu --export DIR [--sizes 4x64 6x128] [--ncpu 1] [--out report.md]
         [--time-table times.csv]
 
-``--export``: a C export (``kgraph export --format c --kernels kgraph/runtime/starpu/kernels/*.cl``)
+``--export``: a C export (``kgraph export --format c --kernels kgraph/app/runtime/starpu/kernels/*.cl``)
 whose code table holds tile_potrf/trsm/syrk/gemm and whose device table holds the ids given by
 ``--cpu-device`` / ``--opencl-device``. Each configuration runs tiled Cholesky and tiled GEMM at
 every size under dmda (eager for "none") on ``--ncpu`` CPU workers + one OpenCL (PoCL) worker.
 History "calibrated" runs ``--calibration-runs`` times with STARPU_CALIBRATE=1 first (its own
 STARPU_HOME); "cold" starts from an empty model directory. ``--time-table`` writes the measured
 per-task times (kind, tile, device = cpu|gpu, time_us; the OpenCL worker plays "gpu") for
-``python -m kgraph.scheduling.run``. ``--opencl gpu`` lets StarPU take the host's OpenCL GPU
+``python -m kgraph.app.scheduling.run``. ``--opencl gpu`` lets StarPU take the host's OpenCL GPU
 (STARPU_OPENCL_ON_CPUS=0) instead of a CPU OpenCL device (PoCL, the default ``cpu``); the report and
 time table are rewritten after every (workload, size), so a run cut short keeps what it finished.
 """
@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 
 from kgraph.errors import MeasurementError
-from kgraph.runtime.starpu_runner import build, run_workload
+from kgraph.app.runtime.starpu_runner import build, run_workload
 
 CONFIGS = ("kgraph", "history-calibrated", "history-cold", "regression", "eager")
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Gather StarPU 1.3 (headers, libstarpu and every shared library it needs that a bare host may lack,
 # the OpenCL ICD loader and headers, hwloc, make) into one relocatable folder, so that the StarPU
-# workload (kgraph/runtime/starpu) builds and runs on a bare Debian/Ubuntu x86-64 host without apt.
+# workload (kgraph/app/runtime/starpu) builds and runs on a bare Debian/Ubuntu x86-64 host without apt.
 #
 #   benchmarks/starpu_bundle.sh [DEST]        # DEST defaults to .starpu (git-ignored)
 #
@@ -14,8 +14,9 @@ set -euo pipefail
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 DEST="${1:-$REPO/.starpu}"
-SRC="$REPO/kgraph/runtime/starpu"
-MODEL="$REPO/models/default_compact"
+SRC="$REPO/kgraph/app/runtime/starpu"
+MODEL="$(mktemp -d)"   # only kgraph_model.h is read (for gcc -M): export the shipped head to C there
+"${PYTHON:-python3}" -m kgraph.app.cli.main export --format c --out "$MODEL" >/dev/null || { echo "starpu_bundle: kgraph export failed" >&2; exit 1; }
 # Libraries every host with a C toolchain has (glibc, libgcc_s, libstdc++): never bundled.
 BASE_RE='^(linux-vdso|ld-linux-x86-64|libc|libm|libpthread|libdl|librt|libresolv|libutil|libgcc_s|libstdc\+\+)\.so'
 
@@ -76,7 +77,7 @@ done
 # make (libc only) for hosts without it; starpu_device.sh appends DEST/bin to PATH, so a host make wins.
 cp -L "$(command -v make)" "$DEST/bin/make"
 
-# Make variables for kgraph/runtime/starpu/Makefile (it takes KGRAPH_STARPU_CFLAGS / _LIBS from the
+# Make variables for kgraph/app/runtime/starpu/Makefile (it takes KGRAPH_STARPU_CFLAGS / _LIBS from the
 # environment instead of pkg-config); @BUNDLE@ is replaced by the bundle's absolute path at use.
 cat > "$DEST/starpu.env" <<'EOF'
 KGRAPH_STARPU_CFLAGS=-I@BUNDLE@/include/starpu/1.3 -I@BUNDLE@/include

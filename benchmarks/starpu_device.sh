@@ -22,7 +22,7 @@ PYTHON="${PYTHON:-python3}"
 MODE=pocl; NCPU=""; BUDGET=240; SIZES=(4x128 6x192 8x256 10x256); WORKLOADS=(cholesky gemm)
 CPU_DEVICE=pocl-skylake-avx512-intel-xeon
 GPU_DEVICE=nvidia-h200
-EXPORT="$REPO/models/default_compact"
+EXPORT=""   # made below: the shipped compact head exported to C (a build output, never committed)
 
 usage() { sed -n '2,15p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 while [ $# -gt 0 ]; do
@@ -82,7 +82,11 @@ fi
 BUILD="$(mktemp -d /tmp/kgraph_starpu_build.XXXXXX)" || exit 2
 PROBE_HOME="$(mktemp -d /tmp/kgraph_starpu_probe.XXXXXX)" || exit 2
 trap 'rm -rf "$BUILD" "$PROBE_HOME"' EXIT
-if ! timeout 300 make -s -C kgraph/runtime/starpu MODEL_DIR="$EXPORT" BUILD="$BUILD" > "$OUT/build.log" 2>&1; then
+EXPORT="$BUILD/export"
+if ! "$PYTHON" -m kgraph.app.cli.main export --format c --out "$EXPORT" --kernels data/corpus/tiles/*.cl > "$OUT/export.log" 2>&1; then
+  echo "starpu_device: exporting the compact head to C failed (see $OUT/export.log):" >&2; tail -20 "$OUT/export.log" >&2; exit 4
+fi
+if ! timeout 300 make -s -C kgraph/app/runtime/starpu MODEL_DIR="$EXPORT" BUILD="$BUILD" KERNEL_DIR="$REPO/data/corpus/tiles" > "$OUT/build.log" 2>&1; then
   echo "starpu_device: building the workload failed (see $OUT/build.log):" >&2; tail -20 "$OUT/build.log" >&2; exit 4
 fi
 ldd "$BUILD/tiled_workload" > "$OUT/ldd.txt" 2>&1
@@ -102,7 +106,7 @@ icd_dir() {
     echo "$have"
   else
     timeout 60 "$PYTHON" -c "import sys; from pathlib import Path
-from kgraph.runtime.starpu_runner import pocl_icd_dir
+from kgraph.app.runtime.starpu_runner import pocl_icd_dir
 print(pocl_icd_dir(Path(sys.argv[1])) or sys.argv[1])" /tmp/kgraph_icd_pocl
   fi
 }

@@ -1,8 +1,8 @@
 """LightningDataModule over one or more measured dataset directories (``data/datasets/<device_id>/``).
 
 Only ``status == "ok"`` launches with a positive median time are used. Features and targets are
-built once in :meth:`KGraphDataModule.setup` (see :mod:`data.features`), graphs and tokens once per
-distinct kernel (:class:`data.graph_dataset.KernelGraphs`, cached). A batch holds each distinct
+built once in :meth:`KGraphDataModule.setup` (see :mod:`kgraph.data.features`), graphs and tokens once per
+distinct kernel (:class:`kgraph.data.graph_dataset.KernelGraphs`, cached). A batch holds each distinct
 kernel of its launches once (``source_index`` maps launches to them).
 
 Splits (``split``), all seeded by ``seed``; fractions are of the split's unit:
@@ -33,8 +33,8 @@ import torch
 from torch.utils.data import DataLoader, Dataset
 from torch_geometric.data import Batch
 
-from data.features import feature_names, to_launch_features, to_targets
-from data.graph_dataset import KernelGraphs, load_tokenizer
+from kgraph.data.features import feature_names, to_launch_features, to_targets
+from kgraph.data.graph_dataset import KernelGraphs, load_tokenizer
 from kgraph.errors import InputError, UsageError
 
 SPLITS = ("random", "unseen_launch", "leave_kernel_out", "leave_family_out", "leave_device_out")

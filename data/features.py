@@ -1,8 +1,8 @@
 """Per-launch feature vectors and training targets, built vectorised from a launches table.
 
-Feature columns (their name prefix is the group an ablation can drop, see models.launch_encoder):
+Feature columns (their name prefix is the group an ablation can drop, see kgraph.models.launch_encoder):
 
-- ``hw_<name>``: the device descriptor vector of ``data.harness.descriptor.to_feature_vector``, in
+- ``hw_<name>``: the device descriptor vector of ``kgraph.data.harness.descriptor.to_feature_vector``, in
   ``DEVICE_FEATURES`` order (roofline peaks, compute units, clocks, memories; log-scaled there).
 - ``launch_dims``; ``launch_log2_g0..2``, ``launch_log2_l0..2`` (global and local sizes, unused = 1);
   ``launch_log2_items`` (g0*g1*g2), ``launch_log2_group_size`` (l0*l1*l2), ``launch_log2_groups``
@@ -52,7 +52,7 @@ STATIC_FEATURES = (
 
 
 def hardware_feature_names() -> list[str]:
-    from data.harness.descriptor import DEVICE_FEATURES
+    from kgraph.data.harness.descriptor import DEVICE_FEATURES
 
     return [f"hw_{name}" for name in DEVICE_FEATURES]
 
@@ -175,7 +175,7 @@ def to_launch_features(launches: pd.DataFrame, sources: pd.DataFrame,
         sources: rows of sources.parquet (``source_id, lang, source``) covering every launch.
         devices: device_id -> device.json descriptor.
     """
-    from data.harness.descriptor import to_feature_vector
+    from kgraph.data.harness.descriptor import to_feature_vector
 
     n = len(launches)
     hw_names = hardware_feature_names()

@@ -37,7 +37,7 @@ def load_tokenizer(path: str):
     """The Hugging Face tokenizer in a local model directory (never downloads)."""
     from transformers import AutoTokenizer
 
-    from models.token_encoder import resolve_model_dir
+    from kgraph.resources import resolve_model_dir
 
     return AutoTokenizer.from_pretrained(str(resolve_model_dir(path)), local_files_only=True)
 
@@ -75,7 +75,7 @@ class KernelGraphs(InMemoryDataset):
         h = hashlib.sha1(VOCAB_VERSION.encode())
         h.update(f"|{self.tokenizer_path}|{self.max_length}|".encode())
         if self.tokenizer_path:
-            from models.token_encoder import resolve_model_dir
+            from kgraph.resources import resolve_model_dir
 
             for name in sorted(p.name for p in resolve_model_dir(self.tokenizer_path).glob("*token*")):
                 h.update(name.encode())

@@ -1,96 +1,43 @@
-"""kgraph: kernel graphs (AST + control flow + data flow + calls) of OpenCL C, CUDA and C kernels.
+"""kgraph: predict how compute kernels (OpenCL C, CUDA, C) perform, from source, launch and hardware.
 
-Public API::
+Public API (every name is imported on first use, so ``import kgraph`` and the low layers stay cheap)::
 
-    graphs = kgraph.from_file("examples/opencl/sgemm_tiled.cl")   # one KernelGraph per kernel
+    m = kgraph.load_model()                                        # the shipped default model
+    m.estimate("saxpy.cl", kernel="saxpy", global_size=1 << 20, local_size=256,
+               args={"n": 1 << 20, "a": 2.0}, device="h200")       # dict: time_ns, bandwidth_gbs, ...
+    graphs = kgraph.from_file("examples/opencl/sgemm_tiled.cl")    # one KernelGraph per kernel
     data = kgraph.to_pyg(graphs[0])                                # torch_geometric Data
     kgraph.to_png(graphs[0], "out/sgemm.png")
 
-See docs/GRAPHS.md for the schema and docs/DESIGN.md for how the parts fit.
+Packages, lowest layer first (imports only run down; docs/DESIGN.md): ``kgraph.parsers`` (front ends),
+``kgraph`` graphs and ``kgraph.analysis``, ``kgraph.data`` (corpus, harness, datasets), ``kgraph.models``
+(nets, training, prediction, export), ``kgraph.app`` (CLI, this API, runtime, scheduling, reports).
 """
 from __future__ import annotations
 
-from kgraph.graph import Edge, KernelGraph, Node
-from kgraph.schema import VOCAB_VERSION, Flow, NodeType
+import importlib
 
-__all__ = ["from_file", "from_source", "from_unit", "to_pyg", "to_dot", "to_png", "KernelGraph", "Node", "Edge",
-           "Flow", "NodeType", "VOCAB_VERSION"]
-
-
-def from_unit(unit, analyze: bool = True) -> list[KernelGraph]:
-    """One :class:`KernelGraph` per kernel of a parsed :class:`parsers.TranslationUnit`, in source order.
-
-    Syntax errors in ``unit`` are not checked here (the graph of a partly broken kernel is built from
-    tree-sitter's recovery); ``analyze=False`` skips the static analysis.
-    """
-    from kgraph.builder import build_kernel_graph
-
-    graphs = []
-    for function in unit.kernels:
-        graph = build_kernel_graph(unit, function)
-        if analyze:
-            _attach_analysis(graph, unit, function)
-        graphs.append(graph)
-    return graphs
+# public name -> module that defines it (imported lazily by __getattr__)
+_EXPORTS = {
+    "from_file": "kgraph.graphs", "from_source": "kgraph.graphs", "from_unit": "kgraph.graphs",
+    "to_pyg": "kgraph.graphs", "to_dot": "kgraph.graphs", "to_png": "kgraph.graphs",
+    "KernelGraph": "kgraph.graph", "Node": "kgraph.graph", "Edge": "kgraph.graph",
+    "Flow": "kgraph.schema", "NodeType": "kgraph.schema", "VOCAB_VERSION": "kgraph.schema",
+    "load_model": "kgraph.app.api", "Model": "kgraph.app.api",
+    "KGraphError": "kgraph.errors", "InputError": "kgraph.errors", "SourceError": "kgraph.errors",
+    "UsageError": "kgraph.errors", "ModelError": "kgraph.errors", "MeasurementError": "kgraph.errors",
+}
+__all__ = sorted(_EXPORTS)
 
 
-def from_source(text: str, lang: str, filename: str = "<string>", analyze: bool = True) -> list[KernelGraph]:
-    """Parse ``text`` as ``lang`` (``opencl`` | ``cuda`` | ``c``) and build its kernel graphs.
-
-    Raises:
-        InputError: empty/binary/oversized text. SourceError: syntax errors (``file:line:col`` diagnostics).
-    """
-    from parsers import parse_source
-
-    unit = parse_source(text, lang, filename=filename)
-    unit.raise_on_errors()
-    return from_unit(unit, analyze=analyze)
+def __getattr__(name: str):
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'kgraph' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
 
 
-def from_file(path, lang: str | None = None, analyze: bool = True) -> list[KernelGraph]:
-    """Parse the file at ``path`` (language from its extension unless ``lang``) and build its kernel graphs.
-
-    Raises:
-        InputError: missing/unreadable/empty/binary/oversized file. SourceError: syntax errors.
-    """
-    from parsers import parse_file
-
-    unit = parse_file(path, lang)
-    unit.raise_on_errors()
-    return from_unit(unit, analyze=analyze)
-
-
-def to_pyg(graph: KernelGraph):
-    """The ``torch_geometric.data.Data`` of ``graph`` (see :func:`kgraph.pyg.to_pyg`)."""
-    from kgraph.pyg import to_pyg as convert
-
-    return convert(graph)
-
-
-def to_dot(graph: KernelGraph) -> str:
-    """Graphviz DOT text of ``graph``, flows in distinct colours (see :mod:`kgraph.render`)."""
-    from kgraph.render import to_dot as render
-
-    return render(graph)
-
-
-def to_png(graph: KernelGraph, path) -> str:
-    """Draw ``graph`` to a PNG file at ``path`` (matplotlib, layered layout); returns the path."""
-    from kgraph.render import to_png as render
-
-    return render(graph, path)
-
-
-def _attach_analysis(graph: KernelGraph, unit, function) -> None:
-    """Set ``graph.analysis`` from :func:`kgraph.analysis.analyze`; on failure keep why in ``analysis_error``."""
-    try:
-        from kgraph.analysis import analyze
-    except ImportError as exc:
-        graph.analysis_error = f"static analysis unavailable ({exc})"
-        return
-    try:
-        graph.analysis = analyze(function, unit)
-    except RecursionError:
-        graph.analysis_error = "static analysis failed: kernel nested too deeply"
-    except Exception as exc:  # a broken analysis must not hide the graph; the reason is kept and printed
-        graph.analysis_error = f"static analysis failed: {type(exc).__name__}: {exc}"
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))

@@ -1,5 +1,5 @@
-"""Re-export of the project's exception types (defined once in :mod:`parsers.errors`)."""
-from parsers.errors import (  # noqa: F401
+"""Re-export of the project's exception types (defined once in :mod:`kgraph.parsers.errors`)."""
+from kgraph.parsers.errors import (  # noqa: F401
     Diagnostic,
     InputError,
     KGraphError,

@@ -7,7 +7,7 @@ linked, never written twice: ``data.with_graphs`` <- ``model.arch.use_graph``; `
 ``model.arch.tokens.path`` when ``model.arch.use_tokens``; ``data.max_tokens`` <-
 ``model.arch.tokens.max_length``; ``model.feature_names`` <- ``data.feature_names``.
 
-Also runnable as ``python -m models.cli fit --config conf/hybrid.yaml`` (e.g. on a GPU host).
+Also runnable as ``python -m kgraph.models.cli fit --config conf/hybrid.yaml`` (e.g. on a GPU host).
 """
 from __future__ import annotations
 
@@ -20,8 +20,8 @@ from lightning.pytorch.cli import LightningArgumentParser, LightningCLI
 from lightning.pytorch.loggers import WandbLogger
 from jsonargparse import lazy_instance
 
-from data.datamodule import KGraphDataModule
-from models.lightning_module import KGraphLightningModule
+from kgraph.data.datamodule import KGraphDataModule
+from kgraph.models.lightning_module import KGraphLightningModule
 
 TRAINER_DEFAULTS = {"default_root_dir": "runs", "log_every_n_steps": 10}
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import torch
 from torch import Tensor, nn
 
-from parsers.errors import ModelError
+from kgraph.parsers.errors import ModelError
 
 LOG_TARGETS = ("log_time_ns", "log_bw_gbs", "log_footprint_bytes", "log_flops", "log_bytes")
 BOUND_CLASSES = ("memory", "compute", "latency")
@@ -40,7 +40,7 @@ class CompactConfig:
         code_dim: width of the code embedding (the full model's ``encode_code`` output).
         launch_names: names of the launch/size features, in order (``data/features.py``).
         device_names: names of the device descriptor features, in order
-            (``data.harness.descriptor.DEVICE_FEATURES``).
+            (``kgraph.data.harness.descriptor.DEVICE_FEATURES``).
         size: one of :data:`SIZES`; ``hidden`` overrides it when given.
         hidden: hidden layer widths.
     """
@@ -61,9 +61,9 @@ class CompactConfig:
 
     @classmethod
     def for_dataset_features(cls, code_dim: int, size: str = DEFAULT_SIZE) -> "CompactConfig":
-        """The layout of :mod:`data.features`: launch = ``LAUNCH_FEATURES + STATIC_FEATURES``,
+        """The layout of :mod:`kgraph.data.features`: launch = ``LAUNCH_FEATURES + STATIC_FEATURES``,
         device = ``hardware_feature_names()`` (rows come from :func:`to_compact_inputs`)."""
-        from data.features import LAUNCH_FEATURES, STATIC_FEATURES, hardware_feature_names
+        from kgraph.data.features import LAUNCH_FEATURES, STATIC_FEATURES, hardware_feature_names
 
         return cls(code_dim, [*LAUNCH_FEATURES, *STATIC_FEATURES], hardware_feature_names(), size)
 
@@ -187,7 +187,7 @@ def from_checkpoint(path: str | Path) -> CompactBundle:
     except Exception as exc:  # torch raises many types for corrupt files
         raise ModelError(f"{path}: not a readable torch checkpoint ({exc.__class__.__name__}: {exc})") from None
     if not isinstance(blob, dict) or blob.get("kind") != "kgraph-compact":
-        raise ModelError(f"{path}: not a kgraph compact-head checkpoint (write one with models.compact.to_checkpoint)")
+        raise ModelError(f"{path}: not a kgraph compact-head checkpoint (write one with kgraph.models.compact.to_checkpoint)")
     head = CompactHead(CompactConfig(**blob["config"]))
     head.load_state_dict(blob["state_dict"])
     head.eval()
@@ -204,9 +204,9 @@ def from_checkpoint(path: str | Path) -> CompactBundle:
 
 
 def to_compact_inputs(features, code: Tensor | None = None) -> Tensor:
-    """Rows of :func:`data.features.to_launch_features` (``[hw, launch, static]``) reordered to the
+    """Rows of :func:`kgraph.data.features.to_launch_features` (``[hw, launch, static]``) reordered to the
     compact head's ``[code, launch, static, hw]``; ``code`` is ``[N, code_dim]`` (None: code_dim 0)."""
-    from data.features import hardware_feature_names
+    from kgraph.data.features import hardware_feature_names
 
     f = torch.as_tensor(features, dtype=torch.float32)
     n_hw = len(hardware_feature_names())

@@ -51,7 +51,7 @@ def resolve_vocab(config: GraphEncoderConfig) -> tuple[list[int], int, int]:
     """Vocabulary sizes of the graph features: from the config, else from ``kgraph.schema``."""
     if config.node_vocab_sizes is not None and config.num_edge_types and config.num_edge_positions:
         return list(config.node_vocab_sizes), config.num_edge_types, config.num_edge_positions
-    from data.graph_dataset import schema_vocab_sizes
+    from kgraph.data.graph_dataset import schema_vocab_sizes
 
     nodes, flows, positions = schema_vocab_sizes()
     return (

@@ -1,6 +1,6 @@
 """Multi-task head: log-scale regressions and the bound class, with fixed or learned loss weights.
 
-Regression targets and their transforms are defined once in :mod:`data.features`
+Regression targets and their transforms are defined once in :mod:`kgraph.data.features`
 (``REGRESSION_TARGETS``); the head predicts them in standardised log space and returns them
 de-standardised (natural log units). Missing targets (NaN) and unknown bound classes (-1) are masked.
 """
@@ -13,12 +13,12 @@ import torch
 from torch import Tensor, nn
 from torch.nn import functional as F
 
-from data.features import BOUND_CLASSES, REGRESSION_TARGETS
+from kgraph.data.features import BOUND_CLASSES, REGRESSION_TARGETS
 
 
 class Prediction(NamedTuple):
-    """Named model outputs, each Float[B] in the log units of :data:`data.features.REGRESSION_TARGETS`
-    except ``bound_logits`` Float[B, 3] (order of :data:`data.features.BOUND_CLASSES`)."""
+    """Named model outputs, each Float[B] in the log units of :data:`kgraph.data.features.REGRESSION_TARGETS`
+    except ``bound_logits`` Float[B, 3] (order of :data:`kgraph.data.features.BOUND_CLASSES`)."""
 
     log_time: Tensor
     log_bandwidth: Tensor

@@ -21,11 +21,11 @@ from torch import Tensor, nn
 from torch_geometric.utils import to_dense_batch
 
 from kgraph.errors import ModelError
-from models.fusion import Fusion, FusionConfig
-from models.graph_encoder import GraphEncoder, GraphEncoderConfig
-from models.heads import HeadConfig, MultiTaskHead, Prediction
-from models.launch_encoder import LaunchEncoder, LaunchEncoderConfig
-from models.token_encoder import TokenEncoder, TokenEncoderConfig
+from kgraph.models.fusion import Fusion, FusionConfig
+from kgraph.models.graph_encoder import GraphEncoder, GraphEncoderConfig
+from kgraph.models.heads import HeadConfig, MultiTaskHead, Prediction
+from kgraph.models.launch_encoder import LaunchEncoder, LaunchEncoderConfig
+from kgraph.models.token_encoder import TokenEncoder, TokenEncoderConfig
 
 
 @dataclass
@@ -73,14 +73,14 @@ class KGraphModel(nn.Module):
 
     Args:
         config: :class:`ModelConfig`.
-        feature_names: column names of the launch feature vector (``data.features.feature_names()``).
+        feature_names: column names of the launch feature vector (``kgraph.data.features.feature_names()``).
 
     Shapes:
         - graphs: a PyG ``Batch`` of U distinct kernel graphs (or None without ``use_graph``)
         - tokens: ``{"input_ids", "attention_mask"}`` Long[U, L] (or None without ``use_tokens``)
         - source_index: Long[B], the distinct source (0..U-1) of each launch
         - features: Float[B, F]
-        - returns :class:`~models.heads.Prediction` (each Float[B], bound_logits Float[B, 3])
+        - returns :class:`~kgraph.models.heads.Prediction` (each Float[B], bound_logits Float[B, 3])
     """
 
     def __init__(self, config: ModelConfig, feature_names: list[str]):

@@ -1,4 +1,4 @@
-"""Launch/hardware encoder: an MLP over the per-launch feature vector built by :mod:`data.features`.
+"""Launch/hardware encoder: an MLP over the per-launch feature vector built by :mod:`kgraph.data.features`.
 
 The vector's columns are named; their prefix says the group: ``hw_`` (device descriptor and measured
 roofline), ``launch_`` (global/local sizes, work-groups per compute unit, scalar arguments) and
@@ -41,7 +41,7 @@ class LaunchEncoder(nn.Module):
 
     Args:
         config: :class:`LaunchEncoderConfig`.
-        feature_names: names of all columns of the input vector (``data.features`` order).
+        feature_names: names of all columns of the input vector (``kgraph.data.features`` order).
         groups: prefixes of the groups used (e.g. ``("launch_", "static_")`` without hardware).
 
     Shapes:

@@ -1,5 +1,5 @@
 """A launch to predict: made from a kernel of a parsed file and validated (:func:`make_launch`), tabulated
-the way :mod:`data.features` reads launches (:func:`to_tables`), and given the exact static footprint
+the way :mod:`kgraph.data.features` reads launches (:func:`to_tables`), and given the exact static footprint
 where the analysis proves one (:func:`with_static_footprint`).
 
 Launches are validated when they are made (unknown kernel, missing scalar arguments, bad sizes), before
@@ -16,7 +16,7 @@ def kernels_of(path: str | Path, lang: str | None = None) -> dict:
     """Kernel name -> ``KernelGraph`` of one source file (InputError/SourceError/UsageError as the parsers).
 
     Without static analysis: a launch needs the graph and the parameters only; the static-count features
-    analyse the one kernel launched (``data.features.compile_static_counts``).
+    analyse the one kernel launched (``kgraph.data.features.compile_static_counts``).
     """
     import kgraph
 
@@ -101,10 +101,10 @@ def make_launch(graphs: dict, kernel: str, global_size: list[int], local_size: l
 
 
 def to_tables(launches: list[Launch]):
-    """(launch rows with ``kernel_index``, sources, devices, distinct kernels) as ``data.features`` wants."""
+    """(launch rows with ``kernel_index``, sources, devices, distinct kernels) as ``kgraph.data.features`` wants."""
     import pandas as pd
 
-    from data.harness.columns import source_id_of
+    from kgraph.data.harness.columns import source_id_of
 
     kernels, index_of, rows, sources, devices = [], {}, [], {}, {}
     for launch in launches:

@@ -1,4 +1,4 @@
-"""Lightning module: training loop, metrics and tracking around :class:`~models.kgraph_model.KGraphModel`."""
+"""Lightning module: training loop, metrics and tracking around :class:`~kgraph.models.kgraph_model.KGraphModel`."""
 from __future__ import annotations
 
 import math
@@ -9,11 +9,11 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from data.features import BOUND_CLASSES, REGRESSION_TARGETS, to_natural
-from data.features import feature_names as default_feature_names
-from models.heads import Prediction
-from models.kgraph_model import KGraphModel, ModelConfig
-from models.metrics import per_family, summarize
+from kgraph.data.features import BOUND_CLASSES, REGRESSION_TARGETS, to_natural
+from kgraph.data.features import feature_names as default_feature_names
+from kgraph.models.heads import Prediction
+from kgraph.models.kgraph_model import KGraphModel, ModelConfig
+from kgraph.models.metrics import per_family, summarize
 
 
 @dataclass
@@ -34,15 +34,15 @@ class OptimConfig:
 
 
 class KGraphLightningModule(L.LightningModule):
-    """Trains :class:`KGraphModel` on :class:`data.datamodule.LaunchBatch` batches.
+    """Trains :class:`KGraphModel` on :class:`kgraph.data.datamodule.LaunchBatch` batches.
 
     Args:
         arch: model architecture and ablation switches.
         optim: optimiser settings.
-        feature_names: launch feature columns (linked from the DataModule; default: ``data.features``).
+        feature_names: launch feature columns (linked from the DataModule; default: ``kgraph.data.features``).
 
     Logged: ``train/loss``, ``train/loss_<task>``, ``val/loss``, ``val/<metric>`` and
-    ``test/<split>/<metric>`` (metrics of :mod:`models.metrics`); to W&B also a time scatter and a
+    ``test/<split>/<metric>`` (metrics of :mod:`kgraph.models.metrics`); to W&B also a time scatter and a
     per-family table per validation/test run.
     """
 
@@ -122,7 +122,7 @@ class KGraphLightningModule(L.LightningModule):
                                families[arrays["family"]])
             for logger in self.loggers:
                 if isinstance(logger, WandbLogger):
-                    from models.tracking import log_media
+                    from kgraph.models.tracking import log_media
 
                     log_media(logger, prefix, arrays["pred"], arrays["true"], table, self.global_step)
 

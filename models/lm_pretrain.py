@@ -2,7 +2,7 @@
 pretrained with masked-LM on kernel sources (``kgraph pretrain-lm``).
 
 The output directory is a normal Hugging Face model directory (``config.json``, ``model.safetensors``,
-``tokenizer.json`` ...) that :class:`models.token_encoder.TokenEncoder` loads with ``AutoModel``.
+``tokenizer.json`` ...) that :class:`kgraph.models.token_encoder.TokenEncoder` loads with ``AutoModel``.
 """
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import spearmanr
 
-from data.features import REGRESSION_TARGETS, to_natural
+from kgraph.data.features import REGRESSION_TARGETS, to_natural
 
 
 def ape(pred: np.ndarray, true: np.ndarray) -> np.ndarray:

@@ -6,10 +6,10 @@ Each parquet row is one test launch:
 - ``model`` (the report row: a variant such as ``hybrid`` or a baseline such as ``roofline``),
   ``split`` (``random``, ``leave_family_out`` ...), ``row`` (index in the pooled launch table),
   ``key, device_id, kernel_id, family, kernel_name``;
-- ``true_log_<t>`` and ``pred_log_<t>`` for each ``t`` of ``data.features.REGRESSION_TARGETS``
-  (the log units of ``data.features``; NaN = unknown or not predicted);
-- ``true_bound`` and ``pred_bound``: class names of ``data.features.BOUND_CLASSES`` ("" = unknown);
-- ``fallback``: True where the model answered with a fallback (see ``models.baselines.base``).
+- ``true_log_<t>`` and ``pred_log_<t>`` for each ``t`` of ``kgraph.data.features.REGRESSION_TARGETS``
+  (the log units of ``kgraph.data.features``; NaN = unknown or not predicted);
+- ``true_bound`` and ``pred_bound``: class names of ``kgraph.data.features.BOUND_CLASSES`` ("" = unknown);
+- ``fallback``: True where the model answered with a fallback (see ``kgraph.models.baselines.base``).
 
 ``run.json``: ``{"devices": {device_id: roofline dict}, "models": {model: {"split": ..., "notes": ...,
 "fit_seconds": ..., ...}}}``; the report uses the rooflines for its roofline chart.
@@ -27,14 +27,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from data.features import BOUND_CLASSES, REGRESSION_TARGETS
+from kgraph.data.features import BOUND_CLASSES, REGRESSION_TARGETS
 from kgraph.errors import InputError
 
 ID_COLUMNS = ("key", "device_id", "kernel_id", "family", "kernel_name")
 
 
 def to_log(target: str, natural: np.ndarray) -> np.ndarray:
-    """Inverse of ``data.features.to_natural``."""
+    """Inverse of ``kgraph.data.features.to_natural``."""
     natural = np.asarray(natural, dtype=np.float64)
     with np.errstate(all="ignore"):
         if target == "time":
@@ -61,7 +61,7 @@ def to_frame(outputs: dict[str, np.ndarray], launches: pd.DataFrame, model: str,
         model, split: names written in every row.
         rows: Long[N] indices of the launches in the pooled table (default 0..N-1).
     """
-    from data.features import to_targets
+    from kgraph.data.features import to_targets
 
     n = len(launches)
     true, bound = to_targets(launches)
@@ -141,7 +141,7 @@ class PredictionWriter(_writer_base()):
         model_name: the report row name (e.g. the variant: ``hybrid``, ``graph_only``).
 
     Use: ``kgraph predict --config conf/... --ckpt_path CKPT
-    --trainer.callbacks+=models.predictions.PredictionWriter --trainer.callbacks.out_dir=runs/x
+    --trainer.callbacks+=kgraph.models.predictions.PredictionWriter --trainer.callbacks.out_dir=runs/x
     --trainer.callbacks.model_name=hybrid``.
     """
 
@@ -166,10 +166,10 @@ class PredictionWriter(_writer_base()):
 
 
 def summarize_frame(frame: pd.DataFrame) -> dict[str, float]:
-    """``models.metrics.summarize`` of a predictions frame, plus ``launches`` and ``coverage`` (share
+    """``kgraph.models.metrics.summarize`` of a predictions frame, plus ``launches`` and ``coverage`` (share
     of rows with a finite time prediction not answered by a fallback). ``bound_acc`` is NaN when the
     model predicts no bound class at all (a time-only model), never 0."""
-    from models.metrics import summarize
+    from kgraph.models.metrics import summarize
 
     pred = np.column_stack([frame[f"pred_log_{t}"].to_numpy(np.float64) for t in REGRESSION_TARGETS])
     true = np.column_stack([frame[f"true_log_{t}"].to_numpy(np.float64) for t in REGRESSION_TARGETS])

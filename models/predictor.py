@@ -2,7 +2,7 @@
 
 ``models/default/`` (no pickle anywhere):
 
-- ``model.safetensors`` — the :class:`models.kgraph_model.KGraphModel` state dict (normalisation
+- ``model.safetensors`` — the :class:`kgraph.models.kgraph_model.KGraphModel` state dict (normalisation
   buffers included; a frozen token encoder's weights are not duplicated here, they live in ``lm/``);
 - ``config.json`` — ``format``, ``arch`` (``ModelConfig`` as a dict, graph vocabulary sizes resolved),
   ``feature_names``, ``vocab_version`` (graph vocabulary the model was trained with), ``devices``
@@ -12,9 +12,9 @@
 
 Write it from a Lightning checkpoint with::
 
-    python -m models.predictor --from-ckpt runs/.../best.ckpt --out models/default [--datasets DIR ...]
+    python -m kgraph.models.predictor --from-ckpt runs/.../best.ckpt --out models/default [--datasets DIR ...]
 
-Launches come from :mod:`models.launches` (validated when made, before any model is loaded).
+Launches come from :mod:`kgraph.models.launches` (validated when made, before any model is loaded).
 """
 from __future__ import annotations
 
@@ -29,10 +29,9 @@ from pathlib import Path
 import numpy as np
 
 from kgraph.errors import KGraphError, ModelError
-from models.launches import Launch, to_tables
+from kgraph.models.launches import Launch, to_tables
+from kgraph.models.shipped import DEFAULT_DIR
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_DIR = REPO_ROOT / "models" / "default"
 FORMAT = "kgraph-default/1"
 MAX_BYTES = 20 * 1024 * 1024
 
@@ -50,7 +49,7 @@ def _from_dict(cls, data: dict):
 
 
 def missing_model_message(directory: Path) -> str:
-    return (f"no trained model in {directory}: run `python -m models.predictor --from-ckpt CKPT --out {directory}` "
+    return (f"no trained model in {directory}: run `python -m kgraph.models.predictor --from-ckpt CKPT --out {directory}` "
             "on a checkpoint of `kgraph fit` (see docs/BASELINES.md)")
 
 
@@ -67,7 +66,7 @@ class Predictor:
         self.model, self.config, self.directory = model, config, Path(directory)
         self.tokenizer = None
         if model.config.use_tokens:
-            from data.graph_dataset import load_tokenizer
+            from kgraph.data.graph_dataset import load_tokenizer
 
             self.tokenizer = load_tokenizer(model.config.tokens.path)
 
@@ -78,7 +77,7 @@ class Predictor:
         from safetensors.torch import load_file
 
         from kgraph.schema import VOCAB_VERSION
-        from models.kgraph_model import KGraphModel, ModelConfig
+        from kgraph.models.kgraph_model import KGraphModel, ModelConfig
 
         d = Path(directory)
         if not (d / "model.safetensors").is_file() or not (d / "config.json").is_file():
@@ -124,7 +123,7 @@ class Predictor:
         from torch_geometric.data import Batch, Data
 
         import kgraph
-        from data.features import to_launch_features
+        from kgraph.data.features import to_launch_features
 
         out = []
         for start in range(0, len(launches), chunk):
@@ -149,7 +148,7 @@ class Predictor:
         """Predictions (as :meth:`predict`) of one chunk of :meth:`featurise`, run on the model's device."""
         import torch
 
-        from data.features import BOUND_CLASSES, REGRESSION_TARGETS, to_natural
+        from kgraph.data.features import BOUND_CLASSES, REGRESSION_TARGETS, to_natural
 
         device = next(self.model.parameters()).device
         graphs, tokens, index, features = inputs
@@ -174,14 +173,15 @@ def resolve_device(name: str, known: dict[str, dict] | None = None) -> dict:
     """A device descriptor from ``--device``: a ``device.json`` file (or its dataset directory), else a
     device id or unique case-insensitive part of one (``h200``) among ``known`` (the model's training
     devices) and the datasets under ``data/datasets/``."""
-    from data.harness.descriptor import load_descriptor
+    from kgraph.data import datasets_dir
+    from kgraph.data.harness.descriptor import load_descriptor
     from kgraph.errors import UsageError
 
     path = Path(name)
     if path.is_file() or (path.is_dir() and (path / "device.json").is_file()):
         return load_descriptor(path)
     candidates = dict(known or {})
-    for d in sorted((REPO_ROOT / "data" / "datasets").glob("*/device.json")):
+    for d in sorted(datasets_dir().glob("*/device.json")):
         candidates.setdefault(d.parent.name, d)
     if name in candidates:
         matches = [name]
@@ -206,9 +206,9 @@ def from_checkpoint(ckpt: str | Path, out: str | Path, datasets: list[str] | Non
     import torch
     from safetensors.torch import save_file
 
-    from data.features import feature_names
+    from kgraph.data.features import feature_names
     from kgraph.schema import VOCAB_VERSION
-    from models.graph_encoder import resolve_vocab
+    from kgraph.models.graph_encoder import resolve_vocab
 
     ckpt = Path(ckpt)
     if not ckpt.is_file():
@@ -220,7 +220,7 @@ def from_checkpoint(ckpt: str | Path, out: str | Path, datasets: list[str] | Non
         raise ModelError(f"{ckpt}: not a kgraph fit checkpoint (no arch hyper-parameter or state_dict)")
     arch = hp["arch"]
     if isinstance(arch, dict):  # LightningCLI stores the parsed config as plain dicts
-        from models.kgraph_model import ModelConfig
+        from kgraph.models.kgraph_model import ModelConfig
 
         arch = _from_dict(ModelConfig, arch)
     arch.graph.node_vocab_sizes, arch.graph.num_edge_types, arch.graph.num_edge_positions = resolve_vocab(arch.graph)
@@ -228,7 +228,7 @@ def from_checkpoint(ckpt: str | Path, out: str | Path, datasets: list[str] | Non
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     if arch.use_tokens:
-        from models.token_encoder import resolve_model_dir
+        from kgraph.resources import resolve_model_dir
 
         lm = resolve_model_dir(arch.tokens.path)
         if (out / "lm").exists():
@@ -262,7 +262,7 @@ def from_checkpoint(ckpt: str | Path, out: str | Path, datasets: list[str] | Non
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m models.predictor", description="convert a checkpoint "
+    parser = argparse.ArgumentParser(prog="python -m kgraph.models.predictor", description="convert a checkpoint "
                                      "into the shipped default model (safetensors + config.json)")
     parser.add_argument("--from-ckpt", required=True, help="Lightning checkpoint of `kgraph fit`")
     parser.add_argument("--out", default=str(DEFAULT_DIR), help="output directory (default models/default)")
@@ -274,7 +274,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         out = from_checkpoint(args.from_ckpt, args.out, args.datasets, args.trained_on)
     except KGraphError as exc:
-        print(f"models.predictor: error: {exc}", file=sys.stderr)
+        print(f"kgraph.models.predictor: error: {exc}", file=sys.stderr)
         return 1
     size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
     print(f"wrote {out} ({size / 2**20:.2f} MiB)")

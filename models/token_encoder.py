@@ -2,20 +2,19 @@
 
 Nothing is ever downloaded (``local_files_only=True``). The default directory ``models/lm`` holds the
 project's own small RoBERTa encoder and BPE tokenizer, written by ``kgraph pretrain-lm --out models/lm``.
-Tokenisation happens once per source in :mod:`data.graph_dataset`, never here.
+Tokenisation happens once per source in :mod:`kgraph.data.graph_dataset`, never here.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Literal
 
 import torch
 from torch import Tensor, nn
 
 from kgraph.errors import ModelError
+from kgraph.resources import resolve_model_dir
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
 @dataclass
@@ -24,7 +23,7 @@ class TokenEncoderConfig:
 
     Args:
         path: local directory of a Hugging Face model + tokenizer (relative paths are tried from the
-            working directory, then from the repository root).
+            working directory, then, for ``models/...``, inside the installed package).
         freeze: keep the encoder's weights fixed (only pooling output is used) or fine-tune them.
         pooling: ``mean`` over non-padding tokens or the first (``cls``) token state.
         max_length: tokens kept per source (longer sources are truncated).
@@ -34,19 +33,6 @@ class TokenEncoderConfig:
     freeze: bool = True
     pooling: Literal["mean", "cls"] = "mean"
     max_length: int = 512
-
-
-def resolve_model_dir(path: str) -> Path:
-    """Find a local model directory; raise :class:`ModelError` naming the path when there is none."""
-    candidates = [Path(path)] if Path(path).is_absolute() else [Path.cwd() / path, REPO_ROOT / path]
-    for cand in candidates:
-        if (cand / "config.json").is_file():
-            return cand
-    raise ModelError(
-        f"token encoder: no Hugging Face model at '{path}' (looked for config.json in "
-        f"{', '.join(str(c) for c in candidates)}); train one with `kgraph pretrain-lm --out {path}` "
-        "or set model.tokens.path to a local model directory"
-    )
 
 
 class TokenEncoder(nn.Module):

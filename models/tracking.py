@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from data.features import REGRESSION_TARGETS, to_natural
+from kgraph.data.features import REGRESSION_TARGETS, to_natural
 
 
 def to_scatter_figure(pred_log: np.ndarray, true_log: np.ndarray, title: str):

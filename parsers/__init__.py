@@ -1,8 +1,8 @@
 """Front ends: OpenCL C, CUDA and C sources → :class:`TranslationUnit` (see docs/PARSERS.md)."""
-from parsers.dialect import Builtin, Dialect, TypeInfo, get_dialect, lang_from_path
-from parsers.errors import Diagnostic, InputError, KGraphError, SourceError, UsageError
-from parsers.frontend import parse_file, parse_source
-from parsers.unit import Function, Macro, Param, Pragma, TranslationUnit
+from kgraph.parsers.dialect import Builtin, Dialect, TypeInfo, get_dialect, lang_from_path
+from kgraph.parsers.errors import Diagnostic, InputError, KGraphError, SourceError, UsageError
+from kgraph.parsers.frontend import parse_file, parse_source
+from kgraph.parsers.unit import Function, Macro, Param, Pragma, TranslationUnit
 
 __all__ = [
     "parse_file", "parse_source", "TranslationUnit", "Function", "Param", "Macro", "Pragma",

@@ -9,8 +9,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from parsers.errors import KGraphError, UsageError
-from parsers.frontend import parse_file
+from kgraph.parsers.errors import KGraphError, UsageError
+from kgraph.parsers.frontend import parse_file
 
 
 def _param(p) -> str:

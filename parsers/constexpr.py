@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Callable, Mapping
 
-from parsers.tokens import Token, tokenize
+from kgraph.parsers.tokens import Token, tokenize
 
 _BINARY = {
     "||": 1, "&&": 2, "|": 3, "^": 4, "&": 5, "==": 6, "!=": 6, "<": 7, "<=": 7, ">": 7, ">=": 7,

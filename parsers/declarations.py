@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import tree_sitter as ts
 
-from parsers.unit import Param, TranslationUnit
+from kgraph.parsers.unit import Param, TranslationUnit
 
 _RESTRICT = {"restrict", "__restrict", "__restrict__"}
 _POINTERS = ("pointer_declarator", "abstract_pointer_declarator")

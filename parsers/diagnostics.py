@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import tree_sitter as ts
 
-from parsers.dialect import Dialect
-from parsers.errors import Diagnostic
+from kgraph.parsers.dialect import Dialect
+from kgraph.parsers.errors import Diagnostic
 
 MAX_ERRORS = 50
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import tree_sitter as ts
 
-from parsers.errors import UsageError
+from kgraph.parsers.errors import UsageError
 
 DIALECTS_DIR = Path(__file__).parent / "dialects"
 LANGS = ("opencl", "cuda", "c")

@@ -1,6 +1,6 @@
 """The one front-end code path: check input → find/mask qualifiers → tree-sitter → records.
 
-Everything language-specific comes from the :class:`~parsers.dialect.Dialect` data.
+Everything language-specific comes from the :class:`~kgraph.parsers.dialect.Dialect` data.
 """
 from __future__ import annotations
 
@@ -9,14 +9,14 @@ import threading
 
 import tree_sitter as ts
 
-from parsers import preprocessor
-from parsers.declarations import return_type, to_param
-from parsers.diagnostics import position, syntax_diagnostics
-from parsers.dialect import LANGS, Dialect, get_dialect, lang_from_path
-from parsers.errors import UsageError
-from parsers.masking import find_qualifiers, mask
-from parsers.source_input import DEFAULT_MAX_BYTES, check_text, read_source
-from parsers.unit import Function, TranslationUnit
+from kgraph.parsers import preprocessor
+from kgraph.parsers.declarations import return_type, to_param
+from kgraph.parsers.diagnostics import position, syntax_diagnostics
+from kgraph.parsers.dialect import LANGS, Dialect, get_dialect, lang_from_path
+from kgraph.parsers.errors import Diagnostic, SourceError, UsageError
+from kgraph.parsers.masking import find_qualifiers, mask
+from kgraph.parsers.source_input import DEFAULT_MAX_BYTES, check_text, read_source
+from kgraph.parsers.unit import Function, TranslationUnit
 
 _BOM = "\ufeff".encode()
 _local = threading.local()
@@ -135,3 +135,21 @@ def parse_file(path: str | os.PathLike, lang: str | None = None, *, defines: dic
     path = os.fspath(path)
     text = read_source(path, max_bytes)
     return parse_source(text, _check_lang(lang, path), path, defines=defines, max_bytes=max_bytes)
+
+
+def kernel_sources(paths) -> dict[str, tuple[str, str]]:
+    """Kernel name -> (source text, language) for every kernel in the files ``paths``.
+
+    Raises:
+        InputError: a missing, unreadable or binary file. UsageError: an unknown extension.
+        SourceError: syntax errors (``file:line:col``) or a file that defines no kernel.
+    """
+    out: dict[str, tuple[str, str]] = {}
+    for path in map(os.fspath, paths):
+        unit = parse_file(path)
+        unit.raise_on_errors()
+        if not unit.kernels:
+            raise SourceError([Diagnostic(path, 1, 1, "error", f"no kernel in {path}")])
+        for fn in unit.kernels:
+            out[fn.name] = (unit.text, unit.lang)
+    return out

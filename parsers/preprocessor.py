@@ -16,9 +16,9 @@ import re
 
 import tree_sitter as ts
 
-from parsers.diagnostics import position
-from parsers.errors import Diagnostic
-from parsers.unit import Macro, Pragma, TranslationUnit
+from kgraph.parsers.diagnostics import position
+from kgraph.parsers.errors import Diagnostic
+from kgraph.parsers.unit import Macro, Pragma, TranslationUnit
 
 _COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.DOTALL)
 _LOOPS = ("for_statement", "while_statement", "do_statement")

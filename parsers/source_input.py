@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from parsers.errors import InputError
+from kgraph.parsers.errors import InputError
 
 DEFAULT_MAX_BYTES = 4 * 1024 * 1024
 

@@ -1,7 +1,7 @@
 """A light C-family lexer over bytes: identifiers, numbers, strings and punctuation with byte spans.
 
 Comments and preprocessor lines are skipped (not yielded), so words inside them are never taken for
-qualifiers. Used by :mod:`parsers.masking` (before tree-sitter runs) and :mod:`parsers.constexpr`.
+qualifiers. Used by :mod:`kgraph.parsers.masking` (before tree-sitter runs) and :mod:`kgraph.parsers.constexpr`.
 """
 from __future__ import annotations
 

@@ -7,9 +7,9 @@ from typing import Any
 
 import tree_sitter as ts
 
-from parsers.constexpr import fold
-from parsers.dialect import Dialect
-from parsers.errors import Diagnostic, SourceError
+from kgraph.parsers.constexpr import fold
+from kgraph.parsers.dialect import Dialect
+from kgraph.parsers.errors import Diagnostic, SourceError
 
 
 @dataclass

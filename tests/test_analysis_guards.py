@@ -3,7 +3,7 @@ import pytest
 import sympy as sp
 
 from kgraph.analysis import analyze
-from parsers import parse_source
+from kgraph.parsers import parse_source
 
 SRC = """
 __kernel void both(__global float *C, int M, int N) {

@@ -2,7 +2,7 @@
 import pytest
 import sympy as sp
 
-from parsers import parse_source
+from kgraph.parsers import parse_source
 
 from kgraph.analysis import analyze
 from kgraph.errors import UsageError

@@ -2,7 +2,7 @@
 import sympy as sp
 
 from kgraph.analysis import analyze, statement_costs
-from parsers import parse_source
+from kgraph.parsers import parse_source
 
 SRC = """
 #define MAD(a, b, c) ((a) * (b) + (c))

@@ -1,5 +1,5 @@
 """statement_costs: exact counts of one execution of each statement (hand-checked)."""
-from parsers import parse_source
+from kgraph.parsers import parse_source
 
 from kgraph.analysis import COUNT_KEYS, statement_costs
 

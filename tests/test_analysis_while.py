@@ -6,7 +6,7 @@ import sympy as sp
 
 from kgraph.analysis import analyze
 from kgraph.errors import MeasurementError
-from parsers import parse_source
+from kgraph.parsers import parse_source
 
 SRC = """
 __kernel void gs(__global float *y, int n) {
@@ -89,7 +89,7 @@ def test_break_note():
 
 @pytest.fixture(scope="module")
 def ctx():
-    from kgraph.instrument import default_context
+    from kgraph.data.instrumented import default_context
     try:
         return default_context()
     except MeasurementError as exc:  # pragma: no cover
@@ -98,7 +98,8 @@ def ctx():
 
 @pytest.mark.parametrize("kernel,gsz,size", [("gs", 32, 96), ("dosum", 8, 10), ("halve", 16, 100)])
 def test_static_equals_instrumented(ctx, kernel, gsz, size):
-    from kgraph.instrument import COUNTER_NAMES, count_launch
+    from kgraph.instrument import COUNTER_NAMES
+    from kgraph.data.instrumented import count_launch
     bufs = {"y": np.ones(max(size, gsz), np.float32)}
     if kernel == "dosum":
         bufs["x"] = np.ones(size + 4, np.float32)

@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from data.features import BOUND_CLASSES
-from models.baselines import (HistoryBaseline, LaunchRows, RegressionBaseline, RooflineBaseline,
+from kgraph.data.features import BOUND_CLASSES
+from kgraph.models.baselines import (HistoryBaseline, LaunchRows, RegressionBaseline, RooflineBaseline,
                               StaticGBTBaseline, TokenRegressorBaseline)
 
 SAXPY = ("kernel void saxpy(int n, float a, global const float* x, global float* y)"

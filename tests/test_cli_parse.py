@@ -1,7 +1,7 @@
 """`kgraph parse`: exit codes and output on good, bad-syntax, empty, binary and missing files."""
 import json
 
-from kgraph.cli.main import main
+from kgraph.app.cli.main import main
 
 SAXPY = """__kernel void saxpy(const float a, __global const float* x, __global float* y, const int n) {
     int i = get_global_id(0);

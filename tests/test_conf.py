@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from models.cli import run_lightning_cli
+from kgraph.models.cli import run_lightning_cli
 
 REPO = Path(__file__).resolve().parent.parent
 CONF = REPO / "conf"
@@ -56,7 +56,7 @@ def test_config_parses(name, capsys):
 
 @pytest.mark.parametrize("path", SWEEPS, ids=lambda p: p.name)
 def test_sweep_files(path):
-    from kgraph.cli.sweep import from_file, to_command, to_runs
+    from kgraph.app.cli.sweep import from_file, to_command, to_runs
 
     sweep = from_file(str(path))
     assert sweep["metric"] == {"name": "val/time_mape", "goal": "minimize"}
@@ -76,7 +76,7 @@ def test_sweep_files(path):
 
 
 def test_grid_expansion_order():
-    from kgraph.cli.sweep import to_command, to_runs
+    from kgraph.app.cli.sweep import to_command, to_runs
 
     sweep = {"method": "grid", "parameters": {"a": {"values": [1, 2]}, "b": {"values": ["x", "y"]}},
              "command": ["${program}", "fit", "${env}", "${args}"], "program": "kgraph"}
@@ -86,6 +86,6 @@ def test_grid_expansion_order():
 
 
 def test_tokenizer_link():
-    from models.cli import _tokenizer_of
+    from kgraph.models.cli import _tokenizer_of
 
     assert _tokenizer_of(True, "models/lm") == "models/lm" and _tokenizer_of(False, "models/lm") is None

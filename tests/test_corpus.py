@@ -6,8 +6,8 @@ import json
 import numpy as np
 import pytest
 
-from data.corpus import all_specs, families, get_spec
-from data.corpus.spec import Arg, KernelSpec, MAX_LAUNCH_BYTES, evaluate
+from kgraph.data.corpus import all_specs, families, get_spec
+from kgraph.data.corpus.spec import Arg, KernelSpec, MAX_LAUNCH_BYTES, evaluate
 from kgraph.errors import InputError
 
 SPECS = all_specs()
@@ -116,7 +116,7 @@ def _one_per_family() -> list[KernelSpec]:
 
 @pytest.mark.parametrize("spec", _one_per_family(), ids=lambda s: s.kernel_id)
 def test_family_correct_on_opencl(spec, cl_queue):
-    from data.corpus.check import check_spec
+    from kgraph.data.corpus.check import check_spec
 
     ok, max_err = check_spec(spec, *cl_queue)
     assert ok, f"{spec.kernel_id}: max abs error {max_err}"
@@ -125,7 +125,7 @@ def test_family_correct_on_opencl(spec, cl_queue):
 @pytest.mark.slow
 @pytest.mark.parametrize("spec", SPECS, ids=lambda s: s.kernel_id)
 def test_every_kernel_correct_on_opencl(spec, cl_queue):
-    from data.corpus.check import check_spec
+    from kgraph.data.corpus.check import check_spec
 
     ok, max_err = check_spec(spec, *cl_queue)
     assert ok, f"{spec.kernel_id}: max abs error {max_err}"
@@ -134,7 +134,7 @@ def test_every_kernel_correct_on_opencl(spec, cl_queue):
 def test_wrong_kernel_is_detected(cl_queue):
     from dataclasses import replace
 
-    from data.corpus.check import check_spec
+    from kgraph.data.corpus.check import check_spec
 
     spec = get_spec("scal.v1.fp32")
     broken = replace(spec, kernel_id="scal.broken", source=spec.source.replace("alpha * x[i]", "x[i]"))
@@ -143,7 +143,7 @@ def test_wrong_kernel_is_detected(cl_queue):
 
 
 def test_sources_parse_with_project_parser():
-    from parsers import parse_source
+    from kgraph.parsers import parse_source
 
     for spec in SPECS:
         unit = parse_source(spec.source, "opencl", filename=f"{spec.kernel_id}.cl")
@@ -153,7 +153,7 @@ def test_sources_parse_with_project_parser():
 
 
 def test_dense_sizes_holds_the_pow2_grid():
-    from data.corpus.templating import dense_sizes, pow2
+    from kgraph.data.corpus.templating import dense_sizes, pow2
 
     assert dense_sizes(6, 9, 2) == [64, 96, 128, 192, 256, 384, 512]
     assert dense_sizes(2, 4, 4) == [4, 5, 6, 7, 8, 10, 12, 14, 16]

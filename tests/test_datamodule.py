@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 import torch
 
-from data.datamodule import KGraphDataModule, to_splits
-from data.features import LAUNCH_FEATURES, feature_names
+from kgraph.data.datamodule import KGraphDataModule, to_splits
+from kgraph.data.features import LAUNCH_FEATURES, feature_names
 
 KERNELS = {  # kernel_id: (family, kernel_name, source)
     "saxpy": ("blas1", "saxpy", "__kernel void saxpy(__global float* y, __global const float* x, float a, int n)"

@@ -6,8 +6,8 @@ import json
 import pandas as pd
 import pytest
 
-from data.harness.columns import empty_row, launch_key, source_id_of
-from data.harness.store import DatasetStore, read_launches
+from kgraph.data.harness.columns import empty_row, launch_key, source_id_of
+from kgraph.data.harness.store import DatasetStore, read_launches
 
 SOURCE = "__kernel void k(__global float *y) { y[get_global_id(0)] = 1.0f; }"
 
@@ -54,7 +54,7 @@ def test_journal_replay_after_crash(tmp_path):
 
 
 def test_validate_catches_planted_nan(tmp_path):
-    from data.harness.validate import validate_dataset
+    from kgraph.data.harness.validate import validate_dataset
 
     _write(tmp_path, [_row(1), _row(2), _row(3, median_time_ns=float("nan"))])
     problems = validate_dataset(tmp_path)
@@ -62,7 +62,7 @@ def test_validate_catches_planted_nan(tmp_path):
 
 
 def test_validate_negative_time_and_missing_counts(tmp_path):
-    from data.harness.validate import validate_dataset
+    from kgraph.data.harness.validate import validate_dataset
 
     _write(tmp_path, [_row(1, min_time_ns=-5.0), _row(2, flops_fp32=-1)])
     problems = validate_dataset(tmp_path)
@@ -71,8 +71,8 @@ def test_validate_negative_time_and_missing_counts(tmp_path):
 
 
 def test_import_csv(tmp_path):
-    from data.harness.importer import import_table
-    from data.harness.validate import validate_dataset
+    from kgraph.data.harness.importer import import_table
+    from kgraph.data.harness.validate import validate_dataset
 
     csv = tmp_path / "m.csv"
     pd.DataFrame({
@@ -89,7 +89,7 @@ def test_import_csv(tmp_path):
 
 
 def test_import_bad_columns(tmp_path):
-    from data.harness.importer import import_table
+    from kgraph.data.harness.importer import import_table
     from kgraph.errors import InputError
 
     csv = tmp_path / "bad.csv"
@@ -102,7 +102,7 @@ def test_import_bad_columns(tmp_path):
 
 
 def test_slugs():
-    from data.harness.devices import slug_of
+    from kgraph.data.harness.devices import slug_of
 
     assert slug_of("NVIDIA CUDA", "NVIDIA H200", "NVIDIA Corporation") == "nvidia-h200"
     assert slug_of("NVIDIA CUDA", "NVIDIA H100 80GB HBM3") == "nvidia-h100"
@@ -112,7 +112,7 @@ def test_slugs():
 
 
 def test_bound_class():
-    from data.harness.derived import derive
+    from kgraph.data.harness.derived import derive
 
     roof = {"copy_bw_gbs": 100.0, "fp32_gflops": 1000.0, "fp64_gflops": 500.0}
     row = {"status": "ok", "median_time_ns": 1000.0, "flops_fp32": 0, "flops_fp64": 0,

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from kgraph.cli.main import main
+from kgraph.app.cli.main import main
 
 ROOT = Path(__file__).resolve().parent.parent
 SGEMM = str(ROOT / "examples/opencl/sgemm_tiled.cl")
@@ -48,7 +48,7 @@ def test_estimate_unknown_device_and_missing_model(capsys, tmp_path):
     assert rc == 2 and "--device no-such-gpu: is neither a descriptor file nor a known device" in text
     rc, text = err(capsys, ["estimate", SGEMM, "--kernel", "sgemm_tiled", "--global", "64,64", *ARGS,
                             "--device", DEVICE, "--model", str(tmp_path)])
-    assert rc == 1 and f"no trained model in {tmp_path}: run `python -m models.predictor --from-ckpt" in text
+    assert rc == 1 and f"no trained model in {tmp_path}: run `python -m kgraph.models.predictor --from-ckpt" in text
 
 
 def test_estimate_batch_errors(capsys, tmp_path):
@@ -65,10 +65,10 @@ def test_estimate_batch_errors(capsys, tmp_path):
 @pytest.fixture(scope="module")
 def model_dir(tmp_path_factory):
     """A default-model directory converted from a Lightning-format checkpoint of a small model."""
-    from data.features import feature_names
-    from models.kgraph_model import ModelConfig
-    from models.lightning_module import KGraphLightningModule
-    from models.predictor import from_checkpoint
+    from kgraph.data.features import feature_names
+    from kgraph.models.kgraph_model import ModelConfig
+    from kgraph.models.lightning_module import KGraphLightningModule
+    from kgraph.models.predictor import from_checkpoint
 
     arch = ModelConfig(use_tokens=False)
     arch.graph.hidden, arch.launch.hidden, arch.fusion.hidden, arch.head.hidden = 16, 16, 32, 16
@@ -127,7 +127,7 @@ def test_estimate_imports_no_training_stack():
     """
     code = (
         "import contextlib, io, sys\n"
-        "from kgraph.cli.main import main\n"
+        "from kgraph.app.cli.main import main\n"
         f"argv = ['estimate', {SGEMM!r}, '--kernel', 'sgemm_tiled', '--global', '1024,1024', '--local', '16,16',"
         f" *{ARGS!r}, '--device', 'h200']\n"
         "with contextlib.redirect_stdout(io.StringIO()):\n"
@@ -139,7 +139,7 @@ def test_estimate_imports_no_training_stack():
                           timeout=120)
     assert done.returncode == 0, done.stderr
     loaded = set(done.stdout.split())
-    assert "models.predictor" in loaded and "torch" in loaded  # the estimate did run
-    heavy = ("lightning", "pytorch_lightning", "lightning_fabric", "wandb", "models.lightning_module",
-             "models.lm_pretrain", "data.harness.campaign")
+    assert "kgraph.models.predictor" in loaded and "torch" in loaded  # the estimate did run
+    heavy = ("lightning", "pytorch_lightning", "lightning_fabric", "wandb", "kgraph.models.lightning_module",
+             "kgraph.models.lm_pretrain", "kgraph.data.harness.campaign")
     assert not sorted(m for m in loaded if m.split(".")[0] in heavy or m in heavy)

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 import torch
 
-from models.compact import CompactConfig, CompactHead, from_checkpoint, to_checkpoint
-from models.export import check_onnx, to_c, to_onnx
-from models.export.c_driver import bench_c, build_driver, predict_c
-from parsers.errors import ModelError
+from kgraph.models.compact import CompactConfig, CompactHead, from_checkpoint, to_checkpoint
+from kgraph.models.export import check_onnx, to_c, to_onnx
+from kgraph.models.export.c_driver import bench_c, build_driver, predict_c
+from kgraph.parsers.errors import ModelError
 
 LAUNCH = ["log_n", "log_global", "log_local"]
 DEVICE = ["log_cu", "log_bw", "log_gflops"]
@@ -108,7 +108,7 @@ def test_checkpoint_round_trip(tmp_path):
 
 
 def test_fit_compact_learns_a_linear_law():
-    from models.compact import fit_compact
+    from kgraph.models.compact import fit_compact
     torch.manual_seed(0)
     head = CompactHead(CompactConfig(code_dim=2, launch_names=LAUNCH, device_names=DEVICE, size="small"))
     x = torch.rand(512, head.config.in_dim) * 10
@@ -122,7 +122,7 @@ def test_fit_compact_learns_a_linear_law():
 
 
 def test_cli_export_onnx_and_c(tmp_path, capsys):
-    from kgraph.cli.main import main
+    from kgraph.app.cli.main import main
     head = make_head("tiny")
     ckpt = to_checkpoint(head, tmp_path / "c.pt", {"k": torch.ones(8)}, {"dev": torch.zeros(3)})
     assert main(["export", "--ckpt", str(ckpt), "--format", "onnx", "--out", str(tmp_path / "o")]) == 0

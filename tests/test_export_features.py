@@ -9,14 +9,14 @@ import pandas as pd
 import pytest
 import torch
 
-from data.features import to_launch_features
-from kgraph.runtime import runtime_dir
-from models.compact import CompactConfig, CompactHead, to_compact_inputs
-from models.export import to_c
-from models.export.c_driver import build_driver, features_c, predict_c
-from models.export.features_c import to_features_c
+from kgraph.data.features import to_launch_features
+from kgraph.data.corpus import tile_kernel_files
+from kgraph.models.compact import CompactConfig, CompactHead, to_compact_inputs
+from kgraph.models.export import to_c
+from kgraph.models.export.c_driver import build_driver, features_c, predict_c
+from kgraph.models.export.features_c import to_features_c
 
-KERNELS = runtime_dir() / "starpu" / "kernels"
+KERNELS = tile_kernel_files()[0].parent
 DEVICE = {"device_id": "pocl-cpu", "type": "CPU", "compute_units": 12, "max_clock_mhz": 3000,
           "global_mem_bytes": 2 ** 34, "local_mem_bytes": 2 ** 16, "max_work_group_size": 4096,
           "global_cache_bytes": 2 ** 20,

@@ -1,12 +1,12 @@
-"""models.export.verify: C and ONNX checked on every registered kernel x device."""
+"""kgraph.models.export.verify: C and ONNX checked on every registered kernel x device."""
 import shutil
 
 import pytest
 import torch
 
-from models.compact import CompactConfig, CompactHead, to_checkpoint
-from models.export import to_c, to_onnx
-from models.export.verify import main, probe_rows
+from kgraph.models.compact import CompactConfig, CompactHead, to_checkpoint
+from kgraph.models.export import to_c, to_onnx
+from kgraph.models.export.verify import main, probe_rows
 
 
 def _bundle(tmp_path):
@@ -19,7 +19,7 @@ def _bundle(tmp_path):
 
 
 def test_probe_rows_cover_every_kernel_and_device(tmp_path):
-    from models.compact import from_checkpoint
+    from kgraph.models.compact import from_checkpoint
 
     *_, ckpt = _bundle(tmp_path)
     kernels, devs, launch, x = probe_rows(from_checkpoint(ckpt), rows=3)
@@ -45,9 +45,9 @@ def test_verify_passes_on_a_faithful_export(tmp_path):
 
 
 def test_export_defaults_to_the_shipped_base_head(tmp_path):
-    from kgraph.cli.export import DEFAULT_CKPT
-    from kgraph.cli.main import main as cli
-    from models.compact import from_checkpoint
+    from kgraph.models.shipped import COMPACT_CKPT as DEFAULT_CKPT
+    from kgraph.app.cli.main import main as cli
+    from kgraph.models.compact import from_checkpoint
 
     bundle = from_checkpoint(DEFAULT_CKPT)
     assert bundle.head.config.size == "base" and bundle.head.config.hidden == [64, 64]

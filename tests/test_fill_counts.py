@@ -12,7 +12,7 @@ cl = pytest.importorskip("pyopencl")
 # one without inputs at all (an escape-time loop on the work-item's coordinate).
 SPECS = r'''
 import numpy as np
-from data.corpus.spec import Arg, KernelSpec
+from kgraph.data.corpus.spec import Arg, KernelSpec
 
 ROWS = """__kernel void rows(__global const int *row_ptr, __global const float *val, __global float *y) {
     int r = get_global_id(0);
@@ -81,8 +81,8 @@ def spec_file(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def measured(tmp_path_factory, spec_file) -> Path:
     """A tiny PoCL campaign with instrumented counts on every row: what the harness records."""
-    from data.harness.campaign import CampaignOptions, run_campaign
-    from data.harness.timing import TimingPolicy
+    from kgraph.data.harness.campaign import CampaignOptions, run_campaign
+    from kgraph.data.harness.timing import TimingPolicy
 
     out = tmp_path_factory.mktemp("measured") / "ds"
     out.mkdir()
@@ -96,8 +96,8 @@ def measured(tmp_path_factory, spec_file) -> Path:
 
 def _blank(folder: Path, keys, harness_version=None) -> None:
     """Forget the counts of ``keys`` (as a ``--counts static`` campaign of these kernels leaves them)."""
-    from data.harness.columns import DERIVED_COLUMNS
-    from data.harness.store import DatasetStore
+    from kgraph.data.harness.columns import DERIVED_COLUMNS
+    from kgraph.data.harness.store import DatasetStore
 
     blank = {**{c: -1 for c in COUNTS}, "counts_source": None, **{c: None for c in DERIVED_COLUMNS},
              "bound": None}
@@ -111,7 +111,7 @@ def _fill(folder, spec_file, *extra) -> tuple[int, str]:
     import contextlib
     import io
 
-    from kgraph.cli.main import main
+    from kgraph.app.cli.main import main
 
     buf = io.StringIO()
     with contextlib.redirect_stdout(buf):
@@ -120,8 +120,8 @@ def _fill(folder, spec_file, *extra) -> tuple[int, str]:
 
 
 def test_donor_then_instrumented_run_equal_to_the_harness(measured, spec_file, tmp_path):
-    from data.harness.store import read_launches
-    from data.harness.validate import validate_dataset
+    from kgraph.data.harness.store import read_launches
+    from kgraph.data.harness.validate import validate_dataset
 
     truth = read_launches(measured).set_index("key")
     assert len(truth) == 8 and (truth.counts_source == "instrumented").all() and validate_dataset(measured) == []
@@ -155,10 +155,10 @@ def test_donor_then_instrumented_run_equal_to_the_harness(measured, spec_file, t
 def test_input_generations_and_local_size(measured, spec_file, tmp_path):
     """1.1 structured inputs are refused (donor and run); input-free kernels match any version and,
     without work-group constructs, any local size."""
-    from data.corpus.spec import KernelSpec  # noqa: F401 - the spec file imports it
-    from data.harness.count_donors import input_generation, workgroup_independent
-    from data.harness.store import read_launches
-    from data.harness.worker import load_specs
+    from kgraph.data.corpus.spec import KernelSpec  # noqa: F401 - the spec file imports it
+    from kgraph.data.harness.count_donors import input_generation, workgroup_independent
+    from kgraph.data.harness.store import read_launches
+    from kgraph.data.harness.worker import load_specs
 
     specs = {s.kernel_id: s for s in load_specs(f"{spec_file}:specs")}
     assert input_generation(specs["t.rows"], "1.2") == "sizes-seeded"
@@ -185,7 +185,7 @@ def test_input_generations_and_local_size(measured, spec_file, tmp_path):
 
 
 def test_bad_options_are_usage_errors(measured, tmp_path, capsys):
-    from kgraph.cli.main import main
+    from kgraph.app.cli.main import main
 
     assert main(["dataset", "fill-counts", str(tmp_path / "nope")]) == 2
     assert "not a dataset folder" in capsys.readouterr().err
@@ -200,10 +200,10 @@ def test_drop_irreproducible_then_campaign_measures_again(measured, spec_file, t
     validates, and a resumed campaign measures exactly those launches again, with counts."""
     import json
 
-    from data.harness.campaign import CampaignOptions, run_campaign
-    from data.harness.store import read_launches
-    from data.harness.timing import TimingPolicy
-    from data.harness.validate import validate_dataset
+    from kgraph.data.harness.campaign import CampaignOptions, run_campaign
+    from kgraph.data.harness.store import read_launches
+    from kgraph.data.harness.timing import TimingPolicy
+    from kgraph.data.harness.validate import validate_dataset
 
     truth = read_launches(measured)
     target = tmp_path / "target"

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from kgraph.analysis.footprint import static_footprint
-from parsers import parse_source
+from kgraph.parsers import parse_source
 
 
 def footprint(src: str, env: dict, kernel: str | None = None):

@@ -186,7 +186,7 @@ def test_from_source_syntax_error_is_source_error():
 
 
 def test_every_shipped_example_builds_with_data_and_control_edges():
-    from kgraph.demo import EXAMPLES, example_files
+    from kgraph.app.demo import EXAMPLES, example_files
 
     files = example_files(EXAMPLES)
     assert len(files) >= 20

@@ -15,7 +15,7 @@ cl = pytest.importorskip("pyopencl")
 
 SPECS = r'''
 import numpy as np
-from data.corpus.spec import Arg, KernelSpec
+from kgraph.data.corpus.spec import Arg, KernelSpec
 
 SCALE = """__kernel void scale(__global const float *x, __global float *y, int n) {
     int i = get_global_id(0);
@@ -75,8 +75,8 @@ def spec_file(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def descriptor(tmp_path_factory) -> Path:
     """One measured device.json, copied into every campaign folder (the roofline takes seconds)."""
-    from data.harness.descriptor import measure_descriptor, save_descriptor
-    from data.harness.devices import pick_device
+    from kgraph.data.harness.descriptor import measure_descriptor, save_descriptor
+    from kgraph.data.harness.devices import pick_device
 
     folder = tmp_path_factory.mktemp("device")
     save_descriptor(measure_descriptor(pick_device("pocl")), folder)
@@ -84,8 +84,8 @@ def descriptor(tmp_path_factory) -> Path:
 
 
 def _campaign(spec_file, descriptor, out: Path, kernels, **extra):
-    from data.harness.campaign import CampaignOptions, run_campaign
-    from data.harness.timing import TimingPolicy
+    from kgraph.data.harness.campaign import CampaignOptions, run_campaign
+    from kgraph.data.harness.timing import TimingPolicy
 
     out.mkdir(parents=True, exist_ok=True)
     shutil.copy(descriptor, out / "device.json")
@@ -96,7 +96,7 @@ def _campaign(spec_file, descriptor, out: Path, kernels, **extra):
 
 
 def test_statuses_and_timing_fields(spec_file, descriptor, tmp_path):
-    from data.harness.store import read_launches
+    from kgraph.data.harness.store import read_launches
 
     summary = _campaign(spec_file, descriptor, tmp_path / "ds",
                         ["t.scale", "t.hang", "t.syntax", "t.wrong"])
@@ -124,7 +124,7 @@ def test_statuses_and_timing_fields(spec_file, descriptor, tmp_path):
 
 
 def test_launch_failure_mid_visit_is_recorded_and_the_campaign_goes_on(spec_file, descriptor, tmp_path):
-    from data.harness.store import read_launches
+    from kgraph.data.harness.store import read_launches
 
     _campaign(spec_file, descriptor, tmp_path / "ds", ["t.badshape", "t.scale"])
     df = read_launches(tmp_path / "ds")
@@ -137,7 +137,7 @@ def test_launch_failure_mid_visit_is_recorded_and_the_campaign_goes_on(spec_file
 
 
 def test_kill_then_resume_gives_same_keys(spec_file, descriptor, tmp_path):
-    from data.harness.store import read_launches
+    from kgraph.data.harness.store import read_launches
 
     kernels = ["t.scale", "t.add"]
     full = tmp_path / "full"
@@ -145,7 +145,7 @@ def test_kill_then_resume_gives_same_keys(spec_file, descriptor, tmp_path):
     killed = tmp_path / "killed"
     killed.mkdir()
     shutil.copy(descriptor, killed / "device.json")
-    cmd = [sys.executable, "-m", "data.harness.campaign", "--device", "pocl", "--out", str(killed),
+    cmd = [sys.executable, "-m", "kgraph.data.harness.campaign", "--device", "pocl", "--out", str(killed),
            "--specs", f"{spec_file}:specs", "--kernels", *kernels, "--max-per-kernel", "4",
            "--shard-rows", "2", "--counts", "none", "--max-repeats", "10", "--time-cap-s", "0.05",
            "--no-progress"]
@@ -163,7 +163,7 @@ def test_kill_then_resume_gives_same_keys(spec_file, descriptor, tmp_path):
 
 def test_counts_instrumented_in_worker_static_in_supervisor(spec_file, descriptor, tmp_path):
     """t.scale: y[i] = 2*x[i] under i < n, so n FLOPs, 4n bytes loaded, 4n stored, 8n touched."""
-    from data.harness.store import read_launches
+    from kgraph.data.harness.store import read_launches
 
     _campaign(spec_file, descriptor, tmp_path / "auto", ["t.scale"], counts="auto")
     _campaign(spec_file, descriptor, tmp_path / "capped", ["t.scale"], counts="auto", max_instrumented_time_s=0.0)
@@ -178,11 +178,11 @@ def test_counts_instrumented_in_worker_static_in_supervisor(spec_file, descripto
 
 def test_worker_recv_after_kill_raises_worker_died():
     """The supervisor kills the worker after a failed launch; a later recv must say so, not crash."""
-    from data.harness.devices import pick_device
-    from data.harness.timing import TimingPolicy
-    from data.harness.worker import Worker, WorkerDied
+    from kgraph.data.harness.devices import pick_device
+    from kgraph.data.harness.timing import TimingPolicy
+    from kgraph.data.harness.worker import Worker, WorkerDied
 
-    worker = Worker(pick_device("pocl"), "data.corpus:all_specs", TimingPolicy(), counts_mode="none")
+    worker = Worker(pick_device("pocl"), "kgraph.data.corpus:all_specs", TimingPolicy(), counts_mode="none")
     worker.ensure_started()
     worker.kill()
     with pytest.raises(WorkerDied):

@@ -14,7 +14,7 @@ GATHER = """__kernel void gather(__global const float *in, __global float *out, 
 
 
 def test_buffer_sizes_inferred_then_given(tmp_path):
-    from data.harness.foreign import foreign_spec
+    from kgraph.data.harness.foreign import foreign_spec
 
     path = tmp_path / "gather.cl"
     path.write_text(GATHER)

@@ -17,7 +17,7 @@ pytestmark = pytest.mark.gpu
 
 @pytest.fixture(scope="module")
 def gpu():
-    from data.harness.devices import list_devices
+    from kgraph.data.harness.devices import list_devices
 
     found = [d for d in list_devices() if d.type == "GPU"]
     if not found:
@@ -28,8 +28,8 @@ def gpu():
 
 
 def test_fill_and_build_cache_on_gpu(gpu, tmp_path, monkeypatch):
-    from data.harness.builds import build_program
-    from data.harness.fill import DeviceFiller, buffer_key, reference_fill
+    from kgraph.data.harness.builds import build_program
+    from kgraph.data.harness.fill import DeviceFiller, buffer_key, reference_fill
 
     info, ctx, queue = gpu
     n = 1 << 20
@@ -48,11 +48,11 @@ def test_fill_and_build_cache_on_gpu(gpu, tmp_path, monkeypatch):
 
 def test_exact_counts_on_the_gpu_context(gpu, tmp_path, monkeypatch):
     """axpy at n = 2^22: 2 FLOPs, 8 bytes loaded, 4 stored, 8 bytes touched per element."""
-    from data.corpus import all_specs
-    from data.harness.counts import CountCache
-    from data.harness.runner import KernelRunner
-    from data.harness.sampling import LaunchConfig
-    from data.harness.timing import TimingPolicy
+    from kgraph.data.corpus import all_specs
+    from kgraph.data.harness.counts import CountCache
+    from kgraph.data.harness.runner import KernelRunner
+    from kgraph.data.harness.sampling import LaunchConfig
+    from kgraph.data.harness.timing import TimingPolicy
 
     monkeypatch.setenv("KGRAPH_BUILD_CACHE", str(tmp_path))
     info, ctx, queue = gpu
@@ -68,8 +68,8 @@ def test_exact_counts_on_the_gpu_context(gpu, tmp_path, monkeypatch):
 
 
 def test_short_gpu_campaign(gpu, tmp_path, monkeypatch):
-    from data.harness.campaign import CampaignOptions, run_campaign
-    from data.harness.store import read_launches
+    from kgraph.data.harness.campaign import CampaignOptions, run_campaign
+    from kgraph.data.harness.store import read_launches
 
     monkeypatch.setenv("KGRAPH_BUILD_CACHE", str(tmp_path / "cache"))
     info, _, _ = gpu

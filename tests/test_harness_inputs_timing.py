@@ -4,8 +4,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from data.harness.inputs import HostInputCache, generator_key
-from data.harness.timing import Timing, TimingPolicy, launches_per_sample, time_launch
+from kgraph.data.harness.inputs import HostInputCache, generator_key
+from kgraph.data.harness.timing import Timing, TimingPolicy, launches_per_sample, time_launch
 
 
 class _Event:

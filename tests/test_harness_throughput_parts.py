@@ -6,7 +6,7 @@ import pytest
 
 cl = pytest.importorskip("pyopencl")
 
-from data.harness.fill import DeviceFiller, buffer_key, reference_fill  # noqa: E402
+from kgraph.data.harness.fill import DeviceFiller, buffer_key, reference_fill  # noqa: E402
 
 
 def _lowbias32(x: int) -> int:
@@ -22,7 +22,7 @@ def _lowbias32(x: int) -> int:
 
 @pytest.fixture(scope="module")
 def cl_env():
-    from data.harness.devices import pick_device
+    from kgraph.data.harness.devices import pick_device
 
     try:
         device = pick_device("pocl").open()
@@ -64,7 +64,7 @@ def test_device_fill_equals_reference(cl_env, dtype):
 
 
 def test_build_cache_miss_then_hit(cl_env, tmp_path, monkeypatch):
-    from data.harness.builds import build_program, cache_dir
+    from kgraph.data.harness.builds import build_program, cache_dir
 
     monkeypatch.setenv("KGRAPH_BUILD_CACHE", str(tmp_path / "cache"))
     ctx, queue = cl_env
@@ -81,17 +81,17 @@ def test_build_cache_miss_then_hit(cl_env, tmp_path, monkeypatch):
 
 
 def _saxpy_spec():
-    from data.corpus import all_specs
+    from kgraph.data.corpus import all_specs
 
     return next(s for s in all_specs() if s.kernel_id == "axpy.v1.c1.fp32")
 
 
 def test_runner_counts_instrumented_on_its_own_buffers(cl_env, tmp_path, monkeypatch):
     """axpy y = a*x + y: per element 1 mul + 1 add, loads x and y, stores y (fp32)."""
-    from data.harness.counts import CountCache
-    from data.harness.runner import KernelRunner
-    from data.harness.sampling import LaunchConfig
-    from data.harness.timing import TimingPolicy
+    from kgraph.data.harness.counts import CountCache
+    from kgraph.data.harness.runner import KernelRunner
+    from kgraph.data.harness.sampling import LaunchConfig
+    from kgraph.data.harness.timing import TimingPolicy
 
     monkeypatch.setenv("KGRAPH_BUILD_CACHE", str(tmp_path / "cache"))
     ctx, queue = cl_env
@@ -121,7 +121,7 @@ def test_runner_counts_instrumented_on_its_own_buffers(cl_env, tmp_path, monkeyp
 
 
 def test_static_analysis_is_parsed_once_per_kernel():
-    from data.harness.counts import _analysis_of, static_counts
+    from kgraph.data.harness.counts import _analysis_of, static_counts
 
     spec = _saxpy_spec()
     _analysis_of.cache_clear()
@@ -135,7 +135,7 @@ def test_static_analysis_is_parsed_once_per_kernel():
 
 def test_host_fallback_writes_the_device_fill_values(cl_env):
     """Without a fill program the runner uploads reference_fill: the same inputs either way."""
-    from data.harness.runner import KernelRunner
+    from kgraph.data.harness.runner import KernelRunner
 
     ctx, queue = cl_env
     spec = _saxpy_spec()

@@ -39,14 +39,14 @@ def test_sample_repeats_when_dataset_is_short():
 
 
 def test_featurise_forward_equals_predict():
-    from models.predictor import Predictor
+    from kgraph.models.predictor import Predictor
 
     rows, texts, device = sample_requests(TINY, 7)
     predictor = Predictor.from_directory("models/default")
     seconds, timed = time_once(predictor, rows, texts, device)
     assert set(seconds) == {"parse_s", "validate_s", "featurise_s", "forward_s"}
     import kgraph
-    from models.launches import make_launch
+    from kgraph.models.launches import make_launch
 
     graphs = {sid: {g.name: g for g in kgraph.from_source(s, lang)} for sid, (s, lang) in texts.items()}
     launches = [make_launch(graphs[r["source_id"]], r["kernel"], r["global"], r["local"], r["args"], device)

@@ -3,8 +3,9 @@ import numpy as np
 import pytest
 
 from kgraph.errors import KGraphError, MeasurementError, UsageError
-from kgraph.instrument import count_launch, default_context, instrument
-from parsers import parse_source
+from kgraph.instrument import instrument
+from kgraph.data.instrumented import count_launch, default_context
+from kgraph.parsers import parse_source
 
 SAXPY = """
 __kernel void saxpy(const int n, const float a, __global const float *x, __global float *y) {
@@ -170,7 +171,7 @@ def test_local_and_private_accesses_untouched():
 
 
 def test_infer_extents_grows_buffers_until_nothing_falls_outside(ctx):
-    from kgraph.instrument.extents import infer_extents
+    from kgraph.data.instrumented.extents import infer_extents
 
     src = """
     __kernel void spread(__global const float *in, __global float4 *out, int n) {

@@ -5,8 +5,9 @@ import pytest
 
 from kgraph.analysis import analyze
 from kgraph.errors import MeasurementError
-from kgraph.instrument import COUNTER_NAMES, count_launch, default_context
-from parsers import parse_source
+from kgraph.instrument import COUNTER_NAMES
+from kgraph.data.instrumented import count_launch, default_context
+from kgraph.parsers import parse_source
 from tests.test_instrument import SAXPY, SGEMM
 from tests.test_instrument_kernels import SGEMM_TILED, STENCIL_1D, STENCIL_2D
 

@@ -6,8 +6,9 @@ import pytest
 
 from kgraph.analysis import analyze
 from kgraph.errors import MeasurementError
-from kgraph.instrument import COUNTER_NAMES, count_launch, default_context, instrument
-from parsers import parse_source
+from kgraph.instrument import COUNTER_NAMES, instrument
+from kgraph.data.instrumented import count_launch, default_context
+from kgraph.parsers import parse_source
 
 SRC = """
 float madd(__global const float *a, __global const float *b, float c, int i) {

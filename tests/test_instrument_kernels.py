@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from kgraph.errors import MeasurementError
-from kgraph.instrument import count_launch, default_context
+from kgraph.data.instrumented import count_launch, default_context
 
 SGEMM_TILED = """
 #define TS 8

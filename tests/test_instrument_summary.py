@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from kgraph.errors import MeasurementError
-from kgraph.instrument import default_context
+from kgraph.data.instrumented import default_context
 from kgraph.instrument.prelude import MARK_HEADER_WORDS
 from kgraph.instrument.summary import MAX_ITEMS, summarise_marks
 

@@ -7,18 +7,18 @@ import pytest
 import torch
 from torch_geometric.data import Batch, Data
 
-from data.features import BOUND_CLASSES, REGRESSION_TARGETS
-from models.fusion import FusionConfig
-from models.graph_encoder import GraphEncoder, GraphEncoderConfig
-from models.heads import HeadConfig, MultiTaskHead
-from models.kgraph_model import KGraphModel, ModelConfig
-from models.metrics import ape, spearman, summarize
-from models.token_encoder import TokenEncoderConfig
+from kgraph.data.features import BOUND_CLASSES, REGRESSION_TARGETS
+from kgraph.models.fusion import FusionConfig
+from kgraph.models.graph_encoder import GraphEncoder, GraphEncoderConfig
+from kgraph.models.heads import HeadConfig, MultiTaskHead
+from kgraph.models.kgraph_model import KGraphModel, ModelConfig
+from kgraph.models.metrics import ape, spearman, summarize
+from kgraph.models.token_encoder import TokenEncoderConfig
 
 @pytest.fixture(scope="session")
 def tiny_lm(tmp_path_factory):
     """A 1-layer code LM pretrained for 3 steps on two kernels (tokenizer + encoder, saved locally)."""
-    from models.lm_pretrain import LMConfig, pretrain
+    from kgraph.models.lm_pretrain import LMConfig, pretrain
 
     out = tmp_path_factory.mktemp("lm")
     texts = ["__kernel void add(__global float* a, __global const float* b, int n)"
@@ -105,7 +105,7 @@ def test_model_ablations_shapes(variant, fusion, tiny_lm):
 
 
 def tiny_lm_tokens(path):
-    from data.graph_dataset import load_tokenizer
+    from kgraph.data.graph_dataset import load_tokenizer
 
     tok = load_tokenizer(str(path))
     enc = tok(["__kernel void a(int n){}", "__kernel void b(__global float* x){x[0]=1.0f;}"],
@@ -187,7 +187,7 @@ def test_token_encoder_refuses_a_max_length_beyond_its_positions(tiny_lm):
     """The LM above reads 64 tokens: asking for 512 is a config error named by its option, not an
     index error deep inside the transformer at the first long source."""
     from kgraph.errors import ModelError
-    from models.token_encoder import TokenEncoder
+    from kgraph.models.token_encoder import TokenEncoder
 
     with pytest.raises(ModelError, match=r"model.arch.tokens.max_length=512 .* \(64 tokens\)"):
         TokenEncoder(TokenEncoderConfig(path=str(tiny_lm), max_length=512))

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from kgraph.cli.main import main
+from kgraph.app.cli.main import main
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -34,7 +34,7 @@ def test_fit_tiny_on_ci_tiny_writes_checkpoint_and_media(tmp_path, monkeypatch):
     assert any("time_scatter" in p.name for p in media) and any("per_family" in p.name for p in media)
     assert state["hyper_parameters"]["feature_names"][0] == "hw_is_gpu"
     # the checkpoint loads back into the module
-    from models.lightning_module import KGraphLightningModule
+    from kgraph.models.lightning_module import KGraphLightningModule
 
     module = KGraphLightningModule.load_from_checkpoint(tmp_path.glob("kgraph/*/checkpoints/last.ckpt").__next__())
     assert module.model.launch_encoder.feature_std.min().item() > 0

@@ -1,7 +1,7 @@
 """``python -m parsers``: summaries, diagnostics and exit codes; qualifier edge cases."""
 from pathlib import Path
 
-from parsers import parse_source
+from kgraph.parsers import parse_source
 from parsers.__main__ import main
 
 EX = Path(__file__).resolve().parent.parent / "examples"

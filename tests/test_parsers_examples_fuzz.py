@@ -5,7 +5,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from parsers import KGraphError, lang_from_path, parse_file, parse_source
+from kgraph.parsers import KGraphError, lang_from_path, parse_file, parse_source
 
 EX = Path(__file__).resolve().parent.parent / "examples"
 GOOD = sorted(p for p in EX.rglob("*") if p.is_file() and p.parent.name != "bad" and lang_from_path(p))

@@ -3,8 +3,8 @@ from pathlib import Path
 
 import pytest
 
-import parsers
-from parsers import get_dialect, parse_file, parse_source
+from kgraph import parsers
+from kgraph.parsers import get_dialect, parse_file, parse_source
 
 EX = Path(__file__).resolve().parent.parent / "examples"
 

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from parsers import InputError, SourceError, parse_file, parse_source
+from kgraph.parsers import InputError, SourceError, parse_file, parse_source
 
 EX = Path(__file__).resolve().parent.parent / "examples"
 

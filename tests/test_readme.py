@@ -33,7 +33,7 @@ def test_readme_has_console_examples():
 
 @pytest.mark.parametrize("command", console_commands())
 def test_readme_example_runs(command, monkeypatch, capsys):
-    from kgraph.cli.main import main
+    from kgraph.app.cli.main import main
 
     argv = shlex.split(command)
     assert argv[0] == "kgraph", f"README example is not a kgraph command: {command}"

@@ -6,8 +6,8 @@ import math
 import numpy as np
 import pandas as pd
 
-from kgraph.cli.main import main
-from models.predictions import read_runs, to_frame, write_predictions
+from kgraph.app.cli.main import main
+from kgraph.models.predictions import read_runs, to_frame, write_predictions
 
 ROOF = {"dev": {"roofline": {"copy_bw_gbs": 10.0, "fp32_gflops": 100.0, "fp64_gflops": 50.0}}}
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from kgraph.errors import InputError
-from kgraph.scheduling import (HistoryBelief, OracleBelief, Platform, RegressionBelief, TableBelief,
+from kgraph.app.scheduling import (HistoryBelief, OracleBelief, Platform, RegressionBelief, TableBelief,
                                TimeTable, cholesky_dag, lu_dag, simulate)
 
 TRUTH = TimeTable([("potrf", 64, "cpu", 10.0), ("potrf", 64, "gpu", 40.0),
@@ -72,7 +72,7 @@ def test_wrong_belief_costs_makespan():
 
 
 def test_run_compares_models(tmp_path, capsys):
-    from kgraph.scheduling.run import main
+    from kgraph.app.scheduling.run import main
     rows = ["kind,tile,device,time_us"]
     for tile in (16, 32, 64):
         s = (tile / 32) ** 3

@@ -1,7 +1,7 @@
-"""Equivalent tiles of corpus launches (kgraph.scheduling.from_datasets), hand-checked."""
+"""Equivalent tiles of corpus launches (kgraph.app.scheduling.from_datasets), hand-checked."""
 import pandas as pd
 
-from kgraph.scheduling.from_datasets import equivalent_tile, tile_rows
+from kgraph.app.scheduling.from_datasets import equivalent_tile, tile_rows
 
 
 def test_equivalent_tile_same_work():

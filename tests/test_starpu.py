@@ -7,12 +7,12 @@ import math
 import pytest
 import torch
 
-from data.harness.descriptor import DEVICE_FEATURES
-from kgraph.runtime import runtime_dir
-from kgraph.runtime.starpu_runner import build, run_workload, starpu_available
-from models.compact import CompactConfig, CompactHead
-from models.export import to_c
-from models.export.features_c import to_features_c
+from kgraph.data.harness.descriptor import DEVICE_FEATURES
+from kgraph.data.corpus import tile_kernel_files
+from kgraph.app.runtime.starpu_runner import build, run_workload, starpu_available
+from kgraph.models.compact import CompactConfig, CompactHead
+from kgraph.models.export import to_c
+from kgraph.models.export.features_c import to_features_c
 
 pytestmark = pytest.mark.skipif(starpu_available() is not None, reason=str(starpu_available()))
 KERNELS = ["tile_gemm", "tile_potrf", "tile_syrk", "tile_trsm"]
@@ -34,7 +34,7 @@ def workload(tmp_path_factory):
         head.layers[1].bias[0] = math.log(1000.0)
     dev = {name: torch.zeros(len(DEVICE_FEATURES)) for name in ("fast", "slow")}
     dev["slow"][DEVICE_FEATURES.index("log2_compute_units")] = 10.0
-    sources = {k: ((runtime_dir() / "starpu" / "kernels" / f"{k}.cl").read_text(), "opencl") for k in KERNELS}
+    sources = {k: ((tile_kernel_files()[0].parent / f"{k}.cl").read_text(), "opencl") for k in KERNELS}
     to_c(head, root / "export", {k: torch.zeros(2) for k in KERNELS}, dev,
          to_features_c(KERNELS, sources, cfg.device_names))
     return build(root / "export", root / "build"), root

@@ -17,7 +17,8 @@ from types import SimpleNamespace
 import pytest
 
 from benchmarks.runtime_starpu import write_report
-from kgraph.runtime.starpu_runner import starpu_available
+from kgraph.app.runtime.starpu_runner import starpu_available
+from kgraph.data.corpus import tile_kernel_files
 
 REPO = Path(__file__).resolve().parents[1]
 BUNDLE_SH = REPO / "benchmarks" / "starpu_bundle.sh"
@@ -89,16 +90,21 @@ def test_bundle_builds_a_workload_that_links_only_bundle_and_base_libs(tmp_path)
     env = {**os.environ, **bundle_env(bundle), "PATH": f"{fake}:{os.environ['PATH']}", "PKG_CONFIG_PATH": ""}
     env.pop("LD_LIBRARY_PATH", None)
     build = tmp_path / "build"
-    proc = subprocess.run(["make", "-s", "-C", str(REPO / "kgraph/runtime/starpu"),
-                           f"MODEL_DIR={REPO / 'models/default_compact'}", f"BUILD={build}"],
+    export = tmp_path / "export"
+    from kgraph.app.cli.main import main as kgraph_main
+
+    assert kgraph_main(["export", "--format", "c", "--out", str(export), "--kernels",
+                        *map(str, tile_kernel_files())]) == 0
+    proc = subprocess.run(["make", "-s", "-C", str(REPO / "kgraph/app/runtime/starpu"),
+                           f"MODEL_DIR={export}", f"BUILD={build}", f"KERNEL_DIR={tile_kernel_files()[0].parent}"],
                           env=env, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert not (tmp_path / "pkg-config-called").exists()
 
     # every header outside the bundle belongs to libc / kernel / gcc headers
     cflags = env["KGRAPH_STARPU_CFLAGS"].split()
-    sources = sorted(str(p) for p in (REPO / "kgraph/runtime/starpu").glob("*.c"))
-    deps = subprocess.run(["gcc", "-M", "-std=c99", "-D_POSIX_C_SOURCE=200809L", f"-I{REPO / 'models/default_compact'}",
+    sources = sorted(str(p) for p in (REPO / "kgraph/app/runtime/starpu").glob("*.c"))
+    deps = subprocess.run(["gcc", "-M", "-std=c99", "-D_POSIX_C_SOURCE=200809L", f"-I{export}",
                            *cflags, "-DCL_TARGET_OPENCL_VERSION=120", "-DKGRAPH_KERNEL_DIR=\"k\"", *sources],
                           capture_output=True, text=True, check=True).stdout
     outside = sorted({w for w in deps.replace("\\\n", " ").split() if w.startswith("/usr/include/")})

@@ -1,6 +1,6 @@
 """The project's own OpenCL kernel corpus: template families instantiated into KernelSpecs.
 
-    from data.corpus import all_specs, get_spec
+    from kgraph.data.corpus import all_specs, get_spec
     spec = get_spec("gemm_tiled.t16.fp32")
 
 One module per family group under ``data/corpus/families/``; each defines ``specs() -> list[KernelSpec]``.
@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import importlib
 from functools import lru_cache
+from pathlib import Path
 
-from parsers.errors import InputError
+from kgraph.parsers.errors import InputError
 
 from .spec import Arg, KernelSpec, MAX_LAUNCH_BYTES, evaluate
 
@@ -18,6 +19,12 @@ from .spec import Arg, KernelSpec, MAX_LAUNCH_BYTES, evaluate
 FAMILY_MODULES = (
     "blas1", "gemm", "gemv", "factor", "sparse", "transpose", "stencil", "reduce_scan", "histogram", "conv", "nbody", "finance", "mandelbrot", "sort", "nn",
 )
+
+
+def tile_kernel_files() -> list[Path]:
+    """The OpenCL tile kernels of a tiled Cholesky/GEMM (GEMM, SYRK, TRSM, POTRF) that the StarPU
+    workload (``kgraph/app/runtime/starpu``) runs; package data under ``data/corpus/tiles/``."""
+    return sorted((Path(__file__).resolve().parent / "tiles").glob("*.cl"))
 
 
 @lru_cache(maxsize=1)

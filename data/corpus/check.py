@@ -5,7 +5,7 @@ Used by the corpus tests and by the harness's pre-timing correctness check::
     ctx = cl.Context([device]); queue = cl.CommandQueue(ctx)
     ok, max_err = check_spec(get_spec("axpy.v1.c1.fp32"), ctx, queue)
 
-``python -m data.corpus.check [FAMILY_OR_ID ...]`` checks specs on the first OpenCL device.
+``python -m kgraph.data.corpus.check [FAMILY_OR_ID ...]`` checks specs on the first OpenCL device.
 """
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from typing import Optional
 
 import numpy as np
 
-from parsers.errors import KGraphError, MeasurementError
+from kgraph.parsers.errors import KGraphError, MeasurementError
 
 from .spec import KernelSpec
 
@@ -119,7 +119,7 @@ def check_spec(spec: KernelSpec, ctx, queue, sizes: Optional[dict] = None,
 def main(argv: Optional[list[str]] = None) -> int:
     from . import all_specs
 
-    parser = argparse.ArgumentParser(prog="python -m data.corpus.check",
+    parser = argparse.ArgumentParser(prog="python -m kgraph.data.corpus.check",
                                      description="Check corpus kernels against their references.")
     parser.add_argument("select", nargs="*", help="families or kernel ids (default: all)")
     parser.add_argument("--platform", type=int, default=0, help="OpenCL platform index")

@@ -16,7 +16,7 @@ from typing import Callable, Optional
 
 import numpy as np
 
-from parsers.errors import InputError
+from kgraph.parsers.errors import InputError
 
 #: Device memory one launch may use (all buffers together); specs' size lists respect it.
 MAX_LAUNCH_BYTES = 2 * 1024**3

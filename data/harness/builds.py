@@ -111,7 +111,7 @@ def instrumented_source(source: str, kernel_name: str) -> str | None:
     """The instrumented OpenCL text of ``kernel_name`` (None when the kernel cannot be instrumented)."""
     from kgraph.errors import KGraphError
     from kgraph.instrument import instrument
-    from parsers import parse_source
+    from kgraph.parsers import parse_source
 
     try:
         return instrument(parse_source(source, "opencl", filename=f"<{kernel_name}>"), kernel_name).source

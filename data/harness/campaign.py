@@ -1,12 +1,12 @@
 """Resumable measurement campaigns: every corpus kernel, round-robin, under a time budget.
 
-    python -m data.harness.campaign --device nvidia --budget-s 500 --out data/datasets/nvidia-h200
+    python -m kgraph.data.harness.campaign --device nvidia --budget-s 500 --out data/datasets/nvidia-h200
 
 Pass 0 gives every kernel ``--first-chunk`` launches (so a time-limited run covers all kernels);
 later passes deepen by ``--chunk`` launches per kernel until ``--max-per-kernel`` or the budget.
 Re-running the same command resumes: stored keys are skipped, failed kernels are not retried.
 At start, a pool of ``--build-jobs`` processes pre-builds every source (and its instrumented
-version) in visit order into the binary cache (:mod:`data.harness.builds`) while the measuring
+version) in visit order into the binary cache (:mod:`kgraph.data.harness.builds`) while the measuring
 worker starts at once.
 """
 from __future__ import annotations
@@ -31,7 +31,7 @@ from .store import DatasetStore
 from .timing import TimingPolicy
 from .worker import Worker, WorkerDied, WorkerTimeout, load_specs, work_of
 
-DEFAULT_PROVIDER = "data.corpus:all_specs"
+DEFAULT_PROVIDER = "kgraph.data.corpus:all_specs"
 
 
 @dataclass
@@ -350,7 +350,7 @@ def print_summary(summary: CampaignSummary) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m data.harness.campaign", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m kgraph.data.harness.campaign", description=__doc__.splitlines()[0])
     add_campaign_arguments(parser)
     args = parser.parse_args(argv)
     try:

@@ -88,7 +88,7 @@ class CountCache:
                 return None
             try:
                 from kgraph.instrument import instrument
-                from parsers import parse_source
+                from kgraph.parsers import parse_source
 
                 from .builds import build_program
 
@@ -116,7 +116,7 @@ def _static_counts(spec, config) -> dict:
 def _analysis_of(source: str, lang: str, kernel_name: str):
     """The static analysis of one kernel (parsed and analysed once per process; no graph built)."""
     from kgraph.analysis import analyze
-    from parsers import parse_source
+    from kgraph.parsers import parse_source
 
     unit = parse_source(source, lang, filename=f"<{kernel_name}>")
     function = unit.function(kernel_name)

@@ -7,9 +7,9 @@ counts: escape-time loops, CSR rows) could give. Counts are device independent, 
 
 1. **Donors.** A row takes the counts (and ``counts_source``) of an ok row with complete counts in a
    ``--from`` dataset describing the same launch on the same inputs (the rules:
-   :mod:`data.harness.count_donors`).
+   :mod:`kgraph.data.harness.count_donors`).
 2. **Instrumented runs.** Rows still missing are counted by the harness itself on a local device
-   (``--device``, PoCL by default): the campaign worker (:mod:`data.harness.worker`) runs
+   (``--device``, PoCL by default): the campaign worker (:mod:`kgraph.data.harness.worker`) runs
    :meth:`KernelRunner.measure` with ``timed=False`` on the inputs the campaign made (``--seed``),
    i.e. the same build, correctness check, buffers, input generation and instrumented run
    (:meth:`CountCache.instrumented`) as a campaign's ``--counts instrumented``, without the timing.
@@ -50,7 +50,7 @@ class FillOptions:
     max_rows: int | None = None        # instrumented runs at most
     budget_s: float | None = None      # seconds of instrumented runs at most
     seed: int = 0
-    specs: str = "data.corpus:all_specs"
+    specs: str = "kgraph.data.corpus:all_specs"
     build_timeout_s: float = 120.0
     launch_timeout_s: float = 120.0
     drop_irreproducible: bool = False  # remove rows whose inputs cannot be made again (re-measured later)
@@ -349,7 +349,7 @@ def add_fill_arguments(parser) -> None:
     parser.add_argument("--max-rows", type=int, help="instrumented runs at most (donor copies are not limited)")
     parser.add_argument("--budget-s", type=float, help="seconds of instrumented runs at most (resumable)")
     parser.add_argument("--seed", type=int, default=0, help="the campaigns' --seed (inputs; default 0)")
-    parser.add_argument("--specs", default="data.corpus:all_specs",
+    parser.add_argument("--specs", default="kgraph.data.corpus:all_specs",
                         help="MODULE:FUNCTION or FILE.py:FUNCTION giving the KernelSpecs the campaign used")
     parser.add_argument("--launch-timeout-s", type=float, default=120.0,
                         help="limit on one instrumented run (the worker is killed and restarted)")

@@ -23,8 +23,8 @@ _DTYPES = {"float": "float32", "double": "float64", "half": "float16", "int": "i
 def foreign_spec(path: str, kernel: str, global_size: list[int], local_size: list[int] | None,
                  given: dict[str, str]):
     """A ``KernelSpec`` for kernel ``kernel`` of ``path`` at one launch (sizes fixed)."""
-    import parsers
-    from data.corpus.spec import Arg, KernelSpec
+    from kgraph import parsers
+    from kgraph.data.corpus.spec import Arg, KernelSpec
 
     unit = parsers.parse_file(path)
     unit.raise_on_errors()
@@ -88,7 +88,7 @@ def _count(value, name) -> int:
 def _inferred_extents(unit, kernel, global_size, local_size, given) -> dict:
     """Element counts of the buffers without ``--arg`` sizes, from one instrumented run (PoCL or the
     first OpenCL device); {} when the kernel cannot be instrumented or run."""
-    from kgraph.instrument.extents import infer_extents
+    from kgraph.data.instrumented.extents import infer_extents
 
     function = next(f for f in unit.kernels if f.name == kernel)
     scalars, local_bytes = {}, {}

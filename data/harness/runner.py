@@ -1,13 +1,13 @@
 """Measures one corpus kernel in the current process: build once (binary cache), check against the
 numpy reference at the check sizes, then time launch configurations reusing device buffers, and
 count each launch's work with an instrumented run on the same buffers when affordable
-(:meth:`~data.harness.counts.CountCache.instrumented`; the supervisor fills static counts otherwise).
+(:meth:`~kgraph.data.harness.counts.CountCache.instrumented`; the supervisor fills static counts otherwise).
 
 Buffers are allocated once per visit for the largest element count any of its configurations
 needs. Inputs are written before timing (never inside the timed loop): default random inputs are
-generated on the device by a seeded hash (:mod:`data.harness.fill`) once per visit; structured
+generated on the device by a seeded hash (:mod:`kgraph.data.harness.fill`) once per visit; structured
 inputs (``spec.make_inputs``, e.g. CSR index arrays) are made on the host once per problem size and
-generator, seeded by the sizes, and kept across visits (:mod:`data.harness.inputs`); a visit's
+generator, seeded by the sizes, and kept across visits (:mod:`kgraph.data.harness.inputs`); a visit's
 configurations are measured grouped by problem size, so each size is uploaded once per visit.
 Time spent per phase (build, check, inputs (host/device), timing, counts (build/run)) accumulates in
 ``phases``.
@@ -89,7 +89,7 @@ class KernelRunner:
         """Build (once) and check the kernel; returns (status, message), status "ok" when usable."""
         import pyopencl as cl
 
-        from data.corpus.check import check_spec
+        from kgraph.data.corpus.check import check_spec
         from kgraph.errors import MeasurementError
 
         from .builds import build_program
@@ -284,7 +284,7 @@ class DeviceLaunch:
         self.context = queue.context
 
     def __call__(self, kernel, program):
-        from kgraph.instrument import launch_on_device
+        from kgraph.data.instrumented import launch_on_device
 
         capacities = {b.name: self.nbytes[b.param_index] // b.elem_bytes for b in kernel.buffers}
         return launch_on_device(self.queue, program, kernel, self.global_size, self.local_size,

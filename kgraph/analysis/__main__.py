@@ -9,8 +9,8 @@ import argparse
 import json
 import sys
 
-from parsers import parse_file
-from parsers.errors import KGraphError, UsageError
+from kgraph.parsers import parse_file
+from kgraph.parsers.errors import KGraphError, UsageError
 
 from kgraph.analysis.analyze import analyze
 

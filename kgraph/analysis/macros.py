@@ -46,7 +46,7 @@ def expand_macro(ctx, macro, arg_texts: list[str]):
 
 
 def _parse_expression(text: str, lang: str):
-    from parsers import parse_source
+    from kgraph.parsers import parse_source
 
     try:
         unit = parse_source(f"void __kg_macro(void) {{\n{text};\n}}\n", lang, filename="<macro>")

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import sympy as sp
 
-from parsers.errors import UsageError
+from kgraph.parsers.errors import UsageError
 
 from kgraph.analysis.counts import COUNT_KEYS
 

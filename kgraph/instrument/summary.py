@@ -7,7 +7,7 @@ of the 17 ms an instrumented count cost per launch. :func:`summarise_marks` runs
 over the maps (a 2D NDRange: words x buffers) that counts the touched elements and finds the last
 touched index per buffer with 32-bit atomics, and reads back the header and those two words.
 
-Layout (written by :func:`kgraph.instrument.marks.mark_layout`): buffer ``b``'s header is
+Layout (written by :func:`kgraph.data.instrumented.marks.mark_layout`): buffer ``b``'s header is
 ``marks[4b:4b+4] = (word offset of its map, capacity in elements, out-of-range max index + 1,
 out-of-range count)``; element ``i`` of its map is byte ``i % 4`` (little endian) of word
 ``offset + i // 4``.

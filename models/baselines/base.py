@@ -2,10 +2,10 @@
 
 A baseline is fitted on, and predicts for, :class:`LaunchRows`: measured launch rows (the columns of
 ``launches-*.parquet``) with the sources and device descriptors they refer to. ``predict`` returns
-the same named outputs as the neural model's :class:`models.heads.Prediction`, as numpy arrays:
+the same named outputs as the neural model's :class:`kgraph.models.heads.Prediction`, as numpy arrays:
 ``log_time, log_bandwidth, log_footprint, log_flops, log_bytes`` (Float[N], the log units of
-``data.features.REGRESSION_TARGETS``; NaN = this baseline does not predict it), ``bound`` (Long[N],
-index in ``data.features.BOUND_CLASSES``, -1 = no prediction) and ``fallback`` (Bool[N]: True where
+``kgraph.data.features.REGRESSION_TARGETS``; NaN = this baseline does not predict it), ``bound`` (Long[N],
+index in ``kgraph.data.features.BOUND_CLASSES``, -1 = no prediction) and ``fallback`` (Bool[N]: True where
 the baseline could not use its own model for the row and answered with a fallback, e.g. the
 training mean for a kernel it never saw).
 """
@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from data.features import BOUND_CLASSES, REGRESSION_TARGETS, STATIC_COUNTS, feature_names, to_launch_features
+from kgraph.data.features import BOUND_CLASSES, REGRESSION_TARGETS, STATIC_COUNTS, feature_names, to_launch_features
 
 OUTPUT_NAMES = tuple(f"log_{t}" for t in REGRESSION_TARGETS)
 
@@ -32,7 +32,7 @@ class LaunchRows:
         sources: rows of ``sources.parquet`` covering every launch's ``source_id``.
         devices: device_id -> ``device.json`` descriptor.
 
-    The launch feature matrix of :func:`data.features.to_launch_features` is computed once (lazily)
+    The launch feature matrix of :func:`kgraph.data.features.to_launch_features` is computed once (lazily)
     and shared by every subset made with :meth:`take`.
     """
 
@@ -47,7 +47,7 @@ class LaunchRows:
     @classmethod
     def from_datasets(cls, directories: list[str | Path]) -> "LaunchRows":
         """Pool the ok launches of measured dataset directories (``data/datasets/<device_id>``)."""
-        from data.datamodule import read_dataset
+        from kgraph.data.datamodule import read_dataset
 
         parts = [read_dataset(d) for d in directories]
         launches = pd.concat([p[0] for p in parts], ignore_index=True)
@@ -62,7 +62,7 @@ class LaunchRows:
         return LaunchRows(self.launches.iloc[index].reset_index(drop=True), self.sources, self.devices, feats)
 
     def features(self) -> np.ndarray:
-        """Float32[N, F] launch features (``data.features.feature_names()`` order)."""
+        """Float32[N, F] launch features (``kgraph.data.features.feature_names()`` order)."""
         if self._features is None:
             self._features = to_launch_features(self.launches, self.sources, self.devices)
         return self._features
@@ -88,7 +88,7 @@ class LaunchRows:
 
     def targets(self) -> tuple[np.ndarray, np.ndarray]:
         """(Float[N, T] log targets, NaN unknown; Long[N] bound index, -1 unknown)."""
-        from data.features import to_targets
+        from kgraph.data.features import to_targets
 
         return to_targets(self.launches)
 
@@ -107,9 +107,9 @@ def empty_outputs(n: int) -> dict[str, np.ndarray]:
 
 def bound_from_roofline(time_ns: np.ndarray, flops: np.ndarray, nbytes: np.ndarray, fp64_dominant: np.ndarray,
                         rows: LaunchRows) -> np.ndarray:
-    """Bound class indices of predicted launches, by the dataset's rule (``data.harness.derived``):
+    """Bound class indices of predicted launches, by the dataset's rule (``kgraph.data.harness.derived``):
     utilisations of the device's copy bandwidth and FLOP peak at the predicted time."""
-    from data.harness.derived import LATENCY_UTIL
+    from kgraph.data.harness.derived import LATENCY_UTIL
 
     peak = np.where(fp64_dominant, rows.roofline("fp64_gflops"), rows.roofline("fp32_gflops"))
     with np.errstate(all="ignore"):

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from models.baselines.base import Baseline, LaunchRows, bound_from_roofline, empty_outputs
+from kgraph.models.baselines.base import Baseline, LaunchRows, bound_from_roofline, empty_outputs
 
 
 class RooflineBaseline(Baseline):

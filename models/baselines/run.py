@@ -1,9 +1,9 @@
 """Fit every baseline on a split's training launches and write its test predictions as a run directory.
 
-    python -m models.baselines.run --data data/datasets/ci-tiny --split leave_family_out \
+    python -m kgraph.models.baselines.run --data data/datasets/ci-tiny --split leave_family_out \
         --out runs/baselines/ci-tiny-lfo [--baselines roofline static_gbt] [--seed 0]
 
-The split is the DataModule's (``data.datamodule.to_splits``, same fractions and seed), so baseline
+The split is the DataModule's (``kgraph.data.datamodule.to_splits``, same fractions and seed), so baseline
 and neural rows of a report are measured on the same test launches. Output format: ``models/predictions.py``.
 """
 from __future__ import annotations
@@ -20,9 +20,9 @@ def run_baselines(data: list[str], split: str, out: str | Path, names: list[str]
                   val_fraction: float = 0.1, test_fraction: float = 0.1,
                   test_devices: list[str] | None = None) -> dict[str, dict]:
     """Fit and evaluate ``names`` (keys of ``BASELINES``); returns per-baseline info incl. metrics."""
-    from data.datamodule import to_splits
-    from models.baselines import BASELINES, LaunchRows
-    from models.predictions import summarize_frame, to_frame, write_predictions
+    from kgraph.data.datamodule import to_splits
+    from kgraph.models.baselines import BASELINES, LaunchRows
+    from kgraph.models.predictions import summarize_frame, to_frame, write_predictions
 
     unknown = [n for n in names if n not in BASELINES]
     if unknown:
@@ -54,11 +54,11 @@ def run_baselines(data: list[str], split: str, out: str | Path, names: list[str]
 
 
 def main(argv: list[str] | None = None) -> int:
-    from models.baselines import BASELINES
+    from kgraph.models.baselines import BASELINES
 
-    parser = argparse.ArgumentParser(prog="python -m models.baselines.run", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m kgraph.models.baselines.run", description=__doc__.splitlines()[0])
     parser.add_argument("--data", nargs="+", required=True, help="measured dataset directories")
-    parser.add_argument("--split", default="leave_family_out", help="a data.datamodule split")
+    parser.add_argument("--split", default="leave_family_out", help="a kgraph.data.datamodule split")
     parser.add_argument("--out", required=True, help="run directory to write")
     parser.add_argument("--baselines", nargs="+", default=list(BASELINES), help="which baselines")
     parser.add_argument("--seed", type=int, default=0)
@@ -70,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
         results = run_baselines(args.data, args.split, args.out, args.baselines, args.seed,
                                 args.val_fraction, args.test_fraction, args.test_devices)
     except KGraphError as exc:
-        print(f"models.baselines.run: error: {exc}", file=sys.stderr)
+        print(f"kgraph.models.baselines.run: error: {exc}", file=sys.stderr)
         return 2 if isinstance(exc, UsageError) else 1
     for name, info in results.items():
         m = info["metrics"]

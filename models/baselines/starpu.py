@@ -16,12 +16,12 @@ import json
 import numpy as np
 import pandas as pd
 
-from models.baselines.base import Baseline, LaunchRows, empty_outputs
+from kgraph.models.baselines.base import Baseline, LaunchRows, empty_outputs
 
 
 def data_bytes(rows: LaunchRows) -> np.ndarray:
     """Float[N]: bytes of each launch's global buffers (StarPU's data footprint size)."""
-    from data.corpus.spec import evaluate
+    from kgraph.data.corpus.spec import evaluate
 
     items = rows.launches[["g0", "g1", "g2"]].to_numpy(np.float64).prod(1)
     specs = {sid: json.loads(s) if isinstance(s, str) and s else None

@@ -1,6 +1,6 @@
 """Gradient-boosted trees on hand-crafted static features (after Braun et al. 2020).
 
-Features: every column of :func:`data.features.to_launch_features` (device descriptor, global/local
+Features: every column of :func:`kgraph.data.features.to_launch_features` (device descriptor, global/local
 sizes, work-groups per compute unit, scalar arguments, static counts per work-item and per launch,
 arithmetic intensity) plus ratios a performance engineer would add by hand (:data:`EXTRA_FEATURES`):
 the two roofline times (compute and memory, log10 ns), the launch overhead, their ratio, work-items
@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from data.features import REGRESSION_TARGETS
-from models.baselines.base import Baseline, LaunchRows, empty_outputs
-from models.baselines.roofline import RooflineBaseline
+from kgraph.data.features import REGRESSION_TARGETS
+from kgraph.models.baselines.base import Baseline, LaunchRows, empty_outputs
+from kgraph.models.baselines.roofline import RooflineBaseline
 
 EXTRA_FEATURES = (
     "log10_roof_compute_ns", "log10_roof_memory_ns", "log10_overhead_ns", "roof_compute_minus_memory",

@@ -13,7 +13,7 @@ Prompt (:func:`to_prompt`)::
 Two encoders, chosen by ``encoder``:
 
 - ``bag`` — a byte-level BPE tokenizer trained on the training prompts
-  (``models.lm_pretrain.train_tokenizer``), each prompt a bag of token counts (log1p), ridge
+  (``kgraph.models.lm_pretrain.train_tokenizer``), each prompt a bag of token counts (log1p), ridge
   regression per log target and a logistic regression for the bound class.
 - a local Hugging Face model directory (e.g. ``models/lm``, the project's own MLM encoder): the
   frozen encoder's mean-pooled states of the prompt (first ``max_length`` tokens), then the same
@@ -26,8 +26,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from data.features import REGRESSION_TARGETS
-from models.baselines.base import Baseline, LaunchRows, empty_outputs
+from kgraph.data.features import REGRESSION_TARGETS
+from kgraph.models.baselines.base import Baseline, LaunchRows, empty_outputs
 
 
 def to_prompt(device_id: str, kernel_name: str, global_size, local_size, args: dict, source: str) -> str:
@@ -65,9 +65,9 @@ class TokenRegressorBaseline(Baseline):
     def _resolve(self) -> str:
         if self.encoder != "auto":
             return self.encoder
-        from models.token_encoder import REPO_ROOT
+        from kgraph.models.shipped import LM_DIR
 
-        return "models/lm" if (REPO_ROOT / "models/lm/config.json").is_file() else "bag"
+        return str(LM_DIR) if (LM_DIR / "config.json").is_file() else "bag"
 
     def _encode(self, prompts: list[str]):
         if self.encoder_used == "bag":
@@ -98,12 +98,12 @@ class TokenRegressorBaseline(Baseline):
         prompts = to_prompts(train)
         self.encoder_used = self._resolve()
         if self.encoder_used == "bag":
-            from models.lm_pretrain import train_tokenizer
+            from kgraph.models.lm_pretrain import train_tokenizer
 
             self.tokenizer = train_tokenizer(prompts, self.vocab_size, self.max_length)
         else:
-            from data.graph_dataset import load_tokenizer
-            from models.token_encoder import TokenEncoder, TokenEncoderConfig
+            from kgraph.data.graph_dataset import load_tokenizer
+            from kgraph.models.token_encoder import TokenEncoder, TokenEncoderConfig
 
             self.tokenizer = load_tokenizer(self.encoder_used)
             self.model = TokenEncoder(TokenEncoderConfig(path=self.encoder_used, freeze=True,

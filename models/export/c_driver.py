@@ -7,10 +7,10 @@ from pathlib import Path
 
 import numpy as np
 
-from kgraph.runtime import runtime_dir
-from parsers.errors import ModelError
+from kgraph.parsers.errors import ModelError
 
 CFLAGS = ("-O2", "-std=c99")
+DRIVER_SOURCE = Path(__file__).resolve().parent / "c" / "kgraph_driver.c"
 
 
 def build_driver(export_dir: str | Path, out: str | Path | None = None, cc: str = "gcc") -> Path:
@@ -19,7 +19,7 @@ def build_driver(export_dir: str | Path, out: str | Path | None = None, cc: str 
     if shutil.which(cc) is None:
         raise ModelError(f"C compiler {cc!r} not found on PATH")
     out = Path(out) if out else export_dir / "kgraph_driver"
-    cmd = [cc, *CFLAGS, "-Wall", "-I", str(export_dir), str(runtime_dir() / "c" / "kgraph_driver.c"),
+    cmd = [cc, *CFLAGS, "-Wall", "-I", str(export_dir), str(DRIVER_SOURCE),
            str(export_dir / "kgraph_model.c"), "-o", str(out), "-lm"]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import torch
 
-from models.compact import BOUND_CLASSES, LOG_TARGETS, CompactHead
-from parsers.errors import ModelError
+from kgraph.models.compact import BOUND_CLASSES, LOG_TARGETS, CompactHead
+from kgraph.parsers.errors import ModelError
 
 HEADER = "kgraph_model.h"
 SOURCE = "kgraph_model.c"
@@ -50,7 +50,7 @@ def to_c(head: CompactHead, out_dir: str | Path, code_table: dict[str, torch.Ten
         code_table: kernel name → code embedding ``[code_dim]`` (the registered kernels).
         devices: device id → raw descriptor vector ``[n_device]``; device index = insertion order.
         features_c: optional extra C (declarations go in the header after ``/* features */``),
-            e.g. the ``kgraph_features`` helper from :mod:`models.export.features_c`.
+            e.g. the ``kgraph_features`` helper from :mod:`kgraph.models.export.features_c`.
     """
     cfg = head.config
     if not code_table:

@@ -1,6 +1,6 @@
 """C code for ``kgraph_features``: the launch + static feature vector, built as ``data/features.py`` does.
 
-The compact head's launch part is ``LAUNCH_FEATURES + STATIC_FEATURES`` of :mod:`data.features`.
+The compact head's launch part is ``LAUNCH_FEATURES + STATIC_FEATURES`` of :mod:`kgraph.data.features`.
 Launch features are plain arithmetic on the NDRange and scalar arguments; static features come from
 the kernel's symbolic per-work-item counts (``kgraph.analysis``), which are printed here as C with
 ``sympy.ccode`` once per registered kernel, so C evaluates exactly the expressions Python lambdifies.
@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import sympy
 
-from data.features import LAUNCH_FEATURES, NUM_SCALAR_ARGS, STATIC_COUNTS, STATIC_FEATURES, static_count_exprs
-from parsers.errors import ModelError
+from kgraph.data.features import LAUNCH_FEATURES, NUM_SCALAR_ARGS, STATIC_COUNTS, STATIC_FEATURES, static_count_exprs
+from kgraph.parsers.errors import ModelError
 
 FEATURE_ORDER = (*LAUNCH_FEATURES, *STATIC_FEATURES)
 # kgraph.analysis functions -> C helpers defined in the generated source (same semantics as the

@@ -15,8 +15,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from models.compact import BOUND_CLASSES, LOG_TARGETS, CompactHead
-from parsers.errors import ModelError
+from kgraph.models.compact import BOUND_CLASSES, LOG_TARGETS, CompactHead
+from kgraph.parsers.errors import ModelError
 
 OPSET = 17
 

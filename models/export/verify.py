@@ -1,6 +1,6 @@
 """Check exported C and ONNX against the torch head of a compact checkpoint.
 
-    python -m models.export.verify --ckpt compact.pt --c-dir DIR [--onnx DIR/kgraph_model.onnx] [--rows 2000]
+    python -m kgraph.models.export.verify --ckpt compact.pt --c-dir DIR [--onnx DIR/kgraph_model.onnx] [--rows 2000]
 
 Probe rows: every registered kernel × every device of the checkpoint, launch features drawn around
 the head's feature normalisation (seeded), so the check covers each code-table entry and each
@@ -35,12 +35,12 @@ def probe_rows(bundle, rows: int, seed: int = 0) -> tuple[list[str], list[int], 
 
 
 def main(argv: list[str] | None = None) -> int:
-    from models.compact import from_checkpoint
-    from models.export.c_driver import build_driver, predict_c
+    from kgraph.models.compact import from_checkpoint
+    from kgraph.models.export.c_driver import build_driver, predict_c
     from kgraph.errors import ModelError
-    from models.export.onnx_graph import check_onnx
+    from kgraph.models.export.onnx_graph import check_onnx
 
-    p = argparse.ArgumentParser(prog="python -m models.export.verify", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="python -m kgraph.models.export.verify", description=__doc__.splitlines()[0])
     p.add_argument("--ckpt", required=True)
     p.add_argument("--c-dir", default=None, help="directory of kgraph_model.c (kgraph export --format c)")
     p.add_argument("--onnx", default=None, help="kgraph_model.onnx (kgraph export --format onnx)")

@@ -1,0 +1,82 @@
+"""Buffer extents of a foreign kernel: how many elements each global buffer must hold.
+
+Nobody declared the buffer sizes of a kernel found in the wild. Run it once instrumented with
+generously sized (zero-filled) buffers, read the highest element index each buffer was accessed
+at, and grow the buffers and run again while some access fell outside. Exact for kernels whose
+indices do not depend on the buffers' contents (affine in the work-item ids and scalars).
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from kgraph.errors import MeasurementError, UsageError
+from kgraph.data.instrumented.launch import SCALAR_DTYPES, WorkCounts, default_context, run_instrumented
+from kgraph.instrument.rewrite import instrument
+
+DEFAULT_CAPACITY = 1 << 16   # elements per buffer in the first run
+MAX_BYTES = 1 << 30          # no buffer grows past this
+
+
+def infer_extents(
+    source: str,
+    kernel_name: str,
+    global_size: Sequence[int],
+    local_size: Sequence[int] | None,
+    scalars: Mapping[str, Any],
+    context=None,
+    *,
+    capacity: int = DEFAULT_CAPACITY,
+    local_bytes: Mapping[str, int] | None = None,
+    filename: str = "<string>",
+) -> tuple[dict[str, int], WorkCounts]:
+    """Elements each global buffer of ``kernel_name`` needs for this launch, and its counts.
+
+    Args:
+        source: OpenCL C source.
+        kernel_name: the kernel.
+        global_size, local_size: the NDRange.
+        scalars: value of every scalar parameter by name.
+        capacity: elements per buffer in the first run (doubled until nothing falls outside).
+        local_bytes: bytes of each ``__local`` pointer parameter (default: 4 bytes per work-item
+            of a work-group, times 16).
+
+    Returns:
+        ({buffer name: required elements (0 if never accessed)}, the counts of the last run).
+
+    Raises:
+        UsageError: a scalar is missing. MeasurementError: a buffer would exceed ``MAX_BYTES``.
+    """
+    from kgraph.parsers import parse_source
+
+    unit = parse_source(source, "opencl", filename=filename)
+    kernel = instrument(unit, kernel_name)
+    function = next(f for f in unit.functions if f.is_kernel and f.name == kernel_name)
+    ctx = context if context is not None else default_context()
+    group = int(np.prod(local_size)) if local_size else 64
+    caps = {b.name: capacity for b in kernel.buffers}
+    while True:
+        args: dict[str, Any] = {}
+        for p in function.params:
+            if p.name in caps:
+                dtype = SCALAR_DTYPES.get(p.base_type, np.uint8)
+                elem_bytes = p.elem_bytes or np.dtype(dtype).itemsize
+                args[p.name] = np.zeros(caps[p.name] * elem_bytes, dtype=np.uint8)
+            elif p.is_pointer and p.address_space == "local":
+                args[p.name] = (local_bytes or {}).get(p.name, 16 * 4 * group)
+            elif p.name in scalars:
+                args[p.name] = scalars[p.name]
+            else:
+                raise UsageError(f"--arg {p.name}=VALUE: scalar '{p.name}' of kernel '{kernel_name}' needs a value")
+        counts = run_instrumented(kernel, unit, global_size, local_size, args, ctx)
+        short = [e for e in counts.buffers.values() if e.out_of_range]
+        if not short:
+            return {name: e.max_index + 1 for name, e in counts.buffers.items()}, counts
+        for e in short:
+            need = max(2 * caps[e.name], e.max_index + 1)
+            if need * e.elem_bytes > MAX_BYTES:
+                raise MeasurementError(
+                    f"buffer '{e.name}' of kernel '{kernel_name}' would need over {MAX_BYTES >> 20} MiB "
+                    f"(highest index touched {e.max_index}); its indices may depend on data")
+            caps[e.name] = need

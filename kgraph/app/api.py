@@ -1,0 +1,139 @@
+"""The Python API: ``kgraph.load_model()`` and :class:`Model`, the same path ``kgraph estimate`` takes.
+
+    import kgraph
+    m = kgraph.load_model()
+    r = m.estimate("saxpy.cl", kernel="saxpy", global_size=1 << 20, local_size=256,
+                   args={"n": 1 << 20, "a": 2.0}, device="h200")
+    df = m.estimate_batch([{"file": "saxpy.cl", "kernel": "saxpy", "global": [1 << 20], "args": {...},
+                            "device": "h200"}, ...])
+
+Each distinct source file is parsed once and each distinct device resolved once per call; launches are
+validated before the model is loaded; the footprint is the exact static one where the analysis proves it
+(``footprint_source``), else the model's.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+from kgraph.errors import UsageError
+
+
+def _sizes(value, option: str) -> list[int] | None:
+    """An int, a sequence of ints, or ``"G0,G1"`` text -> list of ints (validated by ``make_launch``)."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        value = [value]
+    parts = value if isinstance(value, (list, tuple)) else str(value).split(",")
+    out = []
+    for p in parts:
+        try:
+            number = float(str(p).strip())
+        except ValueError:
+            raise UsageError(f"{option} {value}: '{p}' is not an integer (expected 1 to 3 comma-separated "
+                             "positive integers, e.g. 4096,4096)") from None
+        if number != int(number) or number <= 0:
+            raise UsageError(f"{option} {value}: sizes must be positive integers, got {p}")
+        out.append(int(number))
+    if not 1 <= len(out) <= 3:
+        raise UsageError(f"{option} {value}: {len(out)} dimensions; expected 1 to 3")
+    return out
+
+
+class Model:
+    """A loaded model directory, ready to estimate launches.
+
+    Args:
+        directory: a default-model directory (``model.safetensors`` + ``config.json``); the shipped
+            default when None. The weights are loaded on the first estimate, after validation.
+    """
+
+    def __init__(self, directory: str | Path | None = None):
+        from kgraph.models.shipped import DEFAULT_DIR
+
+        self.directory = Path(directory) if directory is not None else DEFAULT_DIR
+        self.config = {}
+        if (self.directory / "config.json").is_file():
+            try:
+                self.config = json.loads((self.directory / "config.json").read_text())
+            except (ValueError, UnicodeDecodeError):
+                self.config = {}  # reported with its reason when the predictor loads the directory
+        self._predictor = None
+
+    @property
+    def devices(self) -> dict[str, dict]:
+        """Descriptors of the devices the model knows by name (``device_id`` -> ``device.json`` dict)."""
+        return dict(self.config.get("devices", {}) if isinstance(self.config, dict) else {})
+
+    @property
+    def predictor(self):
+        if self._predictor is None:
+            from kgraph.models.predictor import Predictor
+
+            self._predictor = Predictor.from_directory(self.directory)
+        return self._predictor
+
+    def estimate(self, file: str | Path, kernel: str, global_size, local_size=None,
+                 args: dict[str, float] | None = None, device: str | dict | None = None,
+                 lang: str | None = None) -> dict[str, Any]:
+        """One launch: ``time_ns, bandwidth_gbs, footprint_bytes, footprint_source, flops, bytes, bound,
+        bound_probability`` plus the launch (``file, kernel, device, global, local, args``)."""
+        request = {"file": file, "kernel": kernel, "global": global_size, "local": local_size,
+                   "args": dict(args or {}), "device": device}
+        return self.estimate_many([request], lang=lang)[0]
+
+    def estimate_batch(self, requests: Iterable[dict], lang: str | None = None):
+        """Many launches (dicts with ``file, kernel, global`` and optional ``local, args, device``) as a
+        pandas DataFrame, one row per launch in order."""
+        import pandas as pd
+
+        return pd.DataFrame(self.estimate_many(list(requests), lang=lang))
+
+    def estimate_many(self, requests: Sequence[dict], lang: str | None = None,
+                      default_file: str | Path | None = None, default_device: str | dict | None = None) -> list[dict]:
+        """The records of :meth:`estimate` for each request; ``where`` in a request (``file:line``)
+        prefixes its error messages."""
+        from kgraph.models.launches import kernels_of, make_launch, with_static_footprint
+        from kgraph.models.predictor import resolve_device
+
+        files, devices, launches, inputs = {}, {}, [], []
+        for req in requests:
+            at = f"{req['where']}: " if req.get("where") else ""
+            file = req.get("file") or default_file
+            device = req.get("device") or default_device
+            if not file:
+                raise UsageError(f"{at}no source file (give FILE or a file column)")
+            if not device:
+                raise UsageError(f"{at}--device: required (a device id such as "
+                                 f"{', '.join(sorted(self.devices)) or 'h200'}, or a device.json file)")
+            file = str(file)
+            if file not in files:
+                files[file] = kernels_of(file, lang)
+            key = device if isinstance(device, str) else json.dumps(device, sort_keys=True)
+            if key not in devices:
+                devices[key] = device if isinstance(device, dict) else resolve_device(device, self.devices)
+            kernel = req.get("kernel")
+            if not kernel:
+                raise UsageError(f"{at}--kernel: required; kernels in {file}: {', '.join(files[file])}")
+            g = _sizes(req.get("global"), f"{at}--global")
+            if g is None:
+                raise UsageError(f"{at}--global: required")
+            launch = make_launch(files[file], kernel, g, _sizes(req.get("local"), f"{at}--local"),
+                                 dict(req.get("args") or {}), devices[key], req.get("where", ""))
+            launches.append(launch)
+            inputs.append({"file": file, "kernel": kernel, "device": launch.device["device_id"],
+                           "global": launch.global_size, "local": launch.local_size, "args": launch.args})
+        predictions = with_static_footprint(launches, self.predictor.predict(launches))
+        return [{**i, **p} for i, p in zip(inputs, predictions)]
+
+    def unseen_devices(self, records: list[dict]) -> list[str]:
+        """Device ids in ``records`` whose measurements the model was not trained on."""
+        trained = self.predictor.trained_on
+        return sorted({r["device"] for r in records} - set(trained)) if trained else []
+
+
+def load_model(directory: str | Path | None = None) -> Model:
+    """The shipped default model (or the model directory ``directory``), ready to estimate."""
+    return Model(directory)

@@ -1,0 +1,66 @@
+"""``kgraph dataset``: build (campaign), validate, fill missing counts, import and describe measured datasets."""
+from __future__ import annotations
+
+import json
+
+from kgraph.errors import UsageError
+
+
+def add_arguments(parser) -> None:
+    from kgraph.data.harness.campaign import add_campaign_arguments
+
+    sub = parser.add_subparsers(dest="action", metavar="ACTION")
+    add_campaign_arguments(sub.add_parser("campaign", help="measure corpus kernels on a device (resumable)"))
+    p = sub.add_parser("validate", help="check a dataset folder; exit 1 with the list of problems")
+    p.add_argument("dir", help="dataset folder (data/datasets/<device_id>)")
+    from kgraph.data.harness.fill_counts import add_fill_arguments
+
+    add_fill_arguments(sub.add_parser(
+        "fill-counts", help="counts for ok rows without them: from other datasets (--from), else an "
+                            "instrumented run on a local device (resumable)"))
+    p = sub.add_parser("import", help="turn a CSV/parquet table of measurements into a dataset")
+    p.add_argument("file", help="CSV or parquet: source, kernel_name, global, [local], [arguments], device, time_*")
+    p.add_argument("--out", required=True, help="dataset folder to write")
+    p.add_argument("--descriptor", help="device.json of the device, to compute the derived targets")
+    p = sub.add_parser("describe", help="counts per family/status and CV distribution per runtime decade")
+    p.add_argument("dirs", nargs="+", help="dataset folders")
+    p.add_argument("--json", action="store_true", help="print JSON instead of markdown")
+
+
+def run(args) -> int:
+    if args.action is None:
+        raise UsageError("dataset: choose an action: campaign, validate, fill-counts, import or describe")
+    if args.action == "campaign":
+        from kgraph.data.harness.campaign import options_from_args, print_summary, run_campaign
+
+        print_summary(run_campaign(options_from_args(args)))
+        return 0
+    if args.action == "validate":
+        from kgraph.data.harness.validate import validate_dataset
+
+        problems = validate_dataset(args.dir)
+        for line in problems:
+            print(f"{args.dir}: {line}")
+        if not problems:
+            print(f"{args.dir}: valid")
+        return 1 if problems else 0
+    if args.action == "fill-counts":
+        from kgraph.data.harness.fill_counts import fill_counts, options_from_args
+
+        report = fill_counts(options_from_args(args))
+        for line in report.lines():
+            print(line)
+        return 0
+    if args.action == "import":
+        from kgraph.data.harness.importer import import_table
+
+        written = import_table(args.file, args.out, args.descriptor)
+        for device_id, n in written.items():
+            print(f"{device_id}: {n} rows imported into {args.out}")
+        return 0
+    from kgraph.data.harness.describe import describe_dataset, to_markdown
+
+    for directory in args.dirs:
+        summary = describe_dataset(directory)
+        print(json.dumps(summary, indent=2) if args.json else to_markdown(summary, directory))
+    return 0

@@ -1,0 +1,131 @@
+"""``kgraph estimate FILE --kernel K --global 4096,4096 [--local 16,16] [--arg N=4096 ...] --device h200
+[--json] [--batch FILE]``: predicted time, bandwidth, footprint and bound class from the shipped model.
+
+For CUDA sources ``--global`` is the total number of threads per dimension (grid x block) and
+``--local`` the block. ``--batch`` reads many launches from a CSV (columns ``kernel, global`` and
+optionally ``file, local, device``; every other column is a scalar argument named after the kernel
+parameter) or a JSONL file (objects with ``kernel, global`` and optional ``file, local, device,
+args``); each row defaults to FILE and ``--device``.
+"""
+from __future__ import annotations
+
+import csv
+import json
+import sys
+import math
+from pathlib import Path
+
+from kgraph.errors import InputError, UsageError
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("file", nargs="?", metavar="FILE", help="OpenCL (.cl) or CUDA (.cu) source")
+    parser.add_argument("--kernel", help="kernel name in FILE")
+    parser.add_argument("--global", dest="global_size", metavar="G0[,G1[,G2]]",
+                        help="global size (work-items per dimension; CUDA: grid x block)")
+    parser.add_argument("--local", dest="local_size", metavar="L0[,L1[,L2]]",
+                        help="work-group (CUDA: block) size; default: reqd_work_group_size or a power of two")
+    parser.add_argument("--arg", action="append", default=[], metavar="NAME=VALUE",
+                        help="value of a scalar kernel parameter (repeat for each)")
+    parser.add_argument("--device", help="device id or part of one (h200), or a device.json file")
+    parser.add_argument("--batch", metavar="FILE", help="CSV or JSONL of launches (see docs/BASELINES.md)")
+    parser.add_argument("--lang", choices=("opencl", "cuda", "c"), help="source language (default: extension)")
+    parser.add_argument("--model", default=None, help="model directory (default: models/default)")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+
+
+def parse_arg(text: str, option: str = "--arg") -> tuple[str, float]:
+    name, sep, value = str(text).partition("=")
+    if not sep or not name.strip():
+        raise UsageError(f"{option} {text}: expected NAME=VALUE (e.g. --arg N=4096)")
+    try:
+        number = float(value)
+    except ValueError:
+        raise UsageError(f"{option} {text}: '{value}' is not a number") from None
+    if not math.isfinite(number):
+        raise UsageError(f"{option} {text}: the value must be finite")
+    return name.strip(), number
+
+
+def read_batch(path: str) -> list[dict]:
+    """Rows ``{where, file, kernel, global, local, args, device}`` of a CSV or JSONL batch file."""
+    p = Path(path)
+    if not p.is_file():
+        raise InputError(f"--batch {p}: no such file")
+    rows = []
+    if p.suffix.lower() in (".jsonl", ".json"):
+        for n, line in enumerate(p.read_text().splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise InputError(f"{p}:{n}:{exc.colno}: invalid JSON: {exc.msg}") from None
+            if not isinstance(obj, dict):
+                raise InputError(f"{p}:{n}: expected a JSON object per line")
+            rows.append({"where": f"{p}:{n}", **obj, "args": dict(obj.get("args") or {})})
+    elif p.suffix.lower() == ".csv":
+        with p.open(newline="") as f:
+            for n, rec in enumerate(csv.DictReader(f), 2):
+                fixed = {k: rec.pop(k, None) for k in ("file", "kernel", "global", "local", "device")}
+                args = {k: parse_arg(f"{k}={v}", f"{p}:{n}: column")[1] for k, v in rec.items() if k and v not in (None, "")}
+                rows.append({"where": f"{p}:{n}", **fixed, "args": args})
+    else:
+        raise UsageError(f"--batch {p}: unknown format '{p.suffix}' (use .csv or .jsonl)")
+    if not rows:
+        raise InputError(f"--batch {p}: no launch in the file")
+    return rows
+
+
+def _requests(args) -> list[dict]:
+    if args.batch:
+        return read_batch(args.batch)
+    missing = [o for o, v in (("FILE", args.file), ("--kernel", args.kernel), ("--global", args.global_size)) if not v]
+    if missing:
+        raise UsageError(f"{', '.join(missing)}: required (or give --batch FILE)")
+    return [{"where": "", "file": args.file, "kernel": args.kernel, "global": args.global_size,
+             "local": args.local_size, "args": dict(parse_arg(a) for a in args.arg), "device": None}]
+
+
+def run(args) -> int:
+    from kgraph.app.api import Model
+
+    model = Model(args.model)
+    results = model.estimate_many(_requests(args), lang=args.lang, default_file=args.file,
+                                  default_device=args.device)
+    for device_id in model.unseen_devices(results):
+        print(f"kgraph estimate: warning: the model in {model.directory} was trained on measurements of "
+              f"{', '.join(model.predictor.trained_on)} only; predictions for {device_id} extrapolate from its "
+              f"descriptor (see models/default/README.md)", file=sys.stderr)
+    if args.json:
+        print(json.dumps(results if args.batch else results[0], indent=None if args.batch else 2))
+    elif args.batch:
+        print(f"{'kernel':20s} {'device':16s} {'global':>16s} {'time':>12s} {'bandwidth':>12s} {'footprint':>11s} "
+              f"{'source':6s} bound")
+        for r in results:
+            print(f"{r['kernel'][:20]:20s} {r['device'][:16]:16s} {','.join(map(str, r['global'])):>16s} "
+                  f"{_time(r['time_ns']):>12s} {r['bandwidth_gbs']:9.2f} GB/s {_bytes(r['footprint_bytes']):>11s} "
+                  f"{r['footprint_source']:6s} {r['bound']}")
+    else:
+        r = results[0]
+        print(f"kernel {r['kernel']} on {r['device']}: global {','.join(map(str, r['global']))}, "
+              f"local {','.join(map(str, r['local']))}")
+        print(f"  time       {_time(r['time_ns'])}")
+        print(f"  bandwidth  {r['bandwidth_gbs']:.2f} GB/s")
+        print(f"  footprint  {_bytes(r['footprint_bytes'])} ({r['footprint_source']})")
+        print(f"  bound      {r['bound']} (p={r['bound_probability']:.2f})")
+    return 0
+
+
+def _time(ns: float) -> str:
+    for unit, scale in (("s", 1e9), ("ms", 1e6), ("us", 1e3)):
+        if ns >= scale:
+            return f"{ns / scale:.3f} {unit}"
+    return f"{ns:.0f} ns"
+
+
+def _bytes(n: float) -> str:
+    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if n >= scale:
+            return f"{n / scale:.1f} {unit}"
+    return f"{n:.0f} B"

@@ -1,0 +1,113 @@
+"""Build and run the StarPU workload (``kgraph/app/runtime/starpu``) from Python: tests and benchmarks.
+
+:func:`build` runs the project's Makefile against an exported model; :func:`run_workload` runs
+``tiled_workload`` with StarPU's environment (PoCL ICD, worker counts, scheduler, STARPU_HOME) and
+parses its summary line and per-task trace.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from kgraph.errors import KGraphError, MeasurementError
+from kgraph.app.runtime import runtime_dir
+
+
+def starpu_available() -> str | None:
+    """None when StarPU 1.3 can be built against here, else the reason why not.
+
+    KGRAPH_STARPU_CFLAGS and KGRAPH_STARPU_LIBS in the environment (a bundle made by
+    ``benchmarks/starpu_bundle.sh``) replace pkg-config."""
+    bundled = os.environ.get("KGRAPH_STARPU_CFLAGS") and os.environ.get("KGRAPH_STARPU_LIBS")
+    if not bundled and shutil.which("pkg-config") is None:
+        return "pkg-config is not installed (or set KGRAPH_STARPU_CFLAGS/KGRAPH_STARPU_LIBS)"
+    if not bundled and subprocess.run(["pkg-config", "--exists", "starpu-1.3"]).returncode != 0:
+        return "libstarpu-dev (pkg-config starpu-1.3) is not installed: apt-get install -y libstarpu-dev"
+    if shutil.which("make") is None or shutil.which("gcc") is None:
+        return "make/gcc not installed"
+    return None
+
+
+def pocl_icd_dir(work: Path) -> Path | None:
+    """A vendors directory for the OpenCL ICD loader: $OCL_ICD_VENDORS if set to a directory listing
+    an ICD, /etc/OpenCL/vendors if it lists one, else one written under ``work`` pointing at the PoCL
+    library shipped with pyopencl / pocl-binary-distribution."""
+    given = os.environ.get("OCL_ICD_VENDORS")
+    if given and Path(given).is_dir() and any(Path(given).glob("*.icd")):
+        return Path(given)
+    system = Path("/etc/OpenCL/vendors")
+    if system.is_dir() and any(system.glob("*.icd")):
+        return system
+    try:
+        import pyopencl
+    except ImportError:
+        return None
+    libs = sorted((Path(pyopencl.__file__).parent.parent / "pyopencl.libs").glob("libpocl*.so*")) + \
+        sorted((Path(pyopencl.__file__).parent / ".libs").glob("libpocl*.so*"))
+    if not libs:
+        return None
+    vendors = work / "vendors"
+    vendors.mkdir(parents=True, exist_ok=True)
+    (vendors / "pocl.icd").write_text(str(libs[0].resolve()) + "\n")
+    return vendors
+
+
+def build(model_dir: str | Path, build_dir: str | Path) -> Path:
+    """``make -C kgraph/app/runtime/starpu MODEL_DIR=... BUILD=... KERNEL_DIR=...``; returns the workload binary."""
+    reason = starpu_available()
+    if reason:
+        raise KGraphError(reason)
+    build_dir = Path(build_dir)
+    from kgraph.data.corpus import tile_kernel_files
+
+    kernel_dir = tile_kernel_files()[0].parent
+    proc = subprocess.run(["make", "-s", "-C", str(runtime_dir() / "starpu"), f"MODEL_DIR={Path(model_dir).resolve()}",
+                           f"BUILD={build_dir.resolve()}", f"KERNEL_DIR={kernel_dir}"], capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise KGraphError(f"building the StarPU workload failed:\n{proc.stdout}\n{proc.stderr}")
+    return build_dir / "tiled_workload"
+
+
+@dataclass
+class WorkloadRun:
+    summary: dict          # the summary line's key/value pairs (numbers as float)
+    trace: list[dict]      # kind, tile, arch, predicted_us, measured_us per task
+
+
+def run_workload(binary: Path, workload: str, tiles: int, tile: int, model: str, *, work: Path,
+                 starpu_home: Path, sched: str = "dmda", ncpu: int = 1, nopencl: int = 1,
+                 env: dict | None = None, timeout: float = 300.0) -> WorkloadRun:
+    """Run ``tiled_workload`` once; ``model`` in ``kgraph|history|regression|none``."""
+    work.mkdir(parents=True, exist_ok=True)
+    trace = work / f"trace-{workload}-{tiles}-{tile}-{model}-{sched}.csv"
+    full_env = dict(os.environ, STARPU_HOME=str(starpu_home), STARPU_SCHED=sched, STARPU_NCPU=str(ncpu),
+                    STARPU_NOPENCL=str(nopencl), STARPU_OPENCL_ON_CPUS="1", STARPU_NCUDA="0", STARPU_SILENT="1",
+                    STARPU_OPENCL_ONLY_ON_CPUS="1")
+    icd = pocl_icd_dir(work)
+    if icd is not None:
+        full_env["OCL_ICD_VENDORS"] = str(icd)
+    full_env.update(env or {})
+    proc = subprocess.run([str(binary), workload, str(tiles), str(tile), model, str(trace)], env=full_env,
+                          capture_output=True, text=True, timeout=timeout)
+    if proc.returncode != 0:
+        raise MeasurementError(f"{binary.name} {workload} {tiles} {tile} {model} failed ({proc.returncode}):\n"
+                               f"{proc.stderr.strip()[-2000:]}")
+    line = next((ln for ln in proc.stdout.splitlines() if ln.startswith("workload ")), None)
+    if line is None:
+        raise MeasurementError(f"{binary.name}: no summary line in its output:\n{proc.stdout}")
+    words = line.split()
+    summary = {}
+    for key, value in zip(words[::2], words[1::2]):
+        try:
+            summary[key] = float(value)
+        except ValueError:
+            summary[key] = value
+    rows = []
+    lines = trace.read_text().splitlines()
+    for ln in lines[1:]:
+        kind, t, arch, pred, meas = ln.split(",")
+        rows.append({"kind": kind, "tile": int(t), "arch": arch, "predicted_us": float(pred), "measured_us": float(meas)})
+    return WorkloadRun(summary, rows)

@@ -1,0 +1,84 @@
+"""Kernel graphs from sources: ``from_file``, ``from_source``, ``from_unit`` and the conversions
+``to_pyg``, ``to_dot``, ``to_png`` (re-exported lazily as ``kgraph.*``)."""
+from __future__ import annotations
+
+from kgraph.graph import KernelGraph
+
+
+def from_unit(unit, analyze: bool = True) -> list[KernelGraph]:
+    """One :class:`KernelGraph` per kernel of a parsed :class:`parsers.TranslationUnit`, in source order.
+
+    Syntax errors in ``unit`` are not checked here (the graph of a partly broken kernel is built from
+    tree-sitter's recovery); ``analyze=False`` skips the static analysis.
+    """
+    from kgraph.builder import build_kernel_graph
+
+    graphs = []
+    for function in unit.kernels:
+        graph = build_kernel_graph(unit, function)
+        if analyze:
+            _attach_analysis(graph, unit, function)
+        graphs.append(graph)
+    return graphs
+
+
+def from_source(text: str, lang: str, filename: str = "<string>", analyze: bool = True) -> list[KernelGraph]:
+    """Parse ``text`` as ``lang`` (``opencl`` | ``cuda`` | ``c``) and build its kernel graphs.
+
+    Raises:
+        InputError: empty/binary/oversized text. SourceError: syntax errors (``file:line:col`` diagnostics).
+    """
+    from kgraph.parsers import parse_source
+
+    unit = parse_source(text, lang, filename=filename)
+    unit.raise_on_errors()
+    return from_unit(unit, analyze=analyze)
+
+
+def from_file(path, lang: str | None = None, analyze: bool = True) -> list[KernelGraph]:
+    """Parse the file at ``path`` (language from its extension unless ``lang``) and build its kernel graphs.
+
+    Raises:
+        InputError: missing/unreadable/empty/binary/oversized file. SourceError: syntax errors.
+    """
+    from kgraph.parsers import parse_file
+
+    unit = parse_file(path, lang)
+    unit.raise_on_errors()
+    return from_unit(unit, analyze=analyze)
+
+
+def to_pyg(graph: KernelGraph):
+    """The ``torch_geometric.data.Data`` of ``graph`` (see :func:`kgraph.pyg.to_pyg`)."""
+    from kgraph.pyg import to_pyg as convert
+
+    return convert(graph)
+
+
+def to_dot(graph: KernelGraph) -> str:
+    """Graphviz DOT text of ``graph``, flows in distinct colours (see :mod:`kgraph.render`)."""
+    from kgraph.render import to_dot as render
+
+    return render(graph)
+
+
+def to_png(graph: KernelGraph, path) -> str:
+    """Draw ``graph`` to a PNG file at ``path`` (matplotlib, layered layout); returns the path."""
+    from kgraph.render import to_png as render
+
+    return render(graph, path)
+
+
+def _attach_analysis(graph: KernelGraph, unit, function) -> None:
+    """Set ``graph.analysis`` from :func:`kgraph.analysis.analyze`; on failure keep why in ``analysis_error``."""
+    try:
+        from kgraph.analysis import analyze
+    except ImportError as exc:
+        graph.analysis_error = f"static analysis unavailable ({exc})"
+        return
+    try:
+        graph.analysis = analyze(function, unit)
+    except RecursionError:
+        graph.analysis_error = "static analysis failed: kernel nested too deeply"
+    except Exception as exc:  # a broken analysis must not hide the graph; the reason is kept and printed
+        graph.analysis_error = f"static analysis failed: {type(exc).__name__}: {exc}"
