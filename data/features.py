@@ -17,7 +17,8 @@ Feature columns (their name prefix is the group an ablation can drop, see kgraph
 The symbolic counts of a source are turned into one numpy function (``sympy.lambdify``) once per
 source and evaluated over all its launches at once; sympy never runs per row.
 
-Targets (``REGRESSION_TARGETS``, natural log): ``time`` = ln(median_time_ns); ``bandwidth`` =
+Targets (``REGRESSION_TARGETS``, natural log; names, transforms, inverses (``to_natural``) and units
+are the one table of :mod:`kgraph.data.targets`): ``time`` = ln(median_time_ns); ``bandwidth`` =
 ln(1 + achieved_bw_gbs*1000) (MB/s); ``footprint`` = ln(1 + footprint_bytes); ``flops`` =
 ln(1 + flops_fp32 + flops_fp64); ``bytes`` = ln(1 + global_load_bytes + global_store_bytes).
 Unknown values (-1 or NaN) are NaN. ``bound`` is the index in ``BOUND_CLASSES`` or -1.
@@ -30,8 +31,10 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
-REGRESSION_TARGETS = ("time", "bandwidth", "footprint", "flops", "bytes")
-BOUND_CLASSES = ("memory", "compute", "latency")
+from kgraph.data.floors import FLOORS, floors_ns, log_floors, rates_of_rows
+
+# the targets and bound classes are defined once, in kgraph.data.targets (re-exported here)
+from kgraph.data.targets import BOUND_CLASSES, REGRESSION_TARGETS, TARGET, TARGETS, bound_index, to_natural  # noqa: F401
 STATIC_COUNTS = (
     "flops_fp32", "flops_fp64", "int_ops", "transcendental", "global_load_bytes",
     "global_store_bytes", "local_load_bytes", "local_store_bytes", "barriers", "atomics", "branches",
@@ -49,6 +52,9 @@ STATIC_FEATURES = (
     *(f"static_{c}_total" for c in STATIC_COUNTS),
     "static_log_intensity",
 )
+#: ``floor_<name>``: log(ns) of each physical floor of :mod:`kgraph.data.floors` (static counts, the
+#: launch's footprint where known, the device's measured roofline); zero floors at ``NO_FLOOR_LOG_NS``.
+FLOOR_FEATURES = tuple(f"floor_{name}" for name in FLOORS)
 
 
 def hardware_feature_names() -> list[str]:
@@ -59,7 +65,7 @@ def hardware_feature_names() -> list[str]:
 
 def feature_names() -> list[str]:
     """All feature columns, in order."""
-    return [*hardware_feature_names(), *LAUNCH_FEATURES, *STATIC_FEATURES]
+    return [*hardware_feature_names(), *LAUNCH_FEATURES, *STATIC_FEATURES, *FLOOR_FEATURES]
 
 
 # ---------------------------------------------------------------------------------------- targets
@@ -73,26 +79,16 @@ def to_targets(launches: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
         return np.where(v < 0, np.nan, v)
 
     time = col("median_time_ns")
-    y = np.stack([
-        np.log(np.where(time > 0, time, np.nan)),
-        np.log1p(col("achieved_bw_gbs") * 1000.0),
-        np.log1p(col("footprint_bytes")),
-        np.log1p(col("flops_fp32") + np.nan_to_num(col("flops_fp64"))),
-        np.log1p(col("global_load_bytes") + col("global_store_bytes")),
-    ], axis=1)
-    index = {name: i for i, name in enumerate(BOUND_CLASSES)}
+    natural = {  # each target's natural-unit value (kgraph.data.targets) from the launch columns
+        "time": np.where(time > 0, time, np.nan),
+        "bandwidth": col("achieved_bw_gbs"),
+        "footprint": col("footprint_bytes"),
+        "flops": col("flops_fp32") + np.nan_to_num(col("flops_fp64")),
+        "bytes": col("global_load_bytes") + col("global_store_bytes"),
+    }
+    y = np.stack([t.transform(natural[t.name]) for t in TARGETS], axis=1)
     bound = launches["bound"] if "bound" in launches else pd.Series([None] * len(launches))
-    bound_ids = np.array([index.get(b, -1) for b in bound], dtype=np.int64)
-    return y.astype(np.float32), bound_ids
-
-
-def to_natural(target: str, log_values: np.ndarray) -> np.ndarray:
-    """Invert one target's log transform (``time`` -> ns, ``bandwidth`` -> GB/s, others -> counts)."""
-    if target == "time":
-        return np.exp(log_values)
-    if target == "bandwidth":
-        return np.expm1(log_values) / 1000.0
-    return np.expm1(log_values)
+    return y.astype(np.float32), bound_index(bound)
 
 
 # ---------------------------------------------------------------------------------- static counts
@@ -200,6 +196,7 @@ def to_launch_features(launches: pd.DataFrame, sources: pd.DataFrame,
     ])
 
     static = np.zeros((n, len(STATIC_FEATURES)))
+    work = np.full((n, 2), np.nan)  # total fp32 and fp64 FLOPs (for the floors)
     by_source = sources.set_index("source_id")
     for (source_id, kernel_name), idx in launches.groupby(["source_id", "kernel_name"]).indices.items():
         src = by_source.loc[source_id]
@@ -212,8 +209,13 @@ def to_launch_features(launches: pd.DataFrame, sources: pd.DataFrame,
         total = per_item * items[idx]
         flops = total[STATIC_COUNTS.index("flops_fp32")] + total[STATIC_COUNTS.index("flops_fp64")]
         nbytes = total[STATIC_COUNTS.index("global_load_bytes")] + total[STATIC_COUNTS.index("global_store_bytes")]
+        work[idx] = total[[STATIC_COUNTS.index("flops_fp32"), STATIC_COUNTS.index("flops_fp64")]].T
         static[idx] = np.column_stack([
             known, np.log1p(per_item.T), np.log1p(total.T),
             np.log1p(flops / np.maximum(nbytes, 1.0)),
         ])
-    return np.concatenate([hw, launch, static], axis=1).astype(np.float32)
+    footprint = (pd.to_numeric(launches["footprint_bytes"], errors="coerce").to_numpy(np.float64)
+                 if "footprint_bytes" in launches else np.full(n, np.nan))
+    floors = floors_ns(work[:, 0], work[:, 1], np.where(footprint >= 0, footprint, np.nan),
+                       rates_of_rows(launches["device_id"].to_numpy(), devices))
+    return np.concatenate([hw, launch, static, log_floors(floors)], axis=1).astype(np.float32)

@@ -1,6 +1,6 @@
 """Multi-task head: log-scale regressions and the bound class, with fixed or learned loss weights.
 
-Regression targets and their transforms are defined once in :mod:`kgraph.data.features`
+Regression targets and their transforms are defined once in :mod:`kgraph.data.targets`
 (``REGRESSION_TARGETS``); the head predicts them in standardised log space and returns them
 de-standardised (natural log units). Missing targets (NaN) and unknown bound classes (-1) are masked.
 """
@@ -13,12 +13,12 @@ import torch
 from torch import Tensor, nn
 from torch.nn import functional as F
 
-from kgraph.data.features import BOUND_CLASSES, REGRESSION_TARGETS
+from kgraph.data.targets import BOUND_CLASSES, REGRESSION_TARGETS
 
 
 class Prediction(NamedTuple):
-    """Named model outputs, each Float[B] in the log units of :data:`kgraph.data.features.REGRESSION_TARGETS`
-    except ``bound_logits`` Float[B, 3] (order of :data:`kgraph.data.features.BOUND_CLASSES`)."""
+    """Named model outputs, each Float[B] in the log units of :data:`kgraph.data.targets.REGRESSION_TARGETS`
+    except ``bound_logits`` Float[B, 3] (order of :data:`kgraph.data.targets.BOUND_CLASSES`)."""
 
     log_time: Tensor
     log_bandwidth: Tensor
@@ -45,11 +45,14 @@ class HeadConfig:
             uncertainty, Kendall et al. 2018: loss_i * exp(-s_i) + s_i).
         weights: fixed loss weight per task name (``time``, ``bandwidth``, ``footprint``, ``flops``,
             ``bytes``, ``bound``); absent names weigh 1.
+        time: ``unbounded`` — log time regressed like the other targets (the ablation); ``bounded`` —
+            the roofline-bounded time of :class:`BoundedTime`, never below the launch's physical floors.
     """
 
     hidden: int = 128
     weighting: Literal["fixed", "uncertainty"] = "fixed"
     weights: dict[str, float] = field(default_factory=lambda: {"time": 2.0})
+    time: Literal["unbounded", "bounded"] = "unbounded"
 
 
 class MultiTaskHead(nn.Module):
@@ -84,6 +87,7 @@ class MultiTaskHead(nn.Module):
             "fixed_weights", torch.tensor([float(config.weights.get(k, 1.0)) for k in self.tasks])
         )
         self.log_vars = nn.Parameter(torch.zeros(len(self.tasks)), requires_grad=config.weighting == "uncertainty")
+        self.bounded = BoundedTime(in_dim, config.hidden) if config.time == "bounded" else None
 
     @torch.no_grad()
     def set_statistics(self, mean: Tensor, std: Tensor) -> None:
@@ -92,9 +96,15 @@ class MultiTaskHead(nn.Module):
         std = torch.nan_to_num(std, nan=1.0)
         self.target_std.copy_(torch.where(std > 1e-6, std, torch.ones_like(std)))
 
-    def forward(self, fused: Tensor) -> Prediction:
+    def forward(self, fused: Tensor, log_floors: Tensor | None = None) -> Prediction:
+        """``log_floors`` Float[B, K] (log ns, :data:`kgraph.data.floors.FLOORS` order) is needed by the
+        bounded time head and ignored otherwise."""
         z = self.regressors(fused)  # [B, T] standardised
         y = z * self.target_std + self.target_mean  # [B, T] log units
+        if self.bounded is not None:
+            if log_floors is None:
+                raise ValueError("the bounded time head needs the launch's log floors")
+            y = torch.cat([self.bounded(fused, log_floors)[:, None], y[:, 1:]], dim=1)  # time first
         return Prediction(*y.unbind(1), self.classifier(fused))
 
     def task_losses(self, pred: Prediction, targets: Tensor, bound: Tensor) -> Tensor:
@@ -115,3 +125,42 @@ class MultiTaskHead(nn.Module):
         if self.config.weighting == "uncertainty":
             return (losses * torch.exp(-self.log_vars) + self.log_vars).sum()
         return (losses * self.fixed_weights).sum()
+
+
+class BoundedTime(nn.Module):
+    """Roofline-bounded log time: predicted efficiencies in (0, 1] scale each physical floor up, and a
+    smooth maximum with a learned sharpness combines them, after the launch overhead.
+
+    ``t = launch / e_launch + smoothmax_beta(f_1 / e_1, ..., f_K / e_K, other)`` with every ``e`` in (0, 1]
+    (``log e = -softplus(.)``), ``beta >= 1`` and ``smoothmax_beta(x) = (sum x^beta)^(1/beta) >= max(x)``.
+    ``other`` (``launch * exp(.)``, unconstrained) is work without a measured peak (integer, special
+    functions, latency). So ``t >= launch`` and ``t >= f_k`` for every floor by construction.
+
+    Args:
+        in_dim: width of the fused vector.
+        hidden: width of the hidden layer.
+
+    Shapes:
+        - fused: Float[B, in_dim]; log_floors: Float[B, K] (log ns; the last column is ``launch``)
+        - returns Float[B], log ns
+    """
+
+    def __init__(self, in_dim: int, hidden: int):
+        super().__init__()
+        from kgraph.data.floors import FLOORS
+
+        self.k = len(FLOORS)
+        assert FLOORS[-1] == "launch"
+        # K efficiencies (the launch's included), the 'other' term, and the sharpness
+        self.mlp = nn.Sequential(nn.Linear(in_dim, hidden), nn.GELU(), nn.Linear(hidden, self.k + 2))
+
+    def forward(self, fused: Tensor, log_floors: Tensor) -> Tensor:
+        out = self.mlp(fused)  # [B, K + 2]
+        log_eff = -F.softplus(out[:, : self.k])  # [B, K], each <= 0
+        scaled = log_floors - log_eff  # [B, K]: log(floor / efficiency) >= log floor
+        log_launch = scaled[:, -1]  # [B]
+        other = log_floors[:, -1] + out[:, self.k]  # [B]
+        beta = 1.0 + F.softplus(out[:, self.k + 1])  # [B] >= 1
+        terms = torch.cat([scaled[:, :-1], other[:, None]], dim=1)  # [B, K]
+        smooth = torch.logsumexp(beta[:, None] * terms, dim=1) / beta  # [B] >= max(terms)
+        return torch.logaddexp(log_launch, smooth)  # [B] log ns

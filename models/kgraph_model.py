@@ -20,6 +20,7 @@ import torch
 from torch import Tensor, nn
 from torch_geometric.utils import to_dense_batch
 
+from kgraph.data.floors import FLOORS
 from kgraph.errors import ModelError
 from kgraph.models.fusion import Fusion, FusionConfig
 from kgraph.models.graph_encoder import GraphEncoder, GraphEncoderConfig
@@ -63,9 +64,11 @@ class ModelConfig:
         return cls(**kwargs)
 
     def feature_groups(self) -> tuple[str, ...]:
-        """Prefixes of the launch feature groups this variant uses."""
+        """Prefixes of the launch feature groups this variant uses (the physical floors need both the
+        hardware and the static counts)."""
         return ("launch_",) + (("hw_",) if self.use_hardware else ()) + (
-            ("static_",) if self.use_static_counts else ())
+            ("static_",) if self.use_static_counts else ()) + (
+            ("floor_",) if self.use_hardware and self.use_static_counts else ())
 
 
 class KGraphModel(nn.Module):
@@ -94,6 +97,10 @@ class KGraphModel(nn.Module):
             raise ModelError("fusion.kind=cross_attention needs use_graph or use_tokens")
         self.fusion = Fusion(config.fusion, self.launch_encoder.out_dim, code_dims)
         self.head = MultiTaskHead(config.head, self.fusion.out_dim)
+        # raw (not standardised) log-floor columns of the feature vector, for the bounded time head
+        self.register_buffer("floor_columns", torch.tensor(
+            [list(feature_names).index(f"floor_{n}") for n in FLOORS] if config.head.time == "bounded" else [],
+            dtype=torch.long), persistent=False)
 
     @property
     def code_dim(self) -> int:
@@ -140,5 +147,6 @@ class KGraphModel(nn.Module):
         if self.config.fusion.kind == "cross_attention":
             code_sets = [(s.index_select(0, source_index), m.index_select(0, source_index)) for s, m in sets]
         fused = self.fusion(launch, code, code_sets)  # [B, H_f]
-        # 4. heads
-        return self.head(fused)
+        # 4. heads (the bounded time head reads the launch's physical floors)
+        log_floors = features.index_select(1, self.floor_columns) if self.floor_columns.numel() else None  # [B, K]
+        return self.head(fused, log_floors)

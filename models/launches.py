@@ -100,14 +100,18 @@ def make_launch(graphs: dict, kernel: str, global_size: list[int], local_size: l
                   {n: float(args[n]) for n in scalars}, device)
 
 
-def to_tables(launches: list[Launch]):
-    """(launch rows with ``kernel_index``, sources, devices, distinct kernels) as ``kgraph.data.features`` wants."""
+def to_tables(launches: list[Launch], footprints: list | None = None):
+    """(launch rows with ``kernel_index``, sources, devices, distinct kernels) as ``kgraph.data.features`` wants.
+
+    ``footprints`` (:func:`static_footprints` of the same launches) fills ``footprint_bytes`` where the
+    static footprint is exact (NaN elsewhere): the DRAM floor of :mod:`kgraph.data.floors` uses it."""
     import pandas as pd
 
     from kgraph.data.harness.columns import source_id_of
 
     kernels, index_of, rows, sources, devices = [], {}, [], {}, {}
-    for launch in launches:
+    footprints = footprints if footprints is not None else [None] * len(launches)
+    for launch, fp in zip(launches, footprints):
         sid = source_id_of(launch.source)
         key = (sid, launch.graph.name)
         if key not in index_of:
@@ -120,7 +124,9 @@ def to_tables(launches: list[Launch]):
         l = launch.local_size + [1] * (3 - len(launch.local_size))
         rows.append({"device_id": device_id, "source_id": sid, "kernel_name": launch.graph.name,
                      "dims": len(launch.global_size), "g0": g[0], "g1": g[1], "g2": g[2], "l0": l[0], "l1": l[1],
-                     "l2": l[2], "args": json.dumps(launch.args), "kernel_index": index_of[key]})
+                     "l2": l[2], "args": json.dumps(launch.args), "kernel_index": index_of[key],
+                     "footprint_bytes": float(fp.total_bytes) if fp is not None and fp.exact
+                     and fp.total_bytes is not None else float("nan")})
     return pd.DataFrame(rows), pd.DataFrame(list(sources.values())), devices, kernels
 
 
@@ -144,11 +150,12 @@ def static_footprints(launches: list[Launch]) -> list:
     return out
 
 
-def with_static_footprint(launches: list[Launch], predictions: list[dict]) -> list[dict]:
+def with_static_footprint(launches: list[Launch], predictions: list[dict], footprints: list | None = None) -> list[dict]:
     """``predictions`` with ``footprint_bytes`` replaced by the static footprint where it is exact
-    (``footprint_source`` = ``"static"``), else the model's (``"model"``)."""
+    (``footprint_source`` = ``"static"``), else the model's (``"model"``). ``footprints``: the launches'
+    :func:`static_footprints` when the caller has them already (computed here otherwise)."""
     out = []
-    for fp, pred in zip(static_footprints(launches), predictions):
+    for fp, pred in zip(footprints if footprints is not None else static_footprints(launches), predictions):
         pred = dict(pred)
         if fp is not None and fp.exact and fp.total_bytes is not None:
             pred["footprint_bytes"], pred["footprint_source"] = float(fp.total_bytes), "static"

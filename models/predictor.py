@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from kgraph.errors import KGraphError, ModelError
-from kgraph.models.launches import Launch, to_tables
+from kgraph.models.launches import Launch, static_footprints, to_tables, with_static_footprint
 from kgraph.models.shipped import DEFAULT_DIR
 
 FORMAT = "kgraph-default/1"
@@ -112,23 +112,46 @@ class Predictor:
         return list(self.config.get("trained_on", []))
 
     def predict(self, launches: list[Launch]) -> list[dict]:
-        """Predictions per launch: ``time_ns, bandwidth_gbs, footprint_bytes, flops, bytes, bound,
-        bound_probability`` (natural units, the model's log outputs inverted)."""
-        return [p for inputs in self.featurise(launches) for p in self.forward(inputs)]
+        """Predictions per launch: ``time_ns, floor_ns, bandwidth_gbs, dram_bw_gbs, footprint_bytes,
+        footprint_source, flops, bytes, bound, bound_probability`` (natural units, the model's log outputs
+        inverted; the footprint is the exact static one where the analysis proves it). Each distinct
+        kernel's static footprint is analysed once and serves both the DRAM floor and the output."""
+        from kgraph.data.floors import device_rates
 
-    def featurise(self, launches: list[Launch], chunk: int = 1024) -> list[tuple]:
-        """Model inputs ``(graphs, tokens, source_index, features)`` per chunk of ``chunk`` launches
-        (CPU tensors; graphs and tokens once per distinct kernel of the chunk)."""
+        footprints = static_footprints(launches)
+        predictions = [p for inputs in self.featurise(launches, footprints=footprints) for p in self.forward(inputs)]
+        out = with_static_footprint(launches, predictions, footprints)
+        for launch, pred in zip(launches, out):
+            # DRAM-side bandwidth: the traffic the footprint forces past the last-level cache ÷ time
+            rates = device_rates(launch.device)
+            pred["dram_bw_gbs"] = max(pred["footprint_bytes"] - rates["cache"], 0.0) / pred["time_ns"]
+        return out
+
+    def featurise(self, launches: list[Launch], chunk: int = 1024, footprints: list | None = None) -> list[tuple]:
+        """Model inputs ``(graphs, tokens, source_index, features, floors)`` per chunk of ``chunk`` launches
+        (CPU tensors; graphs and tokens once per distinct kernel of the chunk). The feature columns are
+        the model's own (``config.json``'s ``feature_names``), picked by name from today's features;
+        ``floors`` Float[B, K] are the launch's physical floors in ns (:mod:`kgraph.data.floors`)."""
         import torch
         from torch_geometric.data import Batch, Data
 
         import kgraph
-        from kgraph.data.features import to_launch_features
+        from kgraph.data.features import feature_names, to_launch_features
+        from kgraph.data.floors import FLOORS, NO_FLOOR_LOG_NS
 
+        names = feature_names()
+        missing = [n for n in self.config["feature_names"] if n not in names]
+        if missing:
+            raise ModelError(f"{self.directory}: the model reads feature(s) {missing[:3]} this kgraph does not make")
+        columns = np.array([names.index(n) for n in self.config["feature_names"]])
+        floor_columns = np.array([names.index(f"floor_{n}") for n in FLOORS])
+        footprints = footprints if footprints is not None else [None] * len(launches)
         out = []
         for start in range(0, len(launches), chunk):
-            rows, sources, devices, kernels = to_tables(launches[start:start + chunk])
-            features = torch.from_numpy(to_launch_features(rows, sources, devices))
+            rows, sources, devices, kernels = to_tables(launches[start:start + chunk], footprints[start:start + chunk])
+            full = to_launch_features(rows, sources, devices)
+            features = torch.from_numpy(full[:, columns])
+            floors = np.exp(full[:, floor_columns].astype(np.float64)) * (full[:, floor_columns] > NO_FLOOR_LOG_NS)
             graphs = tokens = None
             if self.model.config.use_graph:
                 items = []
@@ -141,30 +164,30 @@ class Predictor:
                 enc = self.tokenizer([k.source for k in kernels], truncation=True, padding=True,
                                      max_length=self.model.config.tokens.max_length, return_tensors="pt")
                 tokens = {"input_ids": enc["input_ids"], "attention_mask": enc["attention_mask"]}
-            out.append((graphs, tokens, torch.tensor(rows["kernel_index"].to_numpy(np.int64)), features))
+            out.append((graphs, tokens, torch.tensor(rows["kernel_index"].to_numpy(np.int64)), features, floors))
         return out
 
     def forward(self, inputs: tuple) -> list[dict]:
         """Predictions (as :meth:`predict`) of one chunk of :meth:`featurise`, run on the model's device."""
         import torch
 
-        from kgraph.data.features import BOUND_CLASSES, REGRESSION_TARGETS, to_natural
+        from kgraph.data.targets import BOUND_CLASSES, natural_outputs
+        from kgraph.data.floors import FLOORS
 
         device = next(self.model.parameters()).device
-        graphs, tokens, index, features = inputs
+        graphs, tokens, index, features, floors = inputs
         graphs = graphs.to(device) if graphs is not None else None
         tokens = {k: v.to(device) for k, v in tokens.items()} if tokens is not None else None
         with torch.inference_mode():
             pred = self.model(graphs, tokens, index.to(device), features.to(device))
         reg = pred.regression().float().cpu().numpy()
         prob = torch.softmax(pred.bound_logits.float(), -1).cpu().numpy()
-        natural = {t: to_natural(t, reg[:, j]) for j, t in enumerate(REGRESSION_TARGETS)}
+        natural = natural_outputs(reg)  # keys and inverses of the targets table: time_ns, bandwidth_gbs, ...
         out = []
         for i in range(len(index)):
             c = int(prob[i].argmax())
-            out.append({"time_ns": float(natural["time"][i]), "bandwidth_gbs": float(natural["bandwidth"][i]),
-                        "footprint_bytes": float(natural["footprint"][i]), "flops": float(natural["flops"][i]),
-                        "bytes": float(natural["bytes"][i]), "bound": BOUND_CLASSES[c],
+            out.append({**{k: float(v[i]) for k, v in natural.items()}, "floor_ns": float(floors[i].max()),
+                        "floor": FLOORS[int(floors[i].argmax())], "bound": BOUND_CLASSES[c],
                         "bound_probability": float(prob[i, c])})
         return out
 

@@ -95,7 +95,7 @@ class Model:
                       default_file: str | Path | None = None, default_device: str | dict | None = None) -> list[dict]:
         """The records of :meth:`estimate` for each request; ``where`` in a request (``file:line``)
         prefixes its error messages."""
-        from kgraph.models.launches import kernels_of, make_launch, with_static_footprint
+        from kgraph.models.launches import kernels_of, make_launch
         from kgraph.models.predictor import resolve_device
 
         files, devices, launches, inputs = {}, {}, [], []
@@ -125,7 +125,7 @@ class Model:
             launches.append(launch)
             inputs.append({"file": file, "kernel": kernel, "device": launch.device["device_id"],
                            "global": launch.global_size, "local": launch.local_size, "args": launch.args})
-        predictions = with_static_footprint(launches, self.predictor.predict(launches))
+        predictions = self.predictor.predict(launches)
         return [{**i, **p} for i, p in zip(inputs, predictions)]
 
     def unseen_devices(self, records: list[dict]) -> list[str]:
