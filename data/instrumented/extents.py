@@ -4,6 +4,14 @@ Nobody declared the buffer sizes of a kernel found in the wild. Run it once inst
 generously sized (zero-filled) buffers, read the highest element index each buffer was accessed
 at, and grow the buffers and run again while some access fell outside. Exact for kernels whose
 indices do not depend on the buffers' contents (affine in the work-item ids and scalars).
+
+The sizing runs never touch memory outside the buffers they allocate: the kernel is instrumented
+``bounded`` (:func:`kgraph.instrument.instrument`), so every global access is checked against the
+capacity of the buffer actually passed, and one that falls outside is recorded (its index raises the
+extent) and redirected to the buffer's first element instead of being performed. A kernel with a
+global access the rewrite cannot wrap (and so cannot bounds-check) is refused: its buffer sizes
+must be given. The runs repeat, growing the short buffers, until one run has no access outside its
+buffers: its recorded extents are then those of the kernel itself.
 """
 from __future__ import annotations
 
@@ -12,11 +20,14 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from kgraph.errors import MeasurementError, UsageError
-from kgraph.data.instrumented.launch import SCALAR_DTYPES, WorkCounts, default_context, run_instrumented
+from kgraph.data.instrumented.launch import SCALAR_DTYPES, WorkCounts, build_instrumented, default_context, \
+    run_instrumented
 from kgraph.instrument.rewrite import instrument
 
 DEFAULT_CAPACITY = 1 << 16   # elements per buffer in the first run
+MIN_CAPACITY = 64            # elements: room for a redirected vector access at any alignment
 MAX_BYTES = 1 << 30          # no buffer grows past this
+MAX_RUNS = 24                # sizing runs before giving up (each at least doubles a short buffer)
 
 
 def infer_extents(
@@ -30,6 +41,7 @@ def infer_extents(
     capacity: int = DEFAULT_CAPACITY,
     local_bytes: Mapping[str, int] | None = None,
     filename: str = "<string>",
+    defines: Mapping[str, str] | None = None,
 ) -> tuple[dict[str, int], WorkCounts]:
     """Elements each global buffer of ``kernel_name`` needs for this launch, and its counts.
 
@@ -38,25 +50,34 @@ def infer_extents(
         kernel_name: the kernel.
         global_size, local_size: the NDRange.
         scalars: value of every scalar parameter by name.
-        capacity: elements per buffer in the first run (doubled until nothing falls outside).
+        capacity: elements per buffer in the first run (grown until nothing falls outside).
         local_bytes: bytes of each ``__local`` pointer parameter (default: 4 bytes per work-item
             of a work-group, times 16).
+        defines: preprocessor macros (``-D NAME=VALUE``), for the parse and the OpenCL build.
 
     Returns:
         ({buffer name: required elements (0 if never accessed)}, the counts of the last run).
 
     Raises:
-        UsageError: a scalar is missing. MeasurementError: a buffer would exceed ``MAX_BYTES``.
+        UsageError: a scalar is missing. MeasurementError: the kernel does not build (with the build
+        log), has global accesses that cannot be bounds-checked, accesses before a buffer's start,
+        or a buffer would exceed ``MAX_BYTES``.
     """
     from kgraph.parsers import parse_source
 
-    unit = parse_source(source, "opencl", filename=filename)
-    kernel = instrument(unit, kernel_name)
+    unit = parse_source(source, "opencl", filename=filename, defines=dict(defines or {}))
+    unit.raise_on_errors()
+    kernel = instrument(unit, kernel_name, bounded=True)
+    if kernel.unchecked:
+        raise MeasurementError(
+            f"kernel '{kernel_name}': cannot size its buffers safely, some global accesses cannot be "
+            "bounds-checked:\n  " + "\n  ".join(kernel.unchecked))
     function = next(f for f in unit.functions if f.is_kernel and f.name == kernel_name)
     ctx = context if context is not None else default_context()
+    program = build_instrumented(ctx, kernel, options=build_options(defines))
     group = int(np.prod(local_size)) if local_size else 64
-    caps = {b.name: capacity for b in kernel.buffers}
-    while True:
+    caps = {b.name: max(int(capacity), MIN_CAPACITY) for b in kernel.buffers}
+    for _ in range(MAX_RUNS):
         args: dict[str, Any] = {}
         for p in function.params:
             if p.name in caps:
@@ -69,14 +90,28 @@ def infer_extents(
                 args[p.name] = scalars[p.name]
             else:
                 raise UsageError(f"--arg {p.name}=VALUE: scalar '{p.name}' of kernel '{kernel_name}' needs a value")
-        counts = run_instrumented(kernel, unit, global_size, local_size, args, ctx)
+        counts = run_instrumented(kernel, unit, global_size, local_size, args, ctx, program=program)
         short = [e for e in counts.buffers.values() if e.out_of_range]
         if not short:
             return {name: e.max_index + 1 for name, e in counts.buffers.items()}, counts
         for e in short:
+            if e.max_index < e.capacity:  # out of range, yet not past the end: before the start
+                raise MeasurementError(
+                    f"kernel '{kernel_name}' accesses buffer '{e.name}' before its first element (a negative "
+                    "index) at this launch; check the scalar arguments, or give the buffer sizes")
             need = max(2 * caps[e.name], e.max_index + 1)
             if need * e.elem_bytes > MAX_BYTES:
                 raise MeasurementError(
                     f"buffer '{e.name}' of kernel '{kernel_name}' would need over {MAX_BYTES >> 20} MiB "
                     f"(highest index touched {e.max_index}); its indices may depend on data")
             caps[e.name] = need
+    raise MeasurementError(f"kernel '{kernel_name}': buffer extents still growing after {MAX_RUNS} sizing runs; "
+                           "its indices may depend on data (give the buffer sizes)")
+
+
+def build_options(defines: Mapping[str, str] | None) -> list[str]:
+    """OpenCL build options for command-line macros: ``["-D", "NAME=VALUE", ...]``."""
+    out = []
+    for name, value in (defines or {}).items():
+        out += ["-D", f"{name}={value}" if value not in (None, "") else name]
+    return out

@@ -16,7 +16,11 @@ SCALAR_DTYPES = {
     "float": np.float32, "double": np.float64, "half": np.float16,
     "size_t": np.uint64, "bool": np.int32,
 }
-BUILD_LOG_LINES = 12
+BUILD_LOG_LINES = 40
+
+
+class BuildError(MeasurementError):
+    """The kernel itself does not build (the message carries the build log)."""
 
 
 def default_context():
@@ -126,18 +130,20 @@ def run_instrumented(kernel: InstrumentedKernel, unit, global_size, local_size, 
     return counts
 
 
-def build_instrumented(ctx, kernel: InstrumentedKernel):
-    """Build the instrumented source on ``ctx``; a failure says whether the original builds."""
+def build_instrumented(ctx, kernel: InstrumentedKernel, options=()):
+    """Build the instrumented source on ``ctx`` (OpenCL build ``options``, e.g. ``["-D", "TILE=16"]``);
+    a failure says whether the original builds, with the first lines of the build log."""
     import pyopencl as cl
 
+    options = list(options)
     try:
-        return cl.Program(ctx, kernel.source).build()
+        return cl.Program(ctx, kernel.source).build(options=options)
     except cl.Error as exc:
         log = _first_lines(str(exc))
     try:
-        cl.Program(ctx, kernel.original_source).build()
+        cl.Program(ctx, kernel.original_source).build(options=options)
     except cl.Error as exc:
-        raise MeasurementError(f"kernel '{kernel.kernel_name}' does not build:\n{_first_lines(str(exc))}") from None
+        raise BuildError(f"kernel '{kernel.kernel_name}' does not build:\n{_first_lines(str(exc))}") from None
     raise MeasurementError(f"the instrumented kernel '{kernel.kernel_name}' does not build "
                            f"(the original does; an instrumentation defect):\n{log}")
 

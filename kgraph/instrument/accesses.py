@@ -93,6 +93,9 @@ class _Rewriter:
         index = node.child_by_field_name("index")
         root = self.t.root(base)
         if root is None or index is None:
+            if index is not None and self._mentions_buffer(base):
+                self._warn(node, "subscript of a pointer expression the rewrite cannot trace to one buffer: "
+                                 "access not counted")
             return
         if self._has_side_effects(base):
             self._warn(node, "buffer expression with side effects: access not counted")
@@ -113,6 +116,8 @@ class _Rewriter:
         operand = node.child_by_field_name("argument")
         root = self.t.root(operand)
         if root is None:
+            if self._mentions_buffer(operand) and self._direction(self._with_fields(node)[0])[0] is not None:
+                self._warn(node, "dereference of a side-effecting or untraced pointer expression: access not counted")
             return
         outer, _ = self._with_fields(node)
         nld, nst = self._direction(outer)
@@ -248,6 +253,19 @@ class _Rewriter:
                 fn = n.child_by_field_name("function")
                 if fn is None or not self.t.text(fn).startswith(_PURE_CALL_PREFIXES):
                     return True
+            stack.extend(n.children)
+        return False
+
+    def _mentions_buffer(self, node: Node) -> bool:
+        """Whether a pointer expression the rewrite could not trace uses a buffer or an alias of one
+        (``*p++``, ``(c ? A : B)[i]``): an access to global memory that stays unwrapped."""
+        stack = [node]
+        while stack:
+            n = stack.pop()
+            if n.type == "identifier" and self.t.lookup(self.t.text(n)) is not None:
+                return True
+            if n.type in ("subscript_expression", "call_expression", "sizeof_expression"):
+                continue  # an index or a call's value: not the pointer itself
             stack.extend(n.children)
         return False
 

@@ -50,15 +50,19 @@ def clone_name(name: str) -> str:
     return f"__kg_h_{name}"
 
 
-def instrument_helpers(unit, kernel, table: BufferTable, edits: SourceEdits) -> tuple[set, list[str]]:
+def instrument_helpers(unit, kernel, table: BufferTable, edits: SourceEdits,
+                       costs: bool = True) -> tuple[set, list[str], list[str]]:
     """Clone the helpers ``kernel`` calls and redirect its calls to them.
+
+    ``costs``: insert the statement costs into the clones too (False: accesses only).
 
     Returns:
         (``(line, col)`` of every redirected call, for dropping the "not counted" warnings of the
-        kernel rewrite; warnings of the clones, ``file:line:col: message``).
+        kernel rewrite; warnings of the clones, ``file:line:col: message``; those of them about
+        global accesses the clones could not wrap).
     """
     helpers = {f.name: f for f in unit.functions if f.body is not None and not f.is_kernel}
-    handled, warnings = set(), []
+    handled, warnings, unchecked = set(), [], []
     handled |= _redirect_calls(kernel.body, table, edits, helpers, kernel.body)
     done, todo = set(), _called(kernel.body, helpers, unit.source)
     while todo:
@@ -67,15 +71,16 @@ def instrument_helpers(unit, kernel, table: BufferTable, edits: SourceEdits) -> 
             continue
         done.add(name)
         helper = helpers[name]
-        text, inner_handled, clone_warnings = _clone(unit, helper, helpers)
+        text, inner_handled, clone_warnings, access_warnings = _clone(unit, helper, helpers, costs)
         handled |= inner_handled
         warnings.extend(w for w in clone_warnings if warning_position(w) not in inner_handled)
+        unchecked.extend(w for w in access_warnings if warning_position(w) not in inner_handled)
         edits.open(helper.node.end_byte, "\n" + text + "\n", -1)
         todo |= _called(helper.body, helpers, unit.source) - done
-    return handled, warnings
+    return handled, warnings, unchecked
 
 
-def _clone(unit, helper, helpers) -> tuple[str, set, list[str]]:
+def _clone(unit, helper, helpers, costs: bool = True) -> tuple[str, set, list[str], list[str]]:
     source = unit.source
     params = [p for p in helper.params if p.is_pointer and p.address_space in _POINTER_SPACES]
     buffers = [HelperBuffer(k, p.name, p.address_space, int(p.elem_bytes or 1), helper.params.index(p))
@@ -100,13 +105,16 @@ def _clone(unit, helper, helpers) -> tuple[str, set, list[str]]:
             edits.delete(c.start_byte, c.end_byte)
     edits.close(plist.end_byte - 1, (", " if has_params else "") + ", ".join(extra), 0)
     summary = rewrite_accesses(helper.body, table, edits, unit.filename, unit.dialect)
-    _, cost_warnings = insert_statement_costs(helper, unit, edits)
+    _, cost_warnings = insert_statement_costs(helper, unit, edits) if costs else (0, [])
     handled = _redirect_calls(helper.body, table, edits, helpers, helper.body)
     text = edits.apply()
     body = text[text.index(_BEGIN) + len(_BEGIN):text.index(_END)]
     defines = "".join(f"#define {PRIVATE_NAME[c]} (*__kg_hp_{c})\n" for c in COUNTER_NAMES)
     undefs = "".join(f"#undef {PRIVATE_NAME[c]}\n" for c in COUNTER_NAMES)
-    return defines + body + "\n" + undefs, handled, list(summary.warnings or []) + cost_warnings
+    access_warnings = [f"{unit.filename}:{helper.line}:{helper.col}: pointer '{name}' is re-pointed to another "
+                       "buffer: its accesses are not counted" for name in sorted(table.conflicts)]
+    access_warnings += list(summary.warnings or [])
+    return defines + body + "\n" + undefs, handled, access_warnings + cost_warnings, access_warnings
 
 
 def _redirect_calls(root, table: BufferTable, edits: SourceEdits, helpers, body) -> set:

@@ -72,6 +72,16 @@ long __kg_access(__private ulong *ld, __private ulong *st, ulong nld, ulong nst,
     *ld += nld;
     *st += nst;
     __kg_mark(m, b, elem, ptr_off + i * (long)scale, nbytes);
+#ifdef __KG_BOUNDED
+    /* sizing run: an access outside the buffer passed (recorded above) is redirected to the
+       buffer's first element, so the kernel never reads or writes out of bounds */
+    long off = ptr_off + i * (long)scale;
+    long cap = (long)m[4u * b + 1u] * (long)elem;
+    if (off < 0 || off + (long)nbytes > cap) {
+        long s = (long)scale;
+        return ptr_off <= 0 ? (s - 1 - ptr_off) / s : -(ptr_off / s);
+    }
+#endif
     return i;
 }
 void __kg_flush(__global ulong *c, ulong v, uint k)
@@ -84,10 +94,17 @@ void __kg_flush(__global ulong *c, ulong v, uint k)
 """
 
 
-def helpers_text() -> str:
-    """The helper functions and pragmas prepended to an instrumented source."""
-    return (_HELPERS.replace("COUNTER_SLOTSul", f"{COUNTER_SLOTS}ul")
+def helpers_text(bounded: bool = False) -> str:
+    """The helper functions and pragmas prepended to an instrumented source.
+
+    ``bounded``: every instrumented access is checked against the capacity of the buffer actually
+    passed (the header's word 1); one that falls outside is recorded (as always) and redirected to
+    the buffer's first element instead of being performed (the buffer-sizing run of
+    :mod:`kgraph.data.instrumented.extents`, whose buffers start too small on purpose).
+    """
+    text = (_HELPERS.replace("COUNTER_SLOTSul", f"{COUNTER_SLOTS}ul")
             .replace("COUNTER_STRIDEul", f"{COUNTER_STRIDE}ul"))
+    return ("#define __KG_BOUNDED 1\n" + text) if bounded else text
 
 
 def declare_counters() -> str:

@@ -46,6 +46,11 @@ class InstrumentedKernel:
         costs_inserted: number of statement-cost insertions (0 when no static costs were available).
         warnings: ``file:line:col: message`` for constructs whose work is not (fully) counted; empty
             means the counts are exact.
+        bounded: every instrumented access is bounds-checked against the buffer passed and
+            redirected inside it when it falls outside (the buffer-sizing run; see
+            :func:`kgraph.instrument.prelude.helpers_text`).
+        unchecked: ``file:line:col: message`` for global accesses the rewrite could not wrap (so
+            neither counted nor, when ``bounded``, bounds-checked); a subset of ``warnings``.
     """
 
     kernel_name: str
@@ -57,6 +62,8 @@ class InstrumentedKernel:
     accesses: AccessSummary = field(default_factory=AccessSummary)
     costs_inserted: int = 0
     warnings: list[str] = field(default_factory=list)
+    bounded: bool = False
+    unchecked: list[str] = field(default_factory=list)
 
     @property
     def exact(self) -> bool:
@@ -64,7 +71,7 @@ class InstrumentedKernel:
         return not self.warnings
 
 
-def instrument(unit, kernel_name: str, *, costs: bool = True) -> InstrumentedKernel:
+def instrument(unit, kernel_name: str, *, costs: bool = True, bounded: bool = False) -> InstrumentedKernel:
     """Rewrite kernel ``kernel_name`` of the parsed OpenCL ``unit`` (a ``parsers.TranslationUnit``).
 
     Args:
@@ -72,6 +79,10 @@ def instrument(unit, kernel_name: str, *, costs: bool = True) -> InstrumentedKer
         kernel_name: which kernel to instrument (other functions are kept as they are).
         costs: insert the static per-statement FLOP/int/transcendental costs (needs
             ``kgraph.analysis.statement_costs``); False counts only memory traffic and atomics.
+        bounded: bounds-check every instrumented global access against the capacity of the buffer
+            actually passed; an access outside it is recorded and redirected to the buffer's first
+            element, never performed (for sizing runs with buffers that may be too small).
+            Accesses the rewrite cannot wrap are listed in ``unchecked``.
 
     Raises:
         KGraphError: CUDA/C input, or no kernel of that name.
@@ -91,7 +102,7 @@ def instrument(unit, kernel_name: str, *, costs: bool = True) -> InstrumentedKer
     edits = SourceEdits(original)
     warnings: list[str] = []
 
-    edits.open(0, helpers_text(), -1)
+    edits.open(0, helpers_text(bounded), -1)
     _add_params(function, edits, unit.source)
     body = function.body
     entry = declare_counters() + "".join(
@@ -101,14 +112,19 @@ def instrument(unit, kernel_name: str, *, costs: bool = True) -> InstrumentedKer
     for name in sorted(table.conflicts):
         warnings.append(f"{unit.filename}:{function.line}:{function.col}: pointer '{name}' is re-pointed "
                         "to another buffer: its accesses are not counted")
+    unchecked = list(warnings)
     summary = rewrite_accesses(body, table, edits, unit.filename, unit.dialect)
     n_costs, cost_warnings = 0, []
     if costs:
         n_costs, cost_warnings = insert_statement_costs(function, unit, edits)
+    if costs or bounded:
         # helper calls: instrumented clones count their work (kgraph/instrument/helpers.py)
-        handled, helper_warnings = instrument_helpers(unit, function, table, edits)
+        handled, helper_warnings, helper_unchecked = instrument_helpers(unit, function, table, edits,
+                                                                        costs=costs)
         cost_warnings = [w for w in cost_warnings if warning_position(w) not in handled] + helper_warnings
+        unchecked += helper_unchecked
         summary.warnings = [w for w in summary.warnings or [] if warning_position(w) not in handled]
+    unchecked += summary.warnings or []
     warnings.extend(summary.warnings or [])
     warnings.extend(cost_warnings)
     _add_flushes(body, edits)
@@ -121,6 +137,8 @@ def instrument(unit, kernel_name: str, *, costs: bool = True) -> InstrumentedKer
         accesses=summary,
         costs_inserted=n_costs,
         warnings=warnings,
+        bounded=bounded,
+        unchecked=unchecked,
     )
 
 

@@ -1,8 +1,14 @@
-"""``kgraph measure FILE.cl --kernel K --global 1024,1024 [--local 16,16] [--arg NAME=VALUE ...]``."""
+"""``kgraph measure FILE.cl --kernel K --global 1024,1024 [--local 16,16] [--arg NAME=VALUE ...]
+[--buffer NAME=ELEMENTS ...] [-D NAME=VALUE ...]``.
+
+Buffers without ``--buffer`` are sized by bounded instrumented runs on PoCL (never out of bounds);
+with every buffer sized, no such run happens (docs/HARNESS.md).
+"""
 from __future__ import annotations
 
 import json
 
+from kgraph.app.cli.common import add_define_option, parse_defines
 from kgraph.errors import UsageError
 
 
@@ -13,6 +19,10 @@ def add_arguments(parser) -> None:
     parser.add_argument("--local", dest="local_size", help="work-group shape, e.g. 16,16")
     parser.add_argument("--arg", action="append", default=[], metavar="NAME=VALUE",
                         help="scalar value, or element count of a buffer/local argument (repeatable)")
+    parser.add_argument("--buffer", action="append", default=[], metavar="NAME=ELEMENTS",
+                        help="element count of a global buffer argument (repeatable); buffers without one "
+                             "are sized by an instrumented, bounds-checked run")
+    add_define_option(parser)
     parser.add_argument("--device", help="substring of the device id, platform or device name")
     parser.add_argument("--json", action="store_true", help="print the row as JSON")
 
@@ -44,8 +54,15 @@ def run(args) -> int:
         if not sep or not name:
             raise UsageError(f"--arg {item}: expected NAME=VALUE")
         given[name.strip()] = value.strip()
-    spec = foreign_spec(args.file, args.kernel, gsize, lsize, given)
-    row = measure_foreign(spec, args.device, gsize, lsize)
+    buffers = {}
+    for item in args.buffer:
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip():
+            raise UsageError(f"--buffer {item}: expected NAME=ELEMENTS")
+        buffers[name.strip()] = value.strip()
+    defines = parse_defines(args.defines)
+    spec = foreign_spec(args.file, args.kernel, gsize, lsize, given, buffers, defines)
+    row = measure_foreign(spec, args.device, gsize, lsize, defines=defines)
     if args.json:
         print(json.dumps(row, indent=2, default=str))
         return 0 if row["status"] == "ok" else 1
