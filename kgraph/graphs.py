@@ -22,28 +22,32 @@ def from_unit(unit, analyze: bool = True) -> list[KernelGraph]:
     return graphs
 
 
-def from_source(text: str, lang: str, filename: str = "<string>", analyze: bool = True) -> list[KernelGraph]:
+def from_source(text: str, lang: str, filename: str = "<string>", analyze: bool = True,
+                defines: dict[str, str] | None = None) -> list[KernelGraph]:
     """Parse ``text`` as ``lang`` (``opencl`` | ``cuda`` | ``c``) and build its kernel graphs.
+    ``defines``: command-line macros (``-D``), e.g. ``{"TILE": "16"}``.
 
     Raises:
         InputError: empty/binary/oversized text. SourceError: syntax errors (``file:line:col`` diagnostics).
     """
     from kgraph.parsers import parse_source
 
-    unit = parse_source(text, lang, filename=filename)
+    unit = parse_source(text, lang, filename=filename, defines=defines)
     unit.raise_on_errors()
     return from_unit(unit, analyze=analyze)
 
 
-def from_file(path, lang: str | None = None, analyze: bool = True) -> list[KernelGraph]:
+def from_file(path, lang: str | None = None, analyze: bool = True,
+              defines: dict[str, str] | None = None) -> list[KernelGraph]:
     """Parse the file at ``path`` (language from its extension unless ``lang``) and build its kernel graphs.
+    ``defines``: command-line macros (``-D``).
 
     Raises:
         InputError: missing/unreadable/empty/binary/oversized file. SourceError: syntax errors.
     """
     from kgraph.parsers import parse_file
 
-    unit = parse_file(path, lang)
+    unit = parse_file(path, lang, defines=defines)
     unit.raise_on_errors()
     return from_unit(unit, analyze=analyze)
 

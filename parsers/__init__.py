@@ -1,7 +1,7 @@
 """Front ends: OpenCL C, CUDA and C sources → :class:`TranslationUnit` (see docs/PARSERS.md)."""
 from kgraph.parsers.dialect import Builtin, Dialect, TypeInfo, get_dialect, lang_from_path
 from kgraph.parsers.errors import Diagnostic, InputError, KGraphError, SourceError, UsageError
-from kgraph.parsers.frontend import parse_file, parse_source
+from kgraph.parsers.entry import parse_file, parse_source
 from kgraph.parsers.unit import Function, Macro, Param, Pragma, TranslationUnit
 
 __all__ = [

@@ -10,7 +10,7 @@ import argparse
 import sys
 
 from kgraph.parsers.errors import KGraphError, UsageError
-from kgraph.parsers.frontend import parse_file
+from kgraph.parsers.entry import parse_file
 
 
 def _param(p) -> str:

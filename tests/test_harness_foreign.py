@@ -103,3 +103,13 @@ def test_measure_readme_example_over_64k_work_items(tmp_path):
     assert row["status"] == "ok" and row["g0"] == 1048576
     assert row["global_store_bytes"] == 4 * 1048576
 
+
+def test_defines_reach_parser_probe_and_build(tmp_path):
+    from kgraph.data.harness.foreign import foreign_spec
+
+    path = tmp_path / "tile.cl"
+    path.write_text("#ifndef TILE\n#define TILE 1\n#endif\n__kernel void k(__global float *a) {\n"
+                    "  int i = get_global_id(0);\n#if TILE > 1\n  for (int j = 0; j < TILE; ++j) a[i * TILE + j] = 1.0f;\n"
+                    "#else\n  a[i] = 0.0f;\n#endif\n}\n")
+    assert foreign_spec(str(path), "k", [64], [64], {}).args[0].count == "64"
+    assert foreign_spec(str(path), "k", [64], [64], {}, defines={"TILE": "16"}).args[0].count == "1024"

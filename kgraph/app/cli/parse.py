@@ -1,4 +1,4 @@
-"""``kgraph parse FILE... [--lang L] [--json] [--png OUT]``: kernel graph summaries and static counts.
+"""``kgraph parse FILE... [--lang L] [-D NAME=VALUE ...] [--json] [--png OUT]``: kernel graph summaries and static counts.
 
 Per kernel: name, node count, edge count per flow, helpers and the static per-work-item counts (symbolic).
 Syntax errors print ``FILE:LINE:COL: error: ...`` lines on stderr; unreadable inputs a one-line message.
@@ -10,6 +10,7 @@ import json
 import sys
 from pathlib import Path
 
+from kgraph.app.cli.common import add_define_option, parse_defines
 from kgraph.errors import KGraphError, UsageError
 
 LANGS = ("opencl", "cuda", "c")
@@ -19,12 +20,13 @@ def add_arguments(parser) -> None:
     parser.add_argument("files", nargs="+", metavar="FILE", help="kernel sources (.cl, .cu/.cuh, .c/.h)")
     parser.add_argument("--lang", choices=LANGS, default=None,
                         help="source language for every FILE (default: from each file's extension)")
+    add_define_option(parser)
     parser.add_argument("--json", action="store_true", help="print one JSON document instead of text")
     parser.add_argument("--png", metavar="OUT", default=None,
                         help="draw the kernel graph to OUT (with several kernels: OUT-stem.<kernel>.png)")
 
 
-def parse_one(path: str, lang: str | None) -> dict:
+def parse_one(path: str, lang: str | None, defines: dict[str, str] | None = None) -> dict:
     """Parse one file: ``{"file", "kernels": [summary...], "diagnostics": [str...], "error": str|None}``
     plus the built graphs under ``"graphs"`` (not JSON)."""
     import kgraph
@@ -32,7 +34,7 @@ def parse_one(path: str, lang: str | None) -> dict:
 
     result = {"file": path, "kernels": [], "diagnostics": [], "error": None, "graphs": []}
     try:
-        unit = parse_file(path, lang)
+        unit = parse_file(path, lang, defines=defines)
         result["diagnostics"] = [str(d) for d in unit.diagnostics]
         result["ok"] = not unit.errors
         graphs = kgraph.from_unit(unit)
@@ -72,7 +74,8 @@ def format_text(result: dict) -> list[str]:
 def run(args) -> int:
     if args.png is not None and not args.png.lower().endswith(".png"):
         raise UsageError(f"--png: '{args.png}' must name a .png file")
-    results = [parse_one(path, args.lang) for path in args.files]
+    defines = parse_defines(args.defines)
+    results = [parse_one(path, args.lang, defines) for path in args.files]
     graphs = [g for r in results for g in r["graphs"]]
     written: list[str] = []
     if args.png is not None and graphs:
