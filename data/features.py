@@ -34,7 +34,7 @@ import pandas as pd
 from kgraph.data.floors import FLOORS, floors_ns, log_floors, rates_of_rows
 
 # the targets and bound classes are defined once, in kgraph.data.targets (re-exported here)
-from kgraph.data.targets import BOUND_CLASSES, REGRESSION_TARGETS, TARGET, TARGETS, bound_index, to_natural  # noqa: F401
+from kgraph.data.targets import BOUND_CLASSES, REGRESSION_TARGETS, TARGETS, bound_index, to_natural  # noqa: F401
 STATIC_COUNTS = (
     "flops_fp32", "flops_fp64", "int_ops", "transcendental", "global_load_bytes",
     "global_store_bytes", "local_load_bytes", "local_store_bytes", "barriers", "atomics", "branches",

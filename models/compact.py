@@ -5,9 +5,10 @@ registered; at run time only this MLP runs, on ``[code embedding ⊕ launch/size
 descriptor]``. Feature normalisation lives in buffers during training and is folded into the first
 layer for export (:meth:`CompactHead.folded_layers`), so exported graphs take raw log-features.
 
-Outputs (natural logs, same order everywhere: torch, ONNX, C):
-``log_time_ns, log_bw_gbs, log_footprint_bytes, log_flops, log_bytes`` and 3 bound logits
-(``memory, compute, latency``).
+Outputs (same order everywhere: torch, ONNX, C): the log targets of :data:`kgraph.data.targets.TARGETS`
+(``log_time`` = ln(ns), ``log_bandwidth`` = ln(1 + MB/s), ``log_footprint``/``log_flops``/``log_bytes`` =
+ln(1 + x); natural units through the table's inverses) and one logit per
+:data:`kgraph.data.targets.BOUND_CLASSES` (``memory, compute, latency``).
 """
 from __future__ import annotations
 
@@ -17,10 +18,8 @@ from pathlib import Path
 import torch
 from torch import Tensor, nn
 
+from kgraph.data.targets import BOUND_CLASSES, LOG_TARGETS
 from kgraph.parsers.errors import ModelError
-
-LOG_TARGETS = ("log_time_ns", "log_bw_gbs", "log_footprint_bytes", "log_flops", "log_bytes")
-BOUND_CLASSES = ("memory", "compute", "latency")
 
 # Hidden widths per size; "base" is the default a runtime ships (see docs/RUNTIME.md).
 SIZES: dict[str, tuple[int, ...]] = {
@@ -204,13 +203,15 @@ def from_checkpoint(path: str | Path) -> CompactBundle:
 
 
 def to_compact_inputs(features, code: Tensor | None = None) -> Tensor:
-    """Rows of :func:`kgraph.data.features.to_launch_features` (``[hw, launch, static]``) reordered to the
-    compact head's ``[code, launch, static, hw]``; ``code`` is ``[N, code_dim]`` (None: code_dim 0)."""
-    from kgraph.data.features import hardware_feature_names
+    """Rows of :func:`kgraph.data.features.to_launch_features` (columns ``feature_names()``) reordered to the
+    compact head's ``[code, launch, static, hw]`` (:meth:`CompactConfig.for_dataset_features`), picked by
+    name: columns outside that layout (``floor_*``) are left out; ``code`` is ``[N, code_dim]`` (None:
+    code_dim 0)."""
+    from kgraph.data.features import LAUNCH_FEATURES, STATIC_FEATURES, feature_names, hardware_feature_names
 
     f = torch.as_tensor(features, dtype=torch.float32)
-    n_hw = len(hardware_feature_names())
-    parts = [f[:, n_hw:], f[:, :n_hw]]
+    names = feature_names()
+    parts = [f[:, [names.index(n) for n in (*LAUNCH_FEATURES, *STATIC_FEATURES, *hardware_feature_names())]]]
     if code is not None:
         parts.insert(0, code.float())
     return torch.cat(parts, dim=1)

@@ -6,9 +6,9 @@ Each parquet row is one test launch:
 - ``model`` (the report row: a variant such as ``hybrid`` or a baseline such as ``roofline``),
   ``split`` (``random``, ``leave_family_out`` ...), ``row`` (index in the pooled launch table),
   ``key, device_id, kernel_id, family, kernel_name``;
-- ``true_log_<t>`` and ``pred_log_<t>`` for each ``t`` of ``kgraph.data.features.REGRESSION_TARGETS``
-  (the log units of ``kgraph.data.features``; NaN = unknown or not predicted);
-- ``true_bound`` and ``pred_bound``: class names of ``kgraph.data.features.BOUND_CLASSES`` ("" = unknown);
+- ``true_log_<t>`` and ``pred_log_<t>`` for each ``t`` of ``kgraph.data.targets.REGRESSION_TARGETS``
+  (the log units of that table; NaN = unknown or not predicted);
+- ``true_bound`` and ``pred_bound``: class names of ``kgraph.data.targets.BOUND_CLASSES`` ("" = unknown);
 - ``fallback``: True where the model answered with a fallback (see ``kgraph.models.baselines.base``).
 
 ``run.json``: ``{"devices": {device_id: roofline dict}, "models": {model: {"split": ..., "notes": ...,
@@ -27,21 +27,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from kgraph.data.features import BOUND_CLASSES, REGRESSION_TARGETS
+from kgraph.data.targets import BOUND_CLASSES, REGRESSION_TARGETS, to_log
 from kgraph.errors import InputError
 
 ID_COLUMNS = ("key", "device_id", "kernel_id", "family", "kernel_name")
-
-
-def to_log(target: str, natural: np.ndarray) -> np.ndarray:
-    """Inverse of ``kgraph.data.features.to_natural``."""
-    natural = np.asarray(natural, dtype=np.float64)
-    with np.errstate(all="ignore"):
-        if target == "time":
-            return np.log(natural)
-        if target == "bandwidth":
-            return np.log1p(natural * 1000.0)
-        return np.log1p(natural)
 
 
 def _names(indices: np.ndarray) -> np.ndarray:

@@ -84,7 +84,7 @@ def test_c_matches_torch(tmp_path, size):
     np.testing.assert_allclose(got[:, 2:7], t.numpy(), rtol=1e-4, atol=1e-4)
     np.testing.assert_allclose(got[:, 1], np.exp(t[:, 0].double().numpy()) * 1e-3, rtol=1e-4)
     np.testing.assert_array_equal(got[:, 7], c.argmax(-1).numpy())
-    np.testing.assert_allclose(got[:, 8:], torch.softmax(c, -1).numpy(), rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(got[:, 8:11], torch.softmax(c, -1).numpy(), rtol=1e-4, atol=1e-6)
     # unknown kernel and bad device index are error codes, not crashes
     bad = predict_c(driver, ["nope", "axpy"], [0, 5], launch[:2])
     assert bad[:, 0].tolist() == [-1.0, -2.0]

@@ -9,7 +9,11 @@
 
 Each distinct source file is parsed once and each distinct device resolved once per call; launches are
 validated before the model is loaded; the footprint is the exact static one where the analysis proves it
-(``footprint_source``), else the model's.
+(``footprint_source``), else the model's; so are the FLOPs and bytes (``flops_source``, ``bytes_source``:
+the kernel's static counts evaluated at the launch, where they are exact; :mod:`kgraph.app.static_checks`).
+``warnings`` lists launches that cover only part of the problem their scalar arguments describe.
+CUDA launches can be given as ``grid=``/``block=`` (blocks per grid and threads per block) instead of
+``global_size`` (threads per dimension, grid x block) and ``local_size``; ``defines`` are ``-D`` macros.
 """
 from __future__ import annotations
 
@@ -75,13 +79,16 @@ class Model:
             self._predictor = Predictor.from_directory(self.directory)
         return self._predictor
 
-    def estimate(self, file: str | Path, kernel: str, global_size, local_size=None,
+    def estimate(self, file: str | Path, kernel: str, global_size=None, local_size=None,
                  args: dict[str, float] | None = None, device: str | dict | None = None,
-                 lang: str | None = None) -> dict[str, Any]:
-        """One launch: ``time_ns, bandwidth_gbs, footprint_bytes, footprint_source, flops, bytes, bound,
-        bound_probability`` plus the launch (``file, kernel, device, global, local, args``)."""
+                 lang: str | None = None, *, grid=None, block=None,
+                 defines: dict[str, str] | None = None) -> dict[str, Any]:
+        """One launch: ``time_ns, bandwidth_gbs, footprint_bytes, footprint_source, flops, flops_source,
+        bytes, bytes_source, bound, bound_probability, warnings`` plus the launch (``file, kernel, device,
+        global, local, args``). Give ``global_size`` [and ``local_size``], or (CUDA) ``grid`` and ``block``."""
         request = {"file": file, "kernel": kernel, "global": global_size, "local": local_size,
-                   "args": dict(args or {}), "device": device}
+                   "args": dict(args or {}), "device": device, "grid": grid, "block": block,
+                   "defines": dict(defines or {})}
         return self.estimate_many([request], lang=lang)[0]
 
     def estimate_batch(self, requests: Iterable[dict], lang: str | None = None):
@@ -94,7 +101,10 @@ class Model:
     def estimate_many(self, requests: Sequence[dict], lang: str | None = None,
                       default_file: str | Path | None = None, default_device: str | dict | None = None) -> list[dict]:
         """The records of :meth:`estimate` for each request; ``where`` in a request (``file:line``)
-        prefixes its error messages."""
+        prefixes its error messages. A request may give ``grid``/``block`` instead of ``global``/``local``
+        and ``defines`` (``-D`` macros)."""
+        import dataclasses
+
         from kgraph.models.launches import kernels_of, make_launch
         from kgraph.models.predictor import resolve_device
 
@@ -109,29 +119,87 @@ class Model:
                 raise UsageError(f"{at}--device: required (a device id such as "
                                  f"{', '.join(sorted(self.devices)) or 'h200'}, or a device.json file)")
             file = str(file)
-            if file not in files:
-                files[file] = kernels_of(file, lang)
+            defines = {str(k): str(v) for k, v in dict(req.get("defines") or {}).items()}
+            fkey = (file, json.dumps(defines, sort_keys=True))
+            if fkey not in files:
+                files[fkey] = kernels_of(file, lang) if not defines else _kernels_with_defines(file, lang, defines)
             key = device if isinstance(device, str) else json.dumps(device, sort_keys=True)
             if key not in devices:
                 devices[key] = device if isinstance(device, dict) else resolve_device(device, self.devices)
             kernel = req.get("kernel")
             if not kernel:
-                raise UsageError(f"{at}--kernel: required; kernels in {file}: {', '.join(files[file])}")
-            g = _sizes(req.get("global"), f"{at}--global")
-            if g is None:
-                raise UsageError(f"{at}--global: required")
-            launch = make_launch(files[file], kernel, g, _sizes(req.get("local"), f"{at}--local"),
-                                 dict(req.get("args") or {}), devices[key], req.get("where", ""))
+                raise UsageError(f"{at}--kernel: required; kernels in {file}: {', '.join(files[fkey])}")
+            g, local = _launch_sizes(req, at)
+            launch = make_launch(files[fkey], kernel, g, local, dict(req.get("args") or {}), devices[key],
+                                 req.get("where", ""))
+            if defines:  # the model reads the source text: the macros go in front of it
+                launch = dataclasses.replace(launch, source=_with_defines(launch.source, defines))
             launches.append(launch)
             inputs.append({"file": file, "kernel": kernel, "device": launch.device["device_id"],
                            "global": launch.global_size, "local": launch.local_size, "args": launch.args})
-        predictions = self.predictor.predict(launches)
+        predictions = _with_static_checks(launches, self.predictor.predict(launches),
+                                          [bool(r.get("grid")) for r in requests])
         return [{**i, **p} for i, p in zip(inputs, predictions)]
 
     def unseen_devices(self, records: list[dict]) -> list[str]:
         """Device ids in ``records`` whose measurements the model was not trained on."""
         trained = self.predictor.trained_on
         return sorted({r["device"] for r in records} - set(trained)) if trained else []
+
+
+def _launch_sizes(req: dict, at: str) -> tuple[list[int], list[int] | None]:
+    """(global, local) of a request: ``global``/``local`` as given, or ``grid`` x ``block`` and ``block``."""
+    grid, block = _sizes(req.get("grid"), f"{at}--grid"), _sizes(req.get("block"), f"{at}--block")
+    g, local = _sizes(req.get("global"), f"{at}--global"), _sizes(req.get("local"), f"{at}--local")
+    if grid is None and block is None:
+        if g is None:
+            raise UsageError(f"{at}--global: required (or --grid and --block for a CUDA launch)")
+        return g, local
+    if g is not None or local is not None:
+        raise UsageError(f"{at}--grid/--block: give either --global [--local] or --grid and --block, not both")
+    if grid is None or block is None:
+        raise UsageError(f"{at}--grid and --block go together (blocks per grid and threads per block)")
+    if len(grid) != len(block):
+        raise UsageError(f"{at}--grid {','.join(map(str, grid))} has {len(grid)} dimension(s), --block "
+                         f"{','.join(map(str, block))} has {len(block)}")
+    return [gd * bd for gd, bd in zip(grid, block)], block
+
+
+def _kernels_with_defines(file: str, lang: str | None, defines: dict[str, str]) -> dict:
+    """Kernel name -> ``KernelGraph`` of ``file`` parsed with ``-D`` macros (no analysis)."""
+    import kgraph
+
+    return {g.name: g for g in kgraph.from_file(file, lang, analyze=False, defines=defines)}
+
+
+def _with_defines(source: str, defines: dict[str, str]) -> str:
+    return "".join(f"#define {k} {v}\n" for k, v in defines.items()) + source
+
+
+def _with_static_checks(launches: list, predictions: list[dict], as_grid: list[bool]) -> list[dict]:
+    """``predictions`` with ``flops``/``bytes`` replaced by the exact static counts where the analysis has
+    them (``flops_source``/``bytes_source`` ``"static"``, else ``"model"``) and ``warnings`` for launches
+    that do not cover their problem (:mod:`kgraph.app.static_checks`). Each distinct kernel is analysed once."""
+    from kgraph.app.static_checks import coverage_warnings, kernel_facts, static_counts
+
+    facts, out = {}, []
+    for launch, pred, grid in zip(launches, predictions, as_grid):
+        key = id(launch.graph)
+        if key not in facts:
+            facts[key] = kernel_facts(launch.graph)
+        pred = dict(pred)
+        exact = static_counts(facts[key], launch)
+        for name in ("flops", "bytes"):
+            if exact is not None:
+                pred[name] = exact[name]
+            pred[f"{name}_source"] = "static" if exact is not None else "model"
+        warnings = coverage_warnings(facts[key], launch)
+        if warnings and launch.lang == "cuda" and not grid:
+            warnings.append("for CUDA, --global is threads per dimension (grid x block); to pass the grid "
+                            "give --grid BLOCKS --block THREADS")
+        pred["warnings"] = warnings
+        out.append(pred)
+    return out
 
 
 def load_model(directory: str | Path | None = None) -> Model:

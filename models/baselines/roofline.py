@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from kgraph.data.targets import REGRESSION_TARGETS, TARGET
 from kgraph.models.baselines.base import Baseline, LaunchRows, bound_from_roofline, empty_outputs
 
 
@@ -49,7 +50,7 @@ class RooflineBaseline(Baseline):
         self.factor = 1.0
         if self.fit_efficiency:
             t = self.terms(train)
-            time_ns = np.exp(train.targets()[0][:, 0])
+            time_ns = TARGET["time"].inverse(train.targets()[0][:, REGRESSION_TARGETS.index("time")])
             excess = time_ns - t["overhead_ns"]
             ok = np.isfinite(excess) & (excess > 0) & np.isfinite(t["roof_ns"]) & (t["roof_ns"] > 0)
             if ok.any():
@@ -61,9 +62,8 @@ class RooflineBaseline(Baseline):
         t = self.terms(rows)
         time_ns = t["overhead_ns"] + self.factor * t["roof_ns"]
         with np.errstate(all="ignore"):
-            out["log_time"] = np.log(time_ns)
-            out["log_bandwidth"] = np.log1p(t["bytes"] / time_ns * 1000.0)
-            out["log_flops"] = np.log1p(t["flops"])
-            out["log_bytes"] = np.log1p(t["bytes"])
+            natural = {"time": time_ns, "bandwidth": t["bytes"] / time_ns, "flops": t["flops"], "bytes": t["bytes"]}
+            for name, values in natural.items():  # natural units -> the log targets of kgraph.data.targets
+                out[TARGET[name].log_name] = TARGET[name].transform(values)
         out["bound"] = bound_from_roofline(time_ns, t["flops"], t["bytes"], t["fp64_dominant"], rows)
         return out

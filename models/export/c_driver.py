@@ -7,10 +7,14 @@ from pathlib import Path
 
 import numpy as np
 
+from kgraph.data.targets import BOUND_CLASSES, TARGETS
 from kgraph.parsers.errors import ModelError
 
 CFLAGS = ("-O2", "-std=c99")
 DRIVER_SOURCE = Path(__file__).resolve().parent / "c" / "kgraph_driver.c"
+# columns of predict_c: the natural-unit fields (time_ns, bandwidth_gbs, ...) follow rc, time_us,
+# the log targets, bound and the bound probabilities
+NATURAL_COLUMNS = slice(2 + len(TARGETS) + 1 + len(BOUND_CLASSES), 2 + 2 * len(TARGETS) + 1 + len(BOUND_CLASSES))
 
 
 def build_driver(export_dir: str | Path, out: str | Path | None = None, cc: str = "gcc") -> Path:
@@ -30,7 +34,8 @@ def build_driver(export_dir: str | Path, out: str | Path | None = None, cc: str 
 def predict_c(driver: str | Path, kernels: list[str], devices: list[int], launch: np.ndarray) -> np.ndarray:
     """Predict rows with the compiled driver.
 
-    Returns ``[N, 11]`` float64: rc, time_us, 5 log targets, bound, 3 bound probabilities.
+    Returns ``[N, 16]`` float64: rc, time_us, 5 log targets, bound, 3 bound probabilities, then the 5
+    natural-unit fields in :data:`kgraph.data.targets.TARGETS` order (``NATURAL_COLUMNS``).
     """
     lines = [f"{k} {d} " + " ".join(f"{v:.17g}" for v in row) for k, d, row in zip(kernels, devices, launch)]
     proc = subprocess.run([str(driver)], input="\n".join(lines) + "\n", capture_output=True, text=True)

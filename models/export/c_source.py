@@ -5,6 +5,10 @@ embedding and a device's descriptor are fixed, their share of the first layer is
 (``kgraph_code_proj``, ``kgraph_device_proj``), so a prediction only multiplies the launch features:
 that is what makes one call cost well under 2 µs. The raw embedding table is exported too
 (``kgraph_code_table``) for :c:func:`kgraph_predict_embedding` on kernels registered later.
+
+The natural-unit fields of ``kgraph_prediction`` and the C inverse of each log target are generated
+from the targets table :data:`kgraph.data.targets.TARGETS` (``exp`` for ``ln(x)``, ``expm1`` for
+``ln(1 + x)``, divided by the table's scale), so C answers in the units of Python's predictor.
 """
 from __future__ import annotations
 
@@ -12,7 +16,8 @@ from pathlib import Path
 
 import torch
 
-from kgraph.models.compact import BOUND_CLASSES, LOG_TARGETS, CompactHead
+from kgraph.data.targets import BOUND_CLASSES, LOG_TARGETS, TARGETS
+from kgraph.models.compact import CompactHead
 from kgraph.parsers.errors import ModelError
 
 HEADER = "kgraph_model.h"
@@ -84,21 +89,24 @@ extern "C" {{
 #define KGRAPH_N_DEVICE_FEATURES {nd}
 #define KGRAPH_N_KERNELS {len(names)}
 #define KGRAPH_N_DEVICES {len(dev_names)}
+#define KGRAPH_N_TARGETS {len(TARGETS)}
+#define KGRAPH_N_BOUND_CLASSES {len(BOUND_CLASSES)}
+/* X-macro over the natural-unit fields of kgraph_prediction, in target order */
+#define KGRAPH_FOR_EACH_TARGET(X) {" ".join(f"X({t.key})" for t in TARGETS)}
 #define KGRAPH_OK 0
 #define KGRAPH_E_KERNEL (-1) /* kernel name not in the table */
 #define KGRAPH_E_DEVICE (-2) /* device index out of range */
 
 /* Bound classes: {", ".join(f"{i} = {c}" for i, c in enumerate(BOUND_CLASSES))}. */
 typedef struct {{
-  double time_us;          /* predicted median execution time */
-  double bandwidth_gbs;    /* achieved global-memory bandwidth */
-  double footprint_bytes;  /* bytes of memory touched */
-  double flops;            /* floating-point operations of the launch */
-  double bytes;            /* global bytes loaded + stored */
-  double log_targets[{len(LOG_TARGETS)}];  /* natural logs: {", ".join(LOG_TARGETS)} */
-  float bound_prob[{len(BOUND_CLASSES)}];
+  double time_us;          /* predicted median execution time in microseconds (time_ns / 1000) */
+{_struct_fields()}
+  double log_targets[KGRAPH_N_TARGETS];  /* the model's outputs: {"; ".join(f"{t.log_name} = {t.transform_text}" for t in TARGETS)} */
+  float bound_prob[KGRAPH_N_BOUND_CLASSES];
   int bound;               /* argmax of bound_prob */
 }} kgraph_prediction;
+
+{_example(names, dev_names)}
 
 /* Launch features, in this order (raw values, as data/features.py builds them):
 {chr(10).join(f"   {i:2d} {n}" for i, n in enumerate(cfg.launch_names))} */
@@ -189,11 +197,8 @@ static void kgraph_tail(float *KGRAPH_RESTRICT a, float *KGRAPH_RESTRICT b, kgra
 {chr(10).join(body)}
   y = {final};
   for (j = 0; j < {len(LOG_TARGETS)}; ++j) out->log_targets[j] = y[j];
-  out->time_us = exp(out->log_targets[0]) * 1e-3;
-  out->bandwidth_gbs = exp(out->log_targets[1]);
-  out->footprint_bytes = exp(out->log_targets[2]);
-  out->flops = exp(out->log_targets[3]);
-  out->bytes = exp(out->log_targets[4]);
+{_natural_c()}
+  out->time_us = out->time_ns * 1e-3;
   m = y[{len(LOG_TARGETS)}];
   out->bound = 0;
   for (j = 1; j < {len(BOUND_CLASSES)}; ++j)
@@ -242,6 +247,39 @@ int kgraph_predict_embedding(const float *code, const double *x, const double *d
     hpath.write_text(header)
     cpath.write_text(source)
     return hpath, cpath
+
+
+def _struct_fields() -> str:
+    """The natural-unit fields of ``kgraph_prediction``, one per target of the table."""
+    if TARGETS[0].key != "time_ns":
+        raise ModelError("kgraph.data.targets must start with time_ns (the C time_us field derives from it)")
+    return "\n".join(f"  double {t.key + ';':<18s}/* {t.description}, {t.unit}: {t.c_inverse(t.log_name)} */"
+                     for t in TARGETS)
+
+
+def _natural_c() -> str:
+    """C of the tail: each natural-unit field from its log target through the table's inverse."""
+    return "\n".join(f"  out->{t.key} = {t.c_inverse(f'out->log_targets[{j}]')};" for j, t in enumerate(TARGETS))
+
+
+def _example(kernels: list[str], devices: list[str]) -> str:
+    """A usage example on a kernel and a device of this export (``tests/test_targets.py`` compiles it)."""
+    fits = lambda name: "*/" not in name  # noqa: E731 (it goes inside a C comment)
+    kernel, device = next(filter(fits, kernels), None), next(filter(fits, devices), None)
+    listing = ", ".join(f"{i} = {d.replace('*/', '* /')}" for i, d in enumerate(devices))
+    text = f"/* Devices of this export (device index = position in kgraph_device_ids): {listing}."
+    if kernel is None or device is None:
+        return text + " */"
+    index = devices.index(device)
+    return f"""{text}
+   Example: kernel "{kernel}" on device {index} ({device}):
+
+     kgraph_prediction p;
+     double x[KGRAPH_N_LAUNCH] = {{0}};  // launch features (kgraph_launch_feature_names; kgraph_features)
+     int device = kgraph_device_index({_c_string(device)});  // {index}
+     if (kgraph_predict({_c_string(kernel)}, x, device, &p) == KGRAPH_OK)
+       printf("%g ns, %g GB/s, bound %d\\n", p.time_ns, p.bandwidth_gbs, p.bound);
+*/"""
 
 
 def _dense(w: str, n_in: int, n_out: int, dst: str, src: str, init: str, relu: bool) -> str:

@@ -6,7 +6,9 @@ normalisation — the operations of :meth:`CompactHead.forward` in the same orde
 agree with torch to ~1e-6. (Folding the normalisation into the first layer, as the C export does,
 loses ~2e-5 to cancellation on a trained head; ONNX gains nothing from folding.)
 Input ``features`` ``[batch, in_dim]`` float32 raw features; outputs ``log_targets`` ``[batch, 5]``
-and ``bound_logits`` ``[batch, 3]``.
+and ``bound_logits`` ``[batch, 3]``. The model's metadata carries the targets table of
+:mod:`kgraph.data.targets` (``log_targets``, ``target_keys``, ``target_units``, ``target_transforms``,
+``target_inverses``, ``bound_classes``), so a reader can turn the log outputs into natural units.
 """
 from __future__ import annotations
 
@@ -15,7 +17,9 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from kgraph.models.compact import BOUND_CLASSES, LOG_TARGETS, CompactHead
+from kgraph.data import targets
+from kgraph.data.targets import BOUND_CLASSES, LOG_TARGETS
+from kgraph.models.compact import CompactHead
 from kgraph.parsers.errors import ModelError
 
 OPSET = 17
@@ -60,8 +64,7 @@ def to_onnx(head: CompactHead, path: str | Path) -> Path:
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="kgraph")
     model.ir_version = 8  # readable by onnxruntime >= 1.14
     meta = {"launch_names": ",".join(head.config.launch_names), "device_names": ",".join(head.config.device_names),
-            "code_dim": str(head.config.code_dim), "log_targets": ",".join(LOG_TARGETS),
-            "bound_classes": ",".join(BOUND_CLASSES)}
+            "code_dim": str(head.config.code_dim), **targets.metadata()}
     for k, v in meta.items():
         model.metadata_props.add(key=k, value=v)
     onnx.checker.check_model(model)

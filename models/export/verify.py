@@ -6,8 +6,9 @@ Probe rows: every registered kernel × every device of the checkpoint, launch fe
 the head's feature normalisation (seeded), so the check covers each code-table entry and each
 precomputed kernel/device share of the C first layer. Prints the largest absolute differences of the
 log targets and bound logits/probabilities; exits 1 when C exceeds ``--c-tol`` (relative on
-log targets) or ONNX exceeds 1e-5 absolute on the log
-targets (1e-5 relative on the bound logits).
+log targets, or relative on the natural-unit outputs: time_ns, bandwidth_gbs, ... against torch's log
+targets inverted through ``kgraph.data.targets``, relative to the quantity inside each log) or ONNX
+exceeds 1e-5 absolute on the log targets (1e-5 relative on the bound logits).
 """
 from __future__ import annotations
 
@@ -36,7 +37,8 @@ def probe_rows(bundle, rows: int, seed: int = 0) -> tuple[list[str], list[int], 
 
 def main(argv: list[str] | None = None) -> int:
     from kgraph.models.compact import from_checkpoint
-    from kgraph.models.export.c_driver import build_driver, predict_c
+    from kgraph.data.targets import TARGETS
+    from kgraph.models.export.c_driver import NATURAL_COLUMNS, build_driver, predict_c
     from kgraph.errors import ModelError
     from kgraph.models.export.onnx_graph import check_onnx
 
@@ -72,7 +74,12 @@ def main(argv: list[str] | None = None) -> int:
               f"max abs log-target error {np.abs(c_log - ref).max():.2e} (rel {rel.max():.2e}), "
               f"max bound-probability error {prob:.2e}, bound agreement "
               f"{(out[:, 7] == logits.argmax(-1).numpy()).mean():.4f}")
-        ok &= rel.max() <= args.c_tol
+        natural = out[:, NATURAL_COLUMNS]
+        nat_rel = {t.key: float((np.abs(natural[:, j] - t.inverse(ref[:, j]))
+                                 / (np.abs(t.inverse(ref[:, j])) + (1.0 / t.scale if t.log1p else 0.0))).max())
+                   for j, t in enumerate(TARGETS)}
+        print("C vs torch natural units (relative): " + ", ".join(f"{k} {v:.2e}" for k, v in nat_rel.items()))
+        ok &= rel.max() <= args.c_tol and max(nat_rel.values()) <= args.c_tol
     return 0 if ok else 1
 
 

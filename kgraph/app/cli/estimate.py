@@ -2,10 +2,17 @@
 [--json] [--batch FILE]``: predicted time, bandwidth, footprint and bound class from the shipped model.
 
 For CUDA sources ``--global`` is the total number of threads per dimension (grid x block) and
-``--local`` the block. ``--batch`` reads many launches from a CSV (columns ``kernel, global`` and
-optionally ``file, local, device``; every other column is a scalar argument named after the kernel
-parameter) or a JSONL file (objects with ``kernel, global`` and optional ``file, local, device,
-args``); each row defaults to FILE and ``--device``.
+``--local`` the block; or give ``--grid`` (blocks per dimension) and ``--block`` (threads per block).
+``-D NAME=VALUE`` defines a macro. ``--batch`` reads many launches from a CSV (columns ``kernel,
+global`` (or ``grid, block``) and optionally ``file, local, device``; every other column is a scalar
+argument named after the kernel parameter) or a JSONL file (objects with ``kernel, global`` and
+optional ``file, local, grid, block, device, args, defines``); each row defaults to FILE, ``--device``
+and the ``-D`` macros.
+
+FLOPs and bytes are the kernel's exact static counts where the analysis has them (``static``), else
+the model's (``model``), as the footprint. A launch that covers only part of the problem its scalar
+arguments describe gets a warning on stderr (``kgraph.app.static_checks``: e.g. a CUDA grid given as
+``--global``).
 """
 from __future__ import annotations
 
@@ -15,6 +22,7 @@ import sys
 import math
 from pathlib import Path
 
+from kgraph.app.cli.common import add_define_option, parse_defines
 from kgraph.errors import InputError, UsageError
 
 
@@ -25,6 +33,10 @@ def add_arguments(parser) -> None:
                         help="global size (work-items per dimension; CUDA: grid x block)")
     parser.add_argument("--local", dest="local_size", metavar="L0[,L1[,L2]]",
                         help="work-group (CUDA: block) size; default: reqd_work_group_size or a power of two")
+    parser.add_argument("--grid", metavar="B0[,B1[,B2]]",
+                        help="CUDA: blocks per grid dimension (with --block; instead of --global/--local)")
+    parser.add_argument("--block", metavar="T0[,T1[,T2]]", help="CUDA: threads per block dimension (with --grid)")
+    add_define_option(parser)
     parser.add_argument("--arg", action="append", default=[], metavar="NAME=VALUE",
                         help="value of a scalar kernel parameter (repeat for each)")
     parser.add_argument("--device", help="device id or part of one (h200), or a device.json file")
@@ -67,7 +79,8 @@ def read_batch(path: str) -> list[dict]:
     elif p.suffix.lower() == ".csv":
         with p.open(newline="") as f:
             for n, rec in enumerate(csv.DictReader(f), 2):
-                fixed = {k: rec.pop(k, None) for k in ("file", "kernel", "global", "local", "device")}
+                fixed = {k: rec.pop(k, None) for k in ("file", "kernel", "global", "local", "grid", "block",
+                                                       "device")}
                 args = {k: parse_arg(f"{k}={v}", f"{p}:{n}: column")[1] for k, v in rec.items() if k and v not in (None, "")}
                 rows.append({"where": f"{p}:{n}", **fixed, "args": args})
     else:
@@ -78,13 +91,19 @@ def read_batch(path: str) -> list[dict]:
 
 
 def _requests(args) -> list[dict]:
+    defines = parse_defines(args.defines)
     if args.batch:
-        return read_batch(args.batch)
-    missing = [o for o, v in (("FILE", args.file), ("--kernel", args.kernel), ("--global", args.global_size)) if not v]
+        rows = read_batch(args.batch)
+        for row in rows:
+            row["defines"] = {**defines, **dict(row.get("defines") or {})}
+        return rows
+    launch = args.global_size or args.grid or args.block
+    missing = [o for o, v in (("FILE", args.file), ("--kernel", args.kernel), ("--global", launch)) if not v]
     if missing:
         raise UsageError(f"{', '.join(missing)}: required (or give --batch FILE)")
     return [{"where": "", "file": args.file, "kernel": args.kernel, "global": args.global_size,
-             "local": args.local_size, "args": dict(parse_arg(a) for a in args.arg), "device": None}]
+             "local": args.local_size, "grid": args.grid, "block": args.block,
+             "args": dict(parse_arg(a) for a in args.arg), "device": None, "defines": defines}]
 
 
 def run(args) -> int:
@@ -97,6 +116,10 @@ def run(args) -> int:
         print(f"kgraph estimate: warning: the model in {model.directory} was trained on measurements of "
               f"{', '.join(model.predictor.trained_on)} only; predictions for {device_id} extrapolate from its "
               f"descriptor (see models/default/README.md)", file=sys.stderr)
+    for r in results:
+        at = f"{r['kernel']} at global {','.join(map(str, r['global']))}"
+        for warning in r.get("warnings", []):
+            print(f"kgraph estimate: warning: {at}: {warning}", file=sys.stderr)
     if args.json:
         print(json.dumps(results if args.batch else results[0], indent=None if args.batch else 2))
     elif args.batch:
@@ -113,6 +136,8 @@ def run(args) -> int:
         print(f"  time       {_time(r['time_ns'])}")
         print(f"  bandwidth  {r['bandwidth_gbs']:.2f} GB/s")
         print(f"  footprint  {_bytes(r['footprint_bytes'])} ({r['footprint_source']})")
+        print(f"  flops      {_count(r['flops'], r['flops_source'])} ({r['flops_source']})")
+        print(f"  bytes      {_count(r['bytes'], r['bytes_source'])} ({r['bytes_source']})")
         print(f"  bound      {r['bound']} (p={r['bound_probability']:.2f})")
     return 0
 
@@ -122,6 +147,20 @@ def _time(ns: float) -> str:
         if ns >= scale:
             return f"{ns / scale:.3f} {unit}"
     return f"{ns:.0f} ns"
+
+
+def _count(n: float, source: str) -> str:
+    """An exact static count in full (17179869184 = 17.18 G), a model's with 3 significant digits."""
+    if source == "static":
+        return f"{n:.0f}" + (f" ({_si(n)})" if n >= 1e4 else "")
+    return _si(n)
+
+
+def _si(n: float) -> str:
+    for unit, scale in (("T", 1e12), ("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if n >= scale:
+            return f"{n / scale:.2f} {unit}"
+    return f"{n:.3g}"
 
 
 def _bytes(n: float) -> str:

@@ -1,7 +1,8 @@
 /* Driver for an exported kgraph model (kgraph_model.c).
  *
  * Predict mode (default): reads lines "KERNEL DEVICE_INDEX F1 ... FN" (N = KGRAPH_N_LAUNCH) from
- * stdin and prints "rc time_us log_t0 .. log_t4 bound p0 p1 p2" per line, with %.9g.
+ * stdin and prints "rc time_us log_t0 .. log_t4 bound p0 p1 p2" (%.9g) and then the natural-unit
+ * fields of KGRAPH_FOR_EACH_TARGET (time_ns bandwidth_gbs footprint_bytes flops bytes, %.17g) per line.
  * Features mode (exports with kgraph_features): kgraph_driver --features, see features() below.
  * Bench mode: kgraph_driver --bench CALLS KERNEL DEVICE_INDEX F1 ... FN times CALLS calls of
  * kgraph_predict (name lookup included) in REPEATS=7 rounds and prints the median ns per call.
@@ -93,8 +94,13 @@ int main(int argc, char **argv) {
     memset(&p, 0, sizeof p);
     rc = kgraph_predict(kernel, x, device, &p);
     printf("%d %.9g", rc, p.time_us);
-    for (j = 0; j < 5; ++j) printf(" %.9g", p.log_targets[j]);
-    printf(" %d %.9g %.9g %.9g\n", p.bound, p.bound_prob[0], p.bound_prob[1], p.bound_prob[2]);
+    for (j = 0; j < KGRAPH_N_TARGETS; ++j) printf(" %.9g", p.log_targets[j]);
+    printf(" %d", p.bound);
+    for (j = 0; j < KGRAPH_N_BOUND_CLASSES; ++j) printf(" %.9g", p.bound_prob[j]);
+#define KGRAPH_PRINT_FIELD(field) printf(" %.17g", p.field);
+    KGRAPH_FOR_EACH_TARGET(KGRAPH_PRINT_FIELD)
+#undef KGRAPH_PRINT_FIELD
+    printf("\n");
   }
   return 0;
 }

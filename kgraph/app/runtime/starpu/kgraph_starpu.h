@@ -3,9 +3,13 @@
  *
  *   static struct starpu_perfmodel gemm_model;
  *   kgraph_starpu_model_init(&gemm_model, "tile_gemm", gemm_launch);   // gemm_launch: task -> NDRange/args
- *   kgraph_starpu_map_arch(STARPU_CPU_WORKER, -1, kgraph_device_index("cpu-core"));
- *   kgraph_starpu_map_arch(STARPU_OPENCL_WORKER, -1, kgraph_device_index("pocl-cpu"));
+ *   kgraph_starpu_map_arch(STARPU_CPU_WORKER, -1, kgraph_device_index("pocl-skylake-avx512-intel-xeon"));
+ *   kgraph_starpu_map_arch(STARPU_OPENCL_WORKER, -1, kgraph_device_index("nvidia-h200"));
  *   gemm_codelet.model = &gemm_model;
+ *
+ * The device ids are those of the export's device table (kgraph_device_ids; the shipped compact head:
+ * 0 = nvidia-h200, 1 = pocl-skylake-avx512-intel-xeon, 2 = nvidia-h100; kgraph_model.h lists them);
+ * kgraph_device_index returns -1 for any other id, which kgraph_starpu_map_arch rejects.
  */
 #ifndef KGRAPH_STARPU_H
 #define KGRAPH_STARPU_H

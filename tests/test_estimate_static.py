@@ -1,0 +1,106 @@
+"""kgraph estimate: exact static FLOPs/bytes, CUDA --grid/--block, coverage warnings, -D macros."""
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from pathlib import Path
+
+import pytest
+import torch
+
+import kgraph
+from kgraph.app.cli.main import main
+from kgraph.app.static_checks import coverage_warnings, data_dependent, kernel_facts, static_counts
+from kgraph.models.launches import make_launch
+
+ROOT = Path(__file__).resolve().parent.parent
+GEMM_CU = str(ROOT / "examples/cuda/sgemm_shared.cu")
+SAXPY = str(ROOT / "examples/opencl/saxpy.cl")
+DEVICE = str(ROOT / "data/datasets/ci-tiny/device.json")
+SIZES = {"M": 2048, "N": 2048, "K": 2048}
+
+
+def _launch(path, kernel, g, l, args):
+    graphs = {x.name: x for x in kgraph.from_file(path, analyze=False)}
+    return graphs[kernel], make_launch(graphs, kernel, g, l, args, {"device_id": "d"})
+
+
+def test_static_counts_and_coverage_of_a_cuda_gemm():
+    graph, good = _launch(GEMM_CU, "sgemm_shared", [2048, 2048], [32, 32], SIZES)
+    facts = kernel_facts(graph)
+    assert facts.exact and static_counts(facts, good)["flops"] == 2 * 2048 ** 3
+    assert coverage_warnings(facts, good) == []
+    _, grid_as_global = _launch(GEMM_CU, "sgemm_shared", [64, 64], [32, 32], SIZES)
+    [warning] = coverage_warnings(facts, grid_as_global)
+    assert warning.startswith("dimension 1: the stores step by 2048 elements") and "3.1%" in warning
+
+
+def test_guard_coverage_and_data_dependence():
+    graph, short = _launch(SAXPY, "saxpy", [1024], [256], {"n": 1 << 20, "a": 2.0})
+    facts = kernel_facts(graph)
+    assert "covers about 1/1024" in coverage_warnings(facts, short)[0]
+    _, exact = _launch(SAXPY, "saxpy", [1 << 20], [256], {"n": 1 << 20, "a": 2.0})
+    assert coverage_warnings(facts, exact) == [] and static_counts(facts, exact) == {"flops": 2 << 20, "bytes": 12 << 20}
+    # grid-stride loops cover any problem with fewer threads: no warning
+    gs = str(ROOT / "examples/cuda/saxpy_grid_stride.cu")
+    graph, launch = _launch(gs, "saxpy_grid_stride", [4096], [256], {"n": 1 << 20, "a": 2.0})
+    assert coverage_warnings(kernel_facts(graph), launch) == []
+    unit = kgraph.parsers.parse_source(
+        "__kernel void k(__global const int *idx, __global float *y, int n) {\n int i = get_global_id(0);\n"
+        " int j = idx[i];\n if (j > 0) y[i] = 1.0f;\n}\n", "opencl")
+    assert data_dependent(unit, unit.kernels[0]) == "line 4: a condition depends on data"
+    reduce = str(ROOT / "examples/opencl/reduce_local.cl")
+    graph, launch = _launch(reduce, "reduce_sum", [1 << 16], [256], {"n": 1 << 16})
+    assert static_counts(kernel_facts(graph), launch) is None  # ?: arm reads memory: the model's counts
+
+
+@pytest.fixture(scope="module")
+def model_dir(tmp_path_factory):
+    from kgraph.data.features import feature_names
+    from kgraph.models.kgraph_model import ModelConfig
+    from kgraph.models.lightning_module import KGraphLightningModule
+    from kgraph.models.predictor import from_checkpoint
+
+    arch = ModelConfig(use_tokens=False)
+    arch.graph.hidden, arch.launch.hidden, arch.fusion.hidden, arch.head.hidden = 16, 16, 32, 16
+    torch.manual_seed(0)
+    module = KGraphLightningModule(arch, feature_names=feature_names())
+    d = tmp_path_factory.mktemp("model")
+    torch.save({"state_dict": module.state_dict(), "global_step": 0,
+                "hyper_parameters": {"arch": asdict(arch), "feature_names": feature_names()},
+                "datamodule_hyper_parameters": {"datasets": [str(ROOT / "data/datasets/ci-tiny")]}}, d / "x.ckpt")
+    return from_checkpoint(d / "x.ckpt", d / "default")
+
+
+def test_api_grid_block_and_static_counts(model_dir):
+    m = kgraph.load_model(model_dir)
+    by_grid = m.estimate(GEMM_CU, "sgemm_shared", grid=[64, 64], block=[32, 32], args=SIZES, device=DEVICE)
+    by_global = m.estimate(GEMM_CU, "sgemm_shared", [2048, 2048], [32, 32], args=SIZES, device=DEVICE)
+    assert by_grid["global"] == [2048, 2048] and by_grid["local"] == [32, 32]
+    assert by_grid["time_ns"] == by_global["time_ns"] and by_grid["warnings"] == []
+    assert by_grid["flops"] == 17179869184 and by_grid["flops_source"] == by_grid["bytes_source"] == "static"
+    wrong = m.estimate(GEMM_CU, "sgemm_shared", [64, 64], [32, 32], args=SIZES, device=DEVICE)
+    assert len(wrong["warnings"]) == 2 and "--grid" in wrong["warnings"][1]
+    with pytest.raises(kgraph.UsageError, match="--grid and --block go together"):
+        m.estimate(GEMM_CU, "sgemm_shared", grid=[64, 64], args=SIZES, device=DEVICE)
+    with pytest.raises(kgraph.UsageError, match="either --global"):
+        m.estimate(GEMM_CU, "sgemm_shared", [2048, 2048], grid=[64, 64], block=[32, 32], args=SIZES, device=DEVICE)
+
+
+def test_cli_grid_defines_and_warnings(model_dir, tmp_path, capsys):
+    base = ["estimate", GEMM_CU, "--kernel", "sgemm_shared", "--arg", "M=2048", "--arg", "N=2048", "--arg", "K=2048",
+            "--device", DEVICE, "--model", str(model_dir)]
+    assert main(base + ["--grid", "64,64", "--block", "32,32"]) == 0
+    out = capsys.readouterr()
+    assert "flops      17179869184 (17.18 G) (static)" in out.out and "warning" not in out.err
+    assert main(base + ["--global", "64,64", "--local", "32,32"]) == 0
+    assert "cover only 64 of them" in capsys.readouterr().err
+    src = tmp_path / "tile.cl"
+    src.write_text("#ifndef TILE\n#define TILE 1\n#endif\n__kernel void k(__global float *a) {\n"
+                   "  for (int j = 0; j < TILE; ++j) a[get_global_id(0) * TILE + j] *= 2.0f;\n}\n")
+    args = ["estimate", str(src), "--kernel", "k", "--global", "1024", "--device", DEVICE, "--model", str(model_dir),
+            "--json"]
+    assert main(args) == 0
+    assert json.loads(capsys.readouterr().out)["flops"] == 1024
+    assert main(args + ["-D", "TILE=8"]) == 0
+    assert json.loads(capsys.readouterr().out)["flops"] == 8 * 1024
