@@ -74,21 +74,145 @@ def save_descriptor(descriptor: dict, directory) -> Path:
     return path
 
 
+#: Numeric fields every descriptor needs (the hardware feature vector reads them): finite and > 0.
+REQUIRED_FIELDS = ("compute_units", "max_clock_mhz", "global_mem_bytes", "local_mem_bytes", "max_work_group_size",
+                   "global_cache_bytes")
+#: Roofline fields: finite and > 0, except ``fp64_gflops`` (>= 0: 0 for a device without fp64).
+OPTIONAL_POSITIVE = ("max_mem_alloc_bytes", "llc_bytes")
+DEVICE_TYPES = ("GPU", "CPU", "ACCELERATOR")
+
+
+def _number(value, field: str, where: str, allow_zero: bool = False) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InputError(f"{where}: field '{field}' must be a number, got {json.dumps(value)[:40]}")
+    if not math.isfinite(value):
+        raise InputError(f"{where}: field '{field}' must be finite, got {value}")
+    if value < 0 or (value == 0 and not allow_zero):
+        raise InputError(f"{where}: field '{field}' must be {'>= 0' if allow_zero else 'positive'}, got {value}")
+    return float(value)
+
+
+def validate_descriptor(descriptor, where: str = "device descriptor") -> dict:
+    """``descriptor`` itself when it is a usable ``device.json`` dict; else InputError naming the field.
+
+    Needs ``device_id`` (non-empty text), ``type`` (GPU|CPU|ACCELERATOR), the numeric
+    ``REQUIRED_FIELDS`` and ``roofline`` with ``ROOFLINE_KEYS`` (finite, > 0; ``fp64_gflops`` >= 0);
+    ``launch_wall_us``, ``max_mem_alloc_bytes``, ``llc_bytes`` and ``max_work_item_sizes`` are checked
+    when present. See docs/DEVICES.md.
+    """
+    if not isinstance(descriptor, dict):
+        raise InputError(f"{where}: a device descriptor is a JSON object, got {type(descriptor).__name__}")
+    device_id = descriptor.get("device_id")
+    if not isinstance(device_id, str) or not device_id.strip():
+        raise InputError(f"{where}: field 'device_id' must be a non-empty string")
+    if descriptor.get("type") not in DEVICE_TYPES:
+        raise InputError(f"{where}: field 'type' must be one of {', '.join(DEVICE_TYPES)}, "
+                         f"got {json.dumps(descriptor.get('type'))}")
+    for field in REQUIRED_FIELDS:
+        if field not in descriptor:
+            raise InputError(f"{where}: field '{field}' is missing")
+        _number(descriptor[field], field, where)
+    for field in OPTIONAL_POSITIVE:
+        if descriptor.get(field) is not None:
+            _number(descriptor[field], field, where)
+    sizes = descriptor.get("max_work_item_sizes")
+    if sizes is not None and (not isinstance(sizes, list) or not sizes
+                              or any(isinstance(v, bool) or not isinstance(v, int) or v <= 0 for v in sizes)):
+        raise InputError(f"{where}: field 'max_work_item_sizes' must be a list of positive integers")
+    roofline = descriptor.get("roofline")
+    if not isinstance(roofline, dict):
+        raise InputError(f"{where}: field 'roofline' is missing or not an object "
+                         f"(needs {', '.join(ROOFLINE_KEYS)})")
+    for key in ROOFLINE_KEYS:
+        if key not in roofline:
+            raise InputError(f"{where}: field 'roofline.{key}' is missing")
+        _number(roofline[key], f"roofline.{key}", where, allow_zero=key == "fp64_gflops")
+    if roofline.get("launch_wall_us") is not None:
+        _number(roofline["launch_wall_us"], "roofline.launch_wall_us", where)
+    return descriptor
+
+
 def load_descriptor(directory_or_file) -> dict:
-    """Read a ``device.json`` (the file or its dataset folder); InputError when missing or invalid."""
+    """Read a ``device.json`` (the file or its dataset folder); InputError when missing or invalid
+    (:func:`validate_descriptor`: the message names the field)."""
     path = Path(directory_or_file)
     if path.is_dir():
         path = path / "device.json"
     try:
         descriptor = json.loads(path.read_text())
     except FileNotFoundError:
-        raise InputError(f"{path}: no device descriptor (run a campaign on the device to measure it)") from None
+        raise InputError(f"{path}: no device descriptor (run a campaign on the device to measure it, or "
+                         f"make one: kgraph device describe / kgraph device from-spec)") from None
+    except (IsADirectoryError, PermissionError, UnicodeDecodeError) as exc:
+        raise InputError(f"{path}: cannot read the device descriptor ({exc.__class__.__name__})") from None
     except json.JSONDecodeError as exc:
         raise InputError(f"{path}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}") from None
-    missing = [k for k in ROOFLINE_KEYS if k not in descriptor.get("roofline", {})]
-    if missing:
-        raise InputError(f"{path}: roofline lacks {', '.join(missing)}")
-    return descriptor
+    return validate_descriptor(descriptor, str(path))
+
+
+#: ``descriptor_from_spec`` defaults per device type for what a spec sheet may not give.
+SPEC_DEFAULTS = {
+    "GPU": {"compute_units": 108, "max_clock_mhz": 1500, "global_mem_bytes": 40 * 2**30, "local_mem_bytes": 48 * 2**10,
+            "max_work_group_size": 1024, "global_cache_bytes": 4 * 2**20, "local_bw_factor": 5.0,
+            "launch_overhead_us": 5.0, "launch_wall_us": 15.0, "fp64_ratio": 0.5},
+    "CPU": {"compute_units": 16, "max_clock_mhz": 3000, "global_mem_bytes": 64 * 2**30, "local_mem_bytes": 512 * 2**10,
+            "max_work_group_size": 4096, "global_cache_bytes": 32 * 2**20, "local_bw_factor": 1.0,
+            "launch_overhead_us": 1.0, "launch_wall_us": 8.0, "fp64_ratio": 0.5},
+}
+
+
+def descriptor_from_spec(name: str, copy_bw_gbs: float, fp32_gflops: float, *, fp64_gflops: float | None = None,
+                         local_bw_gbs: float | None = None, launch_overhead_us: float | None = None,
+                         device_type: str = "GPU", vendor: str = "", device_id: str | None = None,
+                         compute_units: int | None = None, max_clock_mhz: float | None = None,
+                         global_mem_bytes: int | None = None, local_mem_bytes: int | None = None,
+                         max_work_group_size: int | None = None, global_cache_bytes: int | None = None,
+                         llc_bytes: int | None = None) -> dict:
+    """A descriptor from spec-sheet numbers (validated). What is not given takes ``SPEC_DEFAULTS`` of
+    the type (fp64 = fp32 x ratio, local bandwidth = copy bandwidth x factor); those fields are listed in
+    ``spec_defaults``. ``device_id`` defaults to the slug of ``vendor name``."""
+    from .devices import slug_of
+
+    if device_type not in SPEC_DEFAULTS:
+        raise InputError(f"device type {device_type!r}: expected one of {', '.join(SPEC_DEFAULTS)}")
+    if not isinstance(name, str) or not name.strip():
+        raise InputError("field 'name' must be a non-empty string")
+    d = SPEC_DEFAULTS[device_type]
+    defaulted: list[str] = []
+
+    def pick(field, value, default):
+        if value is None:
+            defaulted.append(field)
+            return default
+        return value
+
+    copy = _number(copy_bw_gbs, "roofline.copy_bw_gbs", "from-spec")
+    fp32 = _number(fp32_gflops, "roofline.fp32_gflops", "from-spec")
+    descriptor = {
+        "device_id": device_id or slug_of("", f"{vendor} {name}".strip(), vendor),
+        "name": name.strip(), "vendor": vendor, "type": device_type, "platform": "spec sheet", "driver": "",
+        "opencl_version": "", "source": "spec",
+        "compute_units": pick("compute_units", compute_units, d["compute_units"]),
+        "max_clock_mhz": pick("max_clock_mhz", max_clock_mhz, d["max_clock_mhz"]),
+        "global_mem_bytes": pick("global_mem_bytes", global_mem_bytes, d["global_mem_bytes"]),
+        "local_mem_bytes": pick("local_mem_bytes", local_mem_bytes, d["local_mem_bytes"]),
+        "max_work_group_size": pick("max_work_group_size", max_work_group_size, d["max_work_group_size"]),
+        "global_cache_bytes": pick("global_cache_bytes", global_cache_bytes, d["global_cache_bytes"]),
+        "roofline": {
+            "copy_bw_gbs": copy, "fp32_gflops": fp32,
+            "fp64_gflops": pick("roofline.fp64_gflops", fp64_gflops, fp32 * d["fp64_ratio"]),
+            "local_bw_gbs": pick("roofline.local_bw_gbs", local_bw_gbs, copy * d["local_bw_factor"]),
+            "launch_overhead_us": pick("roofline.launch_overhead_us", launch_overhead_us, d["launch_overhead_us"]),
+            "launch_wall_us": d["launch_wall_us"],
+        },
+    }
+    descriptor["max_work_item_sizes"] = [int(descriptor["max_work_group_size"])] * 3
+    descriptor["max_mem_alloc_bytes"] = int(descriptor["global_mem_bytes"]) // 4
+    descriptor["has_fp64"] = float(descriptor["roofline"]["fp64_gflops"]) > 0
+    if llc_bytes is not None:
+        descriptor["llc_bytes"] = llc_bytes
+    descriptor["spec_defaults"] = defaulted
+    return validate_descriptor(descriptor, f"device {name!r}")
 
 
 def _log(value, base) -> float:

@@ -24,6 +24,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "sweep": ("kgraph.app.cli.sweep", "run a W&B sweep definition locally as a grid"),
     "report": ("kgraph.app.cli.report", "markdown ablation table and plots from runs"),
     "export": ("kgraph.app.cli.export", "export the compact model to ONNX or C"),
+    "device": ("kgraph.app.cli.device", "make a device descriptor: measure one (describe) or from a spec sheet"),
 }
 LIGHTNING_COMMANDS = ("fit", "validate", "test", "predict")
 
