@@ -23,7 +23,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-VARIANTS = ("hybrid", "graph_only", "tokens_only", "static_only", "no_hardware", "gatv2_gated")
+VARIANTS = ("hybrid", "graph_only", "tokens_only", "static_only", "no_hardware", "gatv2_gated", "bounded")
 SPLITS = ("random", "unseen_launch", "leave_kernel_out", "leave_family_out", "leave_device_out")
 
 

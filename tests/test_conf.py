@@ -40,7 +40,7 @@ def test_config_parses(name, capsys):
     expected = {  # (use_graph, use_tokens, use_hardware) after combining with hybrid
         "model/graph_only.yaml": (True, False, True), "model/tokens_only.yaml": (False, True, True),
         "model/static_only.yaml": (False, False, True), "model/no_hardware.yaml": (True, True, False),
-        "tiny.yaml": (True, False, True),
+        "tiny.yaml": (True, False, True), "model/bounded.yaml": (True, False, True),
     }.get(name, (True, True, True))
     assert (arch["use_graph"], arch["use_tokens"], arch["use_hardware"]) == expected
     # linked, never written twice: the DataModule's copies are derived, not configurable
@@ -50,6 +50,7 @@ def test_config_parses(name, capsys):
         assert data["split"] == Path(name).stem
     if name == "trainer/ddp.yaml":
         assert cfg["trainer"]["strategy"] == "ddp" and cfg["trainer"]["devices"] == 2
+    assert arch["head"]["time"] == ("bounded" if name == "model/bounded.yaml" else "unbounded")
     if name == "model/gatv2_gated.yaml":
         assert arch["graph"]["layer"] == "gatv2" and arch["head"]["weighting"] == "uncertainty"
 
