@@ -205,7 +205,11 @@ def resolve_device(name: str, known: dict[str, dict] | None = None) -> dict:
         return load_descriptor(path)
     candidates = dict(known or {})
     for d in sorted(datasets_dir().glob("*/device.json")):
-        candidates.setdefault(d.parent.name, d)
+        try:  # by the device it describes, not the folder's name (holdout-nvidia-h200 is the nvidia-h200)
+            device_id = json.loads(d.read_text()).get("device_id") or d.parent.name
+        except (ValueError, UnicodeDecodeError, AttributeError):
+            device_id = d.parent.name
+        candidates.setdefault(str(device_id), d)
     if name in candidates:
         matches = [name]
     else:

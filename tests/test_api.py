@@ -29,8 +29,10 @@ def request_of(argv: list[str]) -> dict:
             opts["args"][name] = float(v)
         else:
             opts[token[2:]] = value
-    return {"file": str(ROOT / argv[1]), "kernel": opts["kernel"], "global_size": opts["global"],
-            "local_size": opts.get("local"), "args": opts["args"], "device": opts["device"]}
+    launch = ({"grid": opts["grid"], "block": opts.get("block")} if "grid" in opts else
+              {"global_size": opts["global"], "local_size": opts.get("local")})
+    return {"file": str(ROOT / argv[1]), "kernel": opts["kernel"], **launch, "args": opts["args"],
+            "device": opts["device"]}
 
 
 @pytest.fixture(scope="module")

@@ -110,7 +110,7 @@ def test_estimate_warns_on_a_device_the_model_was_not_trained_on(capsys, model_d
     """The model was trained on ci-tiny's device only: another device's answer is flagged as extrapolation."""
     trained = json.loads((model_dir / "config.json").read_text())["trained_on"]
     assert trained == [json.loads((ROOT / "data/datasets/ci-tiny/device.json").read_text())["device_id"]]
-    other = next(p.parent.name for p in sorted((ROOT / "data/datasets").glob("*/device.json"))
+    other = next(json.loads(p.read_text())["device_id"] for p in sorted((ROOT / "data/datasets").glob("*/device.json"))
                  if json.loads(p.read_text())["device_id"] not in trained)
     common = [SGEMM, "--kernel", "sgemm_tiled", "--global", "1024,1024", "--local", "16,16", *ARGS,
               "--model", str(model_dir)]

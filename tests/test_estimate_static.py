@@ -92,7 +92,9 @@ def test_cli_grid_defines_and_warnings(model_dir, tmp_path, capsys):
             "--device", DEVICE, "--model", str(model_dir)]
     assert main(base + ["--grid", "64,64", "--block", "32,32"]) == 0
     out = capsys.readouterr()
-    assert "flops      17179869184 (17.18 G) (static)" in out.out and "warning" not in out.err
+    assert "flops      17179869184 (17.18 G) (static)" in out.out
+    # the tiny untrained test model may predict below the physical floor (warned); no coverage warning
+    assert [w for w in out.err.splitlines() if "warning" in w and "physical floor" not in w] == []
     assert main(base + ["--global", "64,64", "--local", "32,32"]) == 0
     assert "cover only 64 of them" in capsys.readouterr().err
     src = tmp_path / "tile.cl"

@@ -112,6 +112,11 @@ def run(args) -> int:
     model = Model(args.model)
     results = model.estimate_many(_requests(args), lang=args.lang, default_file=args.file,
                                   default_device=args.device)
+    for r in results:
+        if r["time_ns"] < r["floor_ns"]:
+            print(f"kgraph estimate: warning: {r['kernel']}: the model predicts {_time(r['time_ns'])}, below the "
+                  f"launch's physical floor {_time(r['floor_ns'])} ({r['floor']}); the floor is the lower bound "
+                  "(models/default is roofline-bounded and never does this)", file=sys.stderr)
     for device_id in model.unseen_devices(results):
         print(f"kgraph estimate: warning: the model in {model.directory} was trained on measurements of "
               f"{', '.join(model.predictor.trained_on)} only; predictions for {device_id} extrapolate from its "
@@ -133,8 +138,9 @@ def run(args) -> int:
         r = results[0]
         print(f"kernel {r['kernel']} on {r['device']}: global {','.join(map(str, r['global']))}, "
               f"local {','.join(map(str, r['local']))}")
-        print(f"  time       {_time(r['time_ns'])}")
-        print(f"  bandwidth  {r['bandwidth_gbs']:.2f} GB/s")
+        print(f"  time       {_time(r['time_ns'])} (physical floor {_time(r['floor_ns'])}: {r['floor']})")
+        print(f"  bandwidth  {r['bandwidth_gbs']:.2f} GB/s requested bytes / time; "
+              f"at least {r['dram_bw_gbs']:.2f} GB/s compulsory DRAM traffic / time")
         print(f"  footprint  {_bytes(r['footprint_bytes'])} ({r['footprint_source']})")
         print(f"  flops      {_count(r['flops'], r['flops_source'])} ({r['flops_source']})")
         print(f"  bytes      {_count(r['bytes'], r['bytes_source'])} ({r['bytes_source']})")

@@ -1,0 +1,120 @@
+"""Accuracy of model directories on a measured dataset through the user's path (``kgraph.load_model``).
+
+Every ok launch of the dataset is rebuilt from its source text, sizes and arguments, predicted by each
+model (exactly what ``kgraph estimate`` would answer) and compared with the measured median time:
+MAPE, median APE, share within 2x, Spearman, the launches predicted below their physical floor, and the
+bound class (three-way, balanced accuracy with the class mix). Used for the out-of-corpus set
+(``data/datasets/holdout-*``, never trained on)::
+
+    python -m benchmarks.dataset_eval --data data/datasets/holdout-nvidia-h200 \\
+        --models shipped=models/default bounded=/tmp/bdef --out benchmarks/results/holdout
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+
+def launches_of(dataset: Path) -> tuple[pd.DataFrame, dict[str, Path]]:
+    """The ok rows of ``dataset`` and one source file per source id (written to a temporary folder)."""
+    rows = pd.concat([pd.read_parquet(p) for p in sorted(dataset.glob("launches-*.parquet"))], ignore_index=True)
+    rows = rows[rows.status == "ok"].reset_index(drop=True)
+    sources = pd.read_parquet(dataset / "sources.parquet")
+    folder = Path(tempfile.mkdtemp(prefix="kgraph_eval_"))
+    files = {}
+    for r in sources.itertuples():
+        suffix = {"opencl": ".cl", "cuda": ".cu", "c": ".c"}[r.lang]
+        files[r.source_id] = folder / f"{r.source_id}{suffix}"
+        files[r.source_id].write_text(r.source)
+    return rows, files
+
+
+def requests_of(rows: pd.DataFrame, files: dict[str, Path], device: dict) -> list[dict]:
+    out = []
+    for r in rows.itertuples():
+        dims = int(r.dims)
+        out.append({"file": files[r.source_id], "kernel": r.kernel_name, "global": [r.g0, r.g1, r.g2][:dims],
+                    "local": [r.l0, r.l1, r.l2][:dims], "args": json.loads(r.args), "device": device})
+    return out
+
+
+def metrics(true_ns: np.ndarray, pred_ns: np.ndarray, floor_ns: np.ndarray) -> dict:
+    from scipy.stats import spearmanr
+
+    ape = np.abs(pred_ns - true_ns) / true_ns
+    ratio = np.maximum(pred_ns / true_ns, true_ns / pred_ns)
+    return {"n": len(true_ns), "mape": 100 * ape.mean(), "median_ape": 100 * np.median(ape),
+            "within_2x": 100 * (ratio <= 2).mean(), "spearman": float(spearmanr(true_ns, pred_ns).statistic),
+            "below_floor": int((pred_ns < floor_ns * (1 - 1e-6)).sum())}
+
+
+def bound_metrics(true: pd.Series, pred: pd.Series) -> dict:
+    from sklearn.metrics import balanced_accuracy_score
+
+    known = true.notna() & (true != "")
+    if not known.any():
+        return {"bound_bacc": float("nan"), "bound_mix": {}}
+    return {"bound_bacc": 100 * balanced_accuracy_score(true[known], pred[known]),
+            "bound_mix": {k: int(v) for k, v in true[known].value_counts().items()}}
+
+
+def evaluate(dataset: Path, models: dict[str, str]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(summary per model, per-launch predictions) of every model on ``dataset``."""
+    import kgraph
+
+    rows, files = launches_of(dataset)
+    device = json.loads((dataset / "device.json").read_text())
+    summary, per_launch = [], []
+    for name, directory in models.items():
+        model = kgraph.load_model(directory)
+        # the device as a user names it (`--device nvidia-h200`): the model's own descriptor of that device
+        # when it has one (a fresh measurement of the same GPU differs in its launch overhead and lacks
+        # the spec-sheet cache size), else the dataset's
+        known = model.devices.get(device["device_id"], device)
+        records = model.estimate_many(requests_of(rows, files, known))
+        pred = np.array([r["time_ns"] for r in records])
+        floor = np.array([r["floor_ns"] for r in records])
+        true = rows["median_time_ns"].to_numpy(np.float64)
+        summary.append({"model": name, **metrics(true, pred, floor),
+                        **bound_metrics(rows["bound"], pd.Series([r["bound"] for r in records]))})
+        for fam, idx in rows.groupby("family").indices.items():
+            summary.append({"model": name, "family": fam, **metrics(true[idx], pred[idx], floor[idx])})
+        per_launch.append(pd.DataFrame({"model": name, "key": rows["key"], "family": rows["family"],
+                                        "true_ns": true, "pred_ns": pred, "floor_ns": floor,
+                                        "floor": [r["floor"] for r in records]}))
+    return pd.DataFrame(summary), pd.concat(per_launch, ignore_index=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.dataset_eval", description=__doc__.splitlines()[0])
+    parser.add_argument("--data", required=True, help="a measured dataset folder")
+    parser.add_argument("--models", nargs="+", required=True, metavar="NAME=DIR", help="model directories")
+    parser.add_argument("--out", required=True, help="folder for summary.csv and predictions.parquet")
+    args = parser.parse_args(argv)
+    models = {}
+    for item in args.models:
+        name, sep, directory = item.partition("=")
+        if not sep or not Path(directory).is_dir():
+            parser.error(f"--models {item}: expected NAME=DIR with an existing model directory")
+        models[name] = directory
+    dataset = Path(args.data)
+    if not (dataset / "device.json").is_file():
+        parser.error(f"--data {dataset}: not a dataset folder (no device.json)")
+    summary, per_launch = evaluate(dataset, models)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    summary.to_csv(out / "summary.csv", index=False)
+    per_launch.to_parquet(out / "predictions.parquet", index=False)
+    pd.set_option("display.width", 200)
+    print(summary[summary.get("family").isna()].drop(columns=["family"], errors="ignore").round(3).to_string(index=False))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
