@@ -35,10 +35,7 @@ from kgraph.data.floors import FLOORS, floors_ns, log_floors, rates_of_rows
 
 # the targets and bound classes are defined once, in kgraph.data.targets (re-exported here)
 from kgraph.data.targets import BOUND_CLASSES, REGRESSION_TARGETS, TARGETS, bound_index, to_natural  # noqa: F401
-STATIC_COUNTS = (
-    "flops_fp32", "flops_fp64", "int_ops", "transcendental", "global_load_bytes",
-    "global_store_bytes", "local_load_bytes", "local_store_bytes", "barriers", "atomics", "branches",
-)
+from kgraph.count_keys import COUNT_KEYS as STATIC_COUNTS  # the analysis' counts, defined once there
 NUM_SCALAR_ARGS = 4
 LAUNCH_FEATURES = (
     "launch_dims", "launch_log2_g0", "launch_log2_g1", "launch_log2_g2", "launch_log2_l0",

@@ -10,14 +10,16 @@ import json
 
 import pyarrow as pa
 
+from kgraph.count_keys import COUNTER_NAMES
+
 HARNESS_VERSION = "1.2"  # 1.1: device-generated default inputs, counts on the measured device;
 # 1.2: a timing sample is the mean of launches_per_sample back-to-back launches (timing.py),
 # structured host inputs seeded per problem size and cached (inputs.py)
 
 STATUSES = ("ok", "build_error", "launch_error", "out_of_resources", "timeout", "crash", "wrong_result")
 BOUND_CLASSES = ("memory", "compute", "latency")
-COUNT_COLUMNS = ("flops_fp32", "flops_fp64", "int_ops", "transcendental", "global_load_bytes",
-                 "global_store_bytes", "atomics", "footprint_bytes")
+# the instrumented run's counters (kgraph.count_keys, defined once there) and the footprint
+COUNT_COLUMNS = (*COUNTER_NAMES, "footprint_bytes")
 TIMING_COLUMNS = ("median_time_ns", "min_time_ns", "max_time_ns", "cv", "repeats", "launches_per_sample")
 DERIVED_COLUMNS = ("achieved_bw_gbs", "achieved_gflops", "arithmetic_intensity", "bw_util", "flop_util")
 

@@ -7,19 +7,7 @@ from __future__ import annotations
 
 from typing import Mapping
 
-COUNT_KEYS = (
-    "flops_fp32",
-    "flops_fp64",
-    "int_ops",
-    "transcendental",
-    "global_load_bytes",
-    "global_store_bytes",
-    "local_load_bytes",
-    "local_store_bytes",
-    "barriers",
-    "atomics",
-    "branches",
-)
+from kgraph.count_keys import COUNT_KEYS  # defined once there
 
 
 def zero_counts() -> dict:

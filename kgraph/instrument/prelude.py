@@ -18,16 +18,9 @@ Layout of the two extra kernel arguments:
 """
 from __future__ import annotations
 
-# Order of the counters in __kg_counters and of the private per-work-item variables.
-COUNTER_NAMES: tuple[str, ...] = (
-    "flops_fp32",
-    "flops_fp64",
-    "int_ops",
-    "transcendental",
-    "global_load_bytes",
-    "global_store_bytes",
-    "atomics",
-)
+# Order of the counters in __kg_counters and of the private per-work-item variables (kgraph.count_keys).
+from kgraph.count_keys import COUNTER_NAMES
+
 # Private variable holding each counter inside the instrumented kernel.
 PRIVATE_NAME: dict[str, str] = {name: f"__kg_c_{name}" for name in COUNTER_NAMES}
 
