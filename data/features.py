@@ -124,7 +124,9 @@ def compile_static_counts(source: str, lang: str, kernel_name: str) -> Callable[
         return None
     exprs = found[0]
     symbols = sorted(set().union(*(e.free_symbols for e in exprs)), key=lambda s: s.name)
-    fn = sympy.lambdify(symbols, exprs, modules=[{"floor_log2": _floor_log2}, "numpy"])
+    from kgraph.analysis.result import NUMERIC_FUNCTIONS  # floor_log2's one numeric definition
+
+    fn = sympy.lambdify(symbols, exprs, modules=[NUMERIC_FUNCTIONS, "numpy"])
     names = [s.name for s in symbols]
 
     def evaluate(env: dict[str, np.ndarray]) -> np.ndarray:
@@ -138,12 +140,6 @@ def compile_static_counts(source: str, lang: str, kernel_name: str) -> Callable[
         return np.stack([np.broadcast_to(np.asarray(v, dtype=np.float64), (n,)) for v in out])
 
     return evaluate
-
-
-def _floor_log2(x):
-    """Vectorised ``floor(log2(x))`` (-1 for x <= 0), the numeric form of kgraph.analysis's floor_log2."""
-    x = np.asarray(x, dtype=np.float64)
-    return np.where(x > 0, np.frexp(np.where(x > 0, x, 1.0))[1] - 1.0, -1.0)
 
 
 def _launch_env(rows: pd.DataFrame) -> dict[str, np.ndarray]:

@@ -57,3 +57,45 @@ def test_count_keys_are_defined_once():
     assert set(STATIC_KEYS) <= set(COUNTER_NAMES)
     copies = [f for f in string_collections(5, COUNT_KEYS) if f[0] != "kgraph/count_keys.py"]
     assert not copies, f"count keys listed again (derive them from kgraph.count_keys): {copies}"
+
+
+# ------------------------------------------------------------------------------------ floor_log2
+FLOOR_LOG2_CASES = (-3.0, -0.0, 0.0, 5e-324, 2.2250738585072014e-308, 1e-10, 0.24999999999999997, 0.25, 0.3,
+                    0.5, 0.9999999999999999, 1.0, 1.5, 2.0, 3.0, 4.0, 7.999999999999999, 8.0, 1000.0, 1024.0,
+                    2.0 ** 52 + 1, 2.0 ** 63, 1.7976931348623157e308, float("inf"), float("-inf"), float("nan"))
+
+
+def test_floor_log2_has_one_numeric_definition(tmp_path):
+    import shutil
+    import subprocess
+
+    import numpy as np
+    import sympy as sp
+
+    from kgraph.analysis.result import FLOOR_LOG2_C, NUMERIC_FUNCTIONS, floor_log2_value
+    from kgraph.analysis.symbolic import floor_log2
+
+    assert NUMERIC_FUNCTIONS["floor_log2"] is floor_log2_value
+    scalar = [floor_log2_value(x) for x in FLOOR_LOG2_CASES]
+    assert all(type(v) is int for v in scalar)
+    assert floor_log2_value(np.array(FLOOR_LOG2_CASES)).tolist() == scalar  # arrays: the same numbers
+    for x, v in zip(FLOOR_LOG2_CASES, scalar):
+        if np.isfinite(x) and x > 0:  # the symbolic function, exact on rationals, agrees
+            assert int(floor_log2(sp.Rational(x))) == v, x
+        else:
+            assert v == -1
+    # the C export evaluates the same numbers
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if cc is not None:
+        src = tmp_path / "f.c"
+        src.write_text("#include <math.h>\n#include <stdio.h>\n#include <stdlib.h>\n" + FLOOR_LOG2_C +
+                       "int main(int n, char **v) { for (int i = 1; i < n; ++i) "
+                       "printf(\"%d\\n\", (int)kgraph_floor_log2(strtod(v[i], 0))); return 0; }\n")
+        subprocess.run([cc, "-std=c99", "-O2", str(src), "-o", str(tmp_path / "f"), "-lm"], check=True)
+        out = subprocess.run([str(tmp_path / "f"), *map(repr, FLOOR_LOG2_CASES)], check=True,
+                             capture_output=True, text=True).stdout.split()
+        assert list(map(int, out)) == scalar
+    # the features evaluate counts through it; no other implementation (frexp is its tool)
+    copies = [str(p.relative_to(REPO)) for p in source_files()
+              if "frexp(" in p.read_text() and p.relative_to(REPO).as_posix() != "kgraph/analysis/result.py"]
+    assert not copies, f"a second floor_log2 implementation: {copies}"

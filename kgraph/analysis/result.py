@@ -4,6 +4,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+import numpy as np
 import sympy as sp
 
 from kgraph.parsers.errors import UsageError
@@ -98,7 +99,7 @@ class KernelAnalysis:
             expr = sp.sympify(self.counts[key])
             names = sorted(s.name for s in expr.free_symbols)
             syms = sorted(expr.free_symbols, key=lambda s: s.name)
-            fn = sp.lambdify(syms, expr, modules=[{"floor_log2": floor_log2_value}, "math"])
+            fn = sp.lambdify(syms, expr, modules=[NUMERIC_FUNCTIONS, "math"])
             self._compiled[key] = (names, fn)
         return self._compiled[key]
 
@@ -139,9 +140,29 @@ class KernelAnalysis:
                 "accesses": [a.to_dict() for a in self.accesses], "notes": list(self.notes)}
 
 
-def floor_log2_value(x: float) -> int:
-    """The number :class:`kgraph.analysis.symbolic.floor_log2` stands for (-1 for x <= 0)."""
-    if x <= 0:
-        return -1
-    m, e = math.frexp(x)
-    return e - 1
+def floor_log2_value(x):
+    """The number :class:`kgraph.analysis.symbolic.floor_log2` stands for: ``floor(log2(x))`` exactly
+    (the binary exponent of ``x``), -1 for x <= 0, NaN and infinities.
+
+    The one numeric definition: the analysis' evaluators use it on numbers (an ``int`` back), the
+    launch features (``kgraph.data.features``) on arrays (Float64 back), and the C export translates
+    it as :data:`FLOOR_LOG2_C`, the same computation in C.
+    """
+    a = np.asarray(x, dtype=np.float64)
+    ok = np.isfinite(a) & (a > 0)
+    out = np.where(ok, np.frexp(np.where(ok, a, 1.0))[1] - 1, -1)
+    return int(out) if out.ndim == 0 else out.astype(np.float64)
+
+
+#: :func:`floor_log2_value` in C99 (for ``sympy.ccode(..., user_functions=C_FUNCTIONS)``)
+FLOOR_LOG2_C = """static double kgraph_floor_log2(double x) { /* floor(log2(x)) exactly; -1 for x <= 0 */
+  int e;
+  if (!(x > 0.0) || !isfinite(x)) return -1.0;
+  (void)frexp(x, &e);
+  return (double)(e - 1);
+}
+"""
+#: kgraph.analysis functions -> their C helpers (defined by :data:`FLOOR_LOG2_C`)
+C_FUNCTIONS = {"floor_log2": "kgraph_floor_log2"}
+#: kgraph.analysis functions -> their numeric definitions, for ``sympy.lambdify(modules=[...])``
+NUMERIC_FUNCTIONS = {"floor_log2": floor_log2_value}

@@ -17,20 +17,14 @@ from __future__ import annotations
 
 import sympy
 
+from kgraph.analysis.result import C_FUNCTIONS, FLOOR_LOG2_C
 from kgraph.data.features import LAUNCH_FEATURES, NUM_SCALAR_ARGS, STATIC_COUNTS, STATIC_FEATURES, static_count_exprs
 from kgraph.parsers.errors import ModelError
 
 FEATURE_ORDER = (*LAUNCH_FEATURES, *STATIC_FEATURES)
-# kgraph.analysis functions -> C helpers defined in the generated source (same semantics as the
-# Python evaluators in kgraph/analysis/result.py)
-C_FUNCTIONS = {"floor_log2": "kgraph_floor_log2"}
-_C_HELPERS = """static double kgraph_floor_log2(double x) { /* floor(log2(x)) exactly; -1 for x <= 0 */
-  int e;
-  if (!(x > 0.0)) return -1.0;
-  (void)frexp(x, &e);
-  return (double)(e - 1);
-}
-"""
+# kgraph.analysis functions -> C helpers defined in the generated source: the C forms of the numeric
+# definitions in kgraph/analysis/result.py (floor_log2_value), defined there
+_C_HELPERS = FLOOR_LOG2_C
 _WORK_SYMBOLS = tuple(f"{p}{d}" for p in ("gsz", "lsz", "ngrp") for d in range(3))
 
 
