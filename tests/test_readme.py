@@ -42,3 +42,18 @@ def test_readme_example_runs(command, monkeypatch, capsys):
     out = capsys.readouterr()
     assert status == 0, f"{command!r} exited {status}: {out.err[-2000:]}"
     assert out.out.strip(), f"{command!r} printed nothing"
+
+
+def python_blocks() -> list[str]:
+    return re.findall(r"```python\n(.*?)```", README, flags=re.S)
+
+
+def test_readme_python_examples_run(monkeypatch, capsys):
+    """Every ```python block of the README runs from the repository root and prints something."""
+    blocks = python_blocks()
+    assert blocks, "the README shows the Python API"
+    monkeypatch.chdir(ROOT)
+    for block in blocks:
+        exec(compile(block, "README.md", "exec"), {"__name__": "__readme__"})
+    out = capsys.readouterr().out
+    assert " us (floor " in out and "footprint_source" in out
