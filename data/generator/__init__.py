@@ -1,0 +1,43 @@
+"""A program generator of OpenCL kernels over an intermediate form of GPU kernel idioms.
+
+    from kgraph.data.generator import specs
+    kernels = specs(3000, seed=0)      # KernelSpecs "gen.0.0" ... "gen.0.2999"
+
+Each kernel is a random combination of idioms (index spaces, loop nests, access patterns,
+arithmetic mixes, vector types, local-memory tiles, register blocking, atomics, divergence,
+helpers, macros, ``#pragma unroll``, ``__constant`` tables), printed to OpenCL C from an
+intermediate form (:mod:`.ir`) whose numpy interpretation (:mod:`.interpreter`) is the spec's
+reference. The campaign measures them with
+``python -m kgraph.data.harness.campaign --specs kgraph.data.generator:specs``. See docs/GENERATOR.md.
+"""
+from __future__ import annotations
+
+from kgraph.data.corpus.spec import KernelSpec
+
+from .build import generate
+
+MAX_ATTEMPTS = 20
+
+
+def specs(count: int = 3000, seed: int = 0) -> list[KernelSpec]:
+    """``count`` generated kernels, deterministic from ``seed``, with unique ids and sources.
+
+    Kernel ``n`` does not depend on ``count``: ``specs(10, s)`` is a prefix of ``specs(3000, s)``.
+
+    Args:
+        count: how many kernels.
+        seed: the list's seed (part of every kernel id, ``gen.<seed>.<n>``).
+    """
+    out: list[KernelSpec] = []
+    seen: set[str] = set()
+    for number in range(int(count)):
+        for attempt in range(MAX_ATTEMPTS):
+            spec = generate(seed, number, attempt)[0]
+            if spec.source.replace(spec.kernel_name, "") not in seen:
+                break
+        seen.add(spec.source.replace(spec.kernel_name, ""))
+        out.append(spec)
+    return out
+
+
+__all__ = ["specs", "generate"]

@@ -1,0 +1,60 @@
+"""``make_inputs`` of generated kernels: the buffers whose values the kernel depends on structurally.
+
+* ``index`` buffers (gathers): uniform integers in ``[0, T)``, so every gathered read is in range;
+* ``length`` buffers (data-dependent trip counts): uniform integers in ``[0, K]``;
+* ``signs`` buffers (divergence by data): in each consecutive pair of elements exactly one is
+  positive (floats: magnitudes in [0.05, 1)) or nonzero (ints), so exactly half of the work-items
+  take each arm, as the static analysis assumes, while the choice within a pair is random.
+
+Every other buffer gets the harness's defaults (uniform in [-1, 1] for floats, [0, 100) for ints).
+The function closes over a tuple of frozen descriptions only, so the campaign's host-input cache
+(``kgraph.data.harness.inputs.generator_key``) shares one array set between kernels that need the
+same structured inputs.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from kgraph.data.corpus.spec import to_int
+
+from .builder import Structured
+
+
+def _signs(rng: np.random.Generator, count: int, dtype: np.dtype) -> np.ndarray:
+    first = rng.integers(0, 2, (count + 1) // 2).astype(bool)
+    pos = np.empty(2 * first.size, bool)
+    pos[0::2], pos[1::2] = first, ~first
+    pos = pos[:count]
+    if dtype.kind == "f":
+        mag = rng.uniform(0.05, 1.0, count)
+        return np.where(pos, mag, -mag).astype(dtype)
+    return pos.astype(dtype)
+
+
+def make_inputs_for(structured: tuple[Structured, ...]):
+    """The ``make_inputs(rng, sizes)`` of a kernel with these structured buffers (None if none).
+
+    Args:
+        structured: what each buffer holds (see :class:`~.builder.Structured`).
+    """
+    if not structured:
+        return None
+    described = tuple(structured)
+
+    def make_inputs(rng: np.random.Generator, sizes: dict) -> dict:
+        env = {k: int(v) for k, v in sizes.items()}
+        out = {}
+        for item in described:
+            count = to_int(item.count, env)
+            dtype = np.dtype(item.dtype)
+            if item.kind == "index":
+                out[item.name] = rng.integers(0, to_int(item.high, env), count, dtype=np.int64).astype(dtype)
+            elif item.kind == "length":
+                out[item.name] = rng.integers(0, to_int(item.high, env) + 1, count, dtype=np.int64).astype(dtype)
+            elif item.kind == "signs":
+                out[item.name] = _signs(rng, count, dtype)
+            else:
+                raise ValueError(f"unknown structured input kind {item.kind}")
+        return out
+
+    return make_inputs

@@ -1,0 +1,163 @@
+"""Recipes: which idioms one generated kernel combines, drawn from its random generator.
+
+A :class:`Recipe` fixes the index space, the loop nest, the types, the access pattern of each
+input, the output, and the optional idioms (local-memory tile, work-group reduction, register
+blocking, atomics, divergence, helpers, macros, ``#pragma unroll``, ``__constant`` tables).
+:func:`sample_recipe` only draws combinations the assembler supports (e.g. no barrier after an
+early return, no triangular loop under a guard); its ``family`` groups kernels by their loop
+structure and first access pattern for leave-family-out splits.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Optional
+
+import numpy as np
+
+from .access import LOOP_PATTERNS, TOP_PATTERNS, TRIANGULAR_PATTERNS
+from .arith import FLOAT_FLAVOURS
+
+LOOP_KINDS = {"none": 12, "affine": 20, "stepped": 10, "nested": 14, "triangular": 12, "data": 10, "tile": 14}
+COMPUTE = {"fp32": 45, "fp64": 20, "mixed": 15, "int": 20}
+FIXED_SHAPES = {1: [(64,), (128,), (256,)], 2: [(16, 8), (8, 8), (16, 16), (32, 4)],
+                3: [(8, 4, 4), (4, 4, 4), (8, 8, 2)]}
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """The idioms of one kernel (see the module docstring)."""
+
+    dims: int
+    mode: str
+    loops: str
+    compute: str
+    flavours: tuple
+    width: int
+    inputs: tuple  # ((level, pattern), ...), level in top | outer | inner
+    update: str
+    output: str
+    private: int = 0
+    atomic: str = ""
+    reduce: bool = False
+    diverge: str = ""
+    shape: Optional[tuple] = None
+    helper: bool = False
+    macro: bool = False
+    unroll: bool = False
+    constant: bool = False
+
+    @property
+    def structure(self) -> str:
+        """The dominant structural idiom (the first half of the family name)."""
+        for flag, name in ((self.loops == "tile", "tile"), (self.reduce, "wgreduce"), (self.private, "regblock"),
+                           (self.loops == "triangular", "triangular"), (self.loops == "data", "datalen"),
+                           (self.mode == "gridstride", "gridstride"), (self.mode == "guarded", "guarded"),
+                           (self.loops == "nested", "nest"), (self.loops in ("affine", "stepped"), "loop")):
+            if flag:
+                return name
+        return "flat"
+
+    def idioms(self) -> list[str]:
+        """The idioms this recipe combines beyond a plain element-wise kernel."""
+        named = {"loop": self.loops != "none", f"{self.mode}": self.mode != "direct", "vector": self.width > 1,
+                 "regblock": bool(self.private), "atomic": bool(self.atomic), "wgreduce": self.reduce,
+                 "diverge": bool(self.diverge), "helper": self.helper, "macro": self.macro, "unroll": self.unroll,
+                 "constant": self.constant, "inputs": len(self.inputs) > 1, "fp64": self.compute in ("fp64", "mixed"),
+                 "access": any(p not in ("coalesced",) for _, p in self.inputs)}
+        return [name for name, present in named.items() if present]
+
+    @property
+    def family(self) -> str:
+        """``generated.<structure>-<first access pattern of the innermost level>``."""
+        inner = [p for level, p in self.inputs if level == "inner"] or [p for _, p in self.inputs]
+        return f"generated.{self.structure}-{inner[0]}"
+
+    def variant(self) -> dict:
+        """The recipe as plain JSON values (the spec's ``variant``)."""
+        out = asdict(self)
+        out["flavours"] = list(self.flavours)
+        out["inputs"] = [f"{level}:{pattern}" for level, pattern in self.inputs]
+        out["shape"] = list(self.shape) if self.shape else None
+        return out
+
+
+def _weighted(rng: np.random.Generator, table: dict):
+    names = list(table)
+    p = np.array([table[n] for n in names], float)
+    return names[int(rng.choice(len(names), p=p / p.sum()))]
+
+
+def _pick(rng: np.random.Generator, options):
+    return options[int(rng.integers(0, len(options)))]
+
+
+MIN_IDIOMS = 4
+
+
+def sample_recipe(rng: np.random.Generator) -> Recipe:
+    """A random supported combination of at least :data:`MIN_IDIOMS` idioms.
+
+    Args:
+        rng: the kernel's generator (the recipe is a pure function of its state).
+    """
+    while True:
+        recipe = _draw(rng)
+        if len(recipe.idioms()) >= MIN_IDIOMS:
+            return recipe
+
+
+def _draw(rng: np.random.Generator) -> Recipe:
+    dims = int(rng.choice([1, 2, 3], p=[0.45, 0.35, 0.2]))
+    mode = "direct" if dims > 1 else _weighted(rng, {"direct": 60, "guarded": 20, "gridstride": 20})
+    kinds = dict(LOOP_KINDS)
+    if mode != "direct":
+        kinds.pop("tile"), kinds.pop("triangular")
+    loops = _weighted(rng, kinds)
+    compute = _weighted(rng, COMPUTE)
+    width = 1
+    if compute != "int" and loops != "tile" and rng.random() < 0.4:
+        width = _pick(rng, (2, 4, 8) if compute == "fp32" else (2, 4))  # PoCL mis-builds some double8 kernels
+    flavours = ("int",)
+    if compute != "int":
+        n = 1 + int(rng.random() < 0.5)
+        flavours = tuple(sorted(set(_pick(rng, FLOAT_FLAVOURS) for _ in range(n))))
+    reduce = dims == 1 and mode == "direct" and rng.random() < 0.3  # 2D/3D trees: see docs/GENERATOR.md
+    private = _pick(rng, (2, 4, 8)) if width == 1 and not reduce and rng.random() < 0.18 else 0
+    diverge = _weighted(rng, {"": 40, "parity": 15, "half": 15 if mode != "guarded" else 0, "data": 15,
+                              "lane": 15 if mode == "direct" else 0})
+    shape = _pick(rng, FIXED_SHAPES[dims]) if (loops == "tile" or reduce or diverge == "lane") else None
+    atomic = _pick(rng, ("add", "inc", "max", "xor")) if rng.random() < 0.2 else ""
+    inputs = _inputs(rng, dims, loops)
+    if private:
+        output = _pick(rng, ("blocked", "planes"))
+    else:
+        outputs = ["coalesced", "coalesced", "inout"] + (["transposed"] if dims > 1 else []) \
+            + (["lanes"] if width > 1 else []) + (["none"] if reduce else [])
+        output = _pick(rng, outputs)
+    update = _pick(rng, ("add", "xor", "hash")) if compute == "int" else \
+        _weighted(rng, {"sum": 60, "damped": 20, "max": 20})
+    flags = [bool(rng.random() < 0.35) for _ in range(4)]
+    return Recipe(dims, mode, loops, compute, flavours, width, inputs, update, output, private, atomic,
+                  reduce, diverge, shape, *flags)
+
+
+def _inputs(rng: np.random.Generator, dims: int, loops: str) -> tuple:
+    levels = ["top"] if loops == "none" else ["top", "inner"] + (["outer"] if loops in ("nested", "tile") else [])
+    count = int(rng.integers(1, 4))
+    chosen = []
+    for i in range(count):
+        level = "inner" if (i == 0 and loops not in ("none", "tile")) else _pick(rng, levels)
+        if level == "top":
+            options = TOP_PATTERNS
+        elif loops == "triangular":
+            options = TRIANGULAR_PATTERNS
+        else:
+            options = LOOP_PATTERNS
+        if level == "outer":
+            options = tuple(p for p in options if p != "stencil")
+        if dims == 1:
+            options = tuple(p for p in options if p not in ("transposed", "column"))
+        if any(p == "stencil" for _, p in chosen):
+            options = tuple(p for p in options if p != "stencil")
+        chosen.append((level, _pick(rng, options)))
+    return tuple(chosen)
