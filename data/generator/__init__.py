@@ -41,3 +41,12 @@ def specs(count: int = 3000, seed: int = 0) -> list[KernelSpec]:
 
 
 __all__ = ["specs", "generate"]
+
+
+def specs_from_env() -> list[KernelSpec]:
+    """:func:`specs` with ``count`` and ``seed`` from ``KGRAPH_GENERATOR_COUNT`` / ``KGRAPH_GENERATOR_SEED``
+    (defaults 3000 and 0): a campaign measures a prefix of the generated space with
+    ``--specs kgraph.data.generator:specs_from_env`` (its worker processes read the same environment)."""
+    import os
+
+    return specs(int(os.environ.get("KGRAPH_GENERATOR_COUNT", "3000")), int(os.environ.get("KGRAPH_GENERATOR_SEED", "0")))
