@@ -99,3 +99,22 @@ def test_floor_log2_has_one_numeric_definition(tmp_path):
     copies = [str(p.relative_to(REPO)) for p in source_files()
               if "frexp(" in p.read_text() and p.relative_to(REPO).as_posix() != "kgraph/analysis/result.py"]
     assert not copies, f"a second floor_log2 implementation: {copies}"
+
+
+# ------------------------------------------------------------------------------- device features
+def test_device_features_are_defined_once():
+    import json
+
+    from kgraph.data.features import hardware_feature_names
+    from kgraph.data.harness.descriptor import DEVICE_FEATURES, to_feature_vector
+
+    assert hardware_feature_names() == [f"hw_{n}" for n in DEVICE_FEATURES]
+    shipped = json.loads((REPO / "models/default/config.json").read_text())["feature_names"]
+    assert shipped[: len(DEVICE_FEATURES)] == hardware_feature_names()  # what the shipped model reads
+    device = json.loads(next((REPO / "data/datasets").glob("*/device.json")).read_text())
+    assert len(to_feature_vector(device)) == len(DEVICE_FEATURES)
+    names = {*DEVICE_FEATURES, *(f"hw_{n}" for n in DEVICE_FEATURES)}
+    copies = [f for f in string_collections(4, names) if f[0] != "data/harness/descriptor.py"]
+    assert not copies, f"device feature names listed again (derive them from DEVICE_FEATURES): {copies}"
+    text = (REPO / "data/harness/descriptor.py").read_text()
+    assert all(text.count(f'"{n}"') == 1 for n in DEVICE_FEATURES), "a device feature named twice in descriptor.py"

@@ -15,22 +15,28 @@ from kgraph.errors import InputError
 
 from .devices import DeviceInfo, device_type_name
 
-DEVICE_FEATURES = (
-    "is_gpu",                     # 1.0 for GPUs, 0.0 otherwise
-    "log2_compute_units",
-    "log10_max_clock_mhz",
-    "log2_global_mem_bytes",
-    "log2_local_mem_bytes",
-    "log2_max_work_group_size",
-    "log2_global_cache_bytes",
-    "log10_copy_bw_gbs",
-    "log10_fp32_gflops",
-    "log10_fp64_gflops",
-    "log10_local_bw_gbs",
-    "log10_launch_overhead_us",
-    "log10_ridge_fp32_flop_per_byte",  # fp32 peak / copy bandwidth: where the roofline bends
-    "fp64_to_fp32_ratio",
-)
+# Each hardware feature, once: its name and its value from a descriptor, in the vector's order.
+_DEVICE_FEATURE_VALUES = {
+    "is_gpu": lambda d: 1.0 if d.get("type") == "GPU" else 0.0,  # 1.0 for GPUs, 0.0 otherwise
+    "log2_compute_units": lambda d: _log(d["compute_units"], 2),
+    "log10_max_clock_mhz": lambda d: _log(d["max_clock_mhz"], 10),
+    "log2_global_mem_bytes": lambda d: _log(d["global_mem_bytes"], 2),
+    "log2_local_mem_bytes": lambda d: _log(d["local_mem_bytes"], 2),
+    "log2_max_work_group_size": lambda d: _log(d["max_work_group_size"], 2),
+    "log2_global_cache_bytes": lambda d: _log(d["global_cache_bytes"], 2),
+    "log10_copy_bw_gbs": lambda d: _log(d["roofline"]["copy_bw_gbs"], 10),
+    "log10_fp32_gflops": lambda d: _log(d["roofline"]["fp32_gflops"], 10),
+    "log10_fp64_gflops": lambda d: _log(d["roofline"]["fp64_gflops"], 10),
+    "log10_local_bw_gbs": lambda d: _log(d["roofline"]["local_bw_gbs"], 10),
+    "log10_launch_overhead_us": lambda d: _log(d["roofline"]["launch_overhead_us"], 10),
+    # fp32 peak / copy bandwidth: where the roofline bends
+    "log10_ridge_fp32_flop_per_byte": lambda d: (
+        _log(float(d["roofline"]["fp32_gflops"]) / float(d["roofline"]["copy_bw_gbs"]), 10)
+        if d["roofline"]["copy_bw_gbs"] else 0.0),
+    "fp64_to_fp32_ratio": lambda d: (float(d["roofline"]["fp64_gflops"]) / float(d["roofline"]["fp32_gflops"])
+                                     if float(d["roofline"]["fp32_gflops"]) > 0 else 0.0),
+}
+DEVICE_FEATURES = tuple(_DEVICE_FEATURE_VALUES)
 ROOFLINE_KEYS = ("copy_bw_gbs", "fp32_gflops", "fp64_gflops", "local_bw_gbs", "launch_overhead_us")
 
 
@@ -224,22 +230,4 @@ def _log(value, base) -> float:
 
 def to_feature_vector(descriptor: dict) -> list[float]:
     """The hardware features of a descriptor, in ``DEVICE_FEATURES`` order (non-positive -> 0)."""
-    r = descriptor["roofline"]
-    fp32 = float(r["fp32_gflops"])
-    features = {
-        "is_gpu": 1.0 if descriptor.get("type") == "GPU" else 0.0,
-        "log2_compute_units": _log(descriptor["compute_units"], 2),
-        "log10_max_clock_mhz": _log(descriptor["max_clock_mhz"], 10),
-        "log2_global_mem_bytes": _log(descriptor["global_mem_bytes"], 2),
-        "log2_local_mem_bytes": _log(descriptor["local_mem_bytes"], 2),
-        "log2_max_work_group_size": _log(descriptor["max_work_group_size"], 2),
-        "log2_global_cache_bytes": _log(descriptor["global_cache_bytes"], 2),
-        "log10_copy_bw_gbs": _log(r["copy_bw_gbs"], 10),
-        "log10_fp32_gflops": _log(fp32, 10),
-        "log10_fp64_gflops": _log(r["fp64_gflops"], 10),
-        "log10_local_bw_gbs": _log(r["local_bw_gbs"], 10),
-        "log10_launch_overhead_us": _log(r["launch_overhead_us"], 10),
-        "log10_ridge_fp32_flop_per_byte": _log(fp32 / float(r["copy_bw_gbs"]), 10) if r["copy_bw_gbs"] else 0.0,
-        "fp64_to_fp32_ratio": float(r["fp64_gflops"]) / fp32 if fp32 > 0 else 0.0,
-    }
-    return [float(features[name]) for name in DEVICE_FEATURES]
+    return [float(value(descriptor)) for value in _DEVICE_FEATURE_VALUES.values()]
