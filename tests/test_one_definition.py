@@ -118,3 +118,40 @@ def test_device_features_are_defined_once():
     assert not copies, f"device feature names listed again (derive them from DEVICE_FEATURES): {copies}"
     text = (REPO / "data/harness/descriptor.py").read_text()
     assert all(text.count(f'"{n}"') == 1 for n in DEVICE_FEATURES), "a device feature named twice in descriptor.py"
+
+
+# ------------------------------------------------------------------------- OpenCL -> numpy dtypes
+# copies left where others were editing when the table was unified (to derive from kgraph.data.dtypes)
+DTYPE_COPIES_LEFT = {"data/generator/ir.py"}
+
+
+def test_opencl_numpy_dtypes_are_defined_once():
+    import numpy as np
+
+    from kgraph.data.dtypes import NUMPY_DTYPES, OPENCL_TYPES
+    from kgraph.data.harness import fill
+    from kgraph.data.instrumented.launch import SCALAR_DTYPES
+
+    assert {k: np.dtype(v).name for k, v in SCALAR_DTYPES.items()} == NUMPY_DTYPES
+    assert all(NUMPY_DTYPES[cl] == name for name, (cl, _) in fill._TYPES.items())
+    assert all(NUMPY_DTYPES[cl] == name for name, cl in OPENCL_TYPES.items())
+
+    def pair(k, v):  # (OpenCL name, numpy name) a literal pair spells, either way round
+        k = k.value if isinstance(k, ast.Constant) else None
+        if isinstance(v, ast.Tuple) and v.elts:
+            v = v.elts[0]
+        v = v.value if isinstance(v, ast.Constant) else v.attr if isinstance(v, ast.Attribute) else None
+        return (k, v) if k in NUMPY_DTYPES else (v, k)
+
+    copies = []
+    for path in source_files():
+        rel = path.relative_to(REPO).as_posix()
+        if rel == "data/dtypes.py" or rel in DTYPE_COPIES_LEFT:
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Dict):
+                pairs = [pair(k, v) for k, v in zip(node.keys, node.values) if k is not None]
+                if sum(1 for cl, name in pairs if isinstance(cl, str) and isinstance(name, str)
+                       and NUMPY_DTYPES.get(cl) == name) >= 3:
+                    copies.append((rel, node.lineno))
+    assert not copies, f"an OpenCL -> numpy dtype table again (use kgraph.data.dtypes): {copies}"

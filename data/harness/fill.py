@@ -16,19 +16,23 @@ import zlib
 
 import numpy as np
 
-# dtype name -> (OpenCL type, expression of the value from the 32-bit hash h)
-_TYPES = {
-    "float32": ("float", "(float)(h >> 8) * (2.0f / 16777216.0f) - 1.0f"),
-    "float64": ("double", "(double)h * (2.0 / 4294967296.0) - 1.0"),
-    "int32": ("int", "(int)(h % 100u)"),
-    "uint32": ("uint", "h % 100u"),
-    "int64": ("long", "(long)(h % 100u)"),
-    "uint64": ("ulong", "(ulong)(h % 100u)"),
-    "int16": ("short", "(short)(h % 100u)"),
-    "uint16": ("ushort", "(ushort)(h % 100u)"),
-    "int8": ("char", "(char)(h % 100u)"),
-    "uint8": ("uchar", "(uchar)(h % 100u)"),
+from kgraph.data.dtypes import OPENCL_TYPES
+
+# dtype name -> expression of the value from the 32-bit hash h (its OpenCL type: kgraph.data.dtypes)
+_VALUES = {
+    "float32": "(float)(h >> 8) * (2.0f / 16777216.0f) - 1.0f",
+    "float64": "(double)h * (2.0 / 4294967296.0) - 1.0",
+    "int32": "(int)(h % 100u)",
+    "uint32": "h % 100u",
+    "int64": "(long)(h % 100u)",
+    "uint64": "(ulong)(h % 100u)",
+    "int16": "(short)(h % 100u)",
+    "uint16": "(ushort)(h % 100u)",
+    "int8": "(char)(h % 100u)",
+    "uint8": "(uchar)(h % 100u)",
 }
+# dtype name -> (OpenCL type, expression of the value from the 32-bit hash h)
+_TYPES = {name: (OPENCL_TYPES[name], value) for name, value in _VALUES.items()}
 FILL_DTYPES = tuple(_TYPES)
 
 _HASH = r"""

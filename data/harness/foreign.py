@@ -16,11 +16,9 @@ import math
 
 import numpy as np
 
+from kgraph.data.dtypes import NUMPY_DTYPES
 from kgraph.errors import KGraphError, MeasurementError, UsageError
 
-_DTYPES = {"float": "float32", "double": "float64", "half": "float16", "int": "int32", "uint": "uint32",
-           "unsigned int": "uint32", "long": "int64", "ulong": "uint64", "short": "int16", "ushort": "uint16",
-           "char": "int8", "uchar": "uint8", "size_t": "uint64"}
 
 
 def foreign_spec(path: str, kernel: str, global_size: list[int], local_size: list[int] | None,
@@ -57,7 +55,7 @@ def foreign_spec(path: str, kernel: str, global_size: list[int], local_size: lis
     extents = _inferred_extents(unit, kernel, global_size, local_size, given, unsized, defines) if unsized else {}
     args = []
     for p in params:
-        dtype = _DTYPES.get(p.base_type)
+        dtype = NUMPY_DTYPES.get(p.base_type)
         if dtype is None:
             raise UsageError(f"{path}: parameter {p.name} of type {p.base_type} is not supported by measure")
         if not p.is_pointer:
@@ -108,7 +106,7 @@ def _inferred_extents(unit, kernel, global_size, local_size, given, unsized, def
     function = next(f for f in unit.kernels if f.name == kernel)
     scalars, local_bytes = {}, {}
     for p in function.params:
-        dtype = _DTYPES.get(p.base_type)
+        dtype = NUMPY_DTYPES.get(p.base_type)
         if dtype is None:
             raise UsageError(f"{unit.filename}: parameter {p.name} of type {p.base_type} is not supported by measure")
         if not p.is_pointer:

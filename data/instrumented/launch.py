@@ -5,17 +5,14 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from kgraph.data.dtypes import NUMPY_DTYPES
 from kgraph.errors import KGraphError, MeasurementError, UsageError
 from kgraph.instrument.rewrite import InstrumentedKernel, instrument
 from kgraph.data.instrumented.marks import launch_on_device
 from kgraph.data.instrumented.results import WorkCounts
 
-SCALAR_DTYPES = {
-    "char": np.int8, "uchar": np.uint8, "short": np.int16, "ushort": np.uint16,
-    "int": np.int32, "uint": np.uint32, "long": np.int64, "ulong": np.uint64,
-    "float": np.float32, "double": np.float64, "half": np.float16,
-    "size_t": np.uint64, "bool": np.int32,
-}
+# OpenCL scalar type -> numpy scalar type (the table is kgraph.data.dtypes')
+SCALAR_DTYPES = {name: np.dtype(dtype).type for name, dtype in NUMPY_DTYPES.items()}
 BUILD_LOG_LINES = 40
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from kgraph.data.dtypes import OPENCL_TYPES
+
 from ..spec import Arg, KernelSpec
 from ..templating import LOCAL_1D, dense_sizes, kernel_id, pow2, render
 
@@ -54,7 +56,7 @@ void bitonic_local(const int n, __global $K* data)
 }
 """
 
-CTYPES = {"float32": "float", "float64": "double", "int32": "int", "uint32": "uint"}
+CTYPES = {name: OPENCL_TYPES[name] for name in ("float32", "float64", "int32", "uint32")}
 FP64 = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"
 # (name, k expression, j expression): early, middle and final steps of the network
 STAGES = (("k2j1", "2", "1"), ("mid", "n // 8", "n // 64"), ("last", "n", "1"), ("wide", "n", "n // 2"))
