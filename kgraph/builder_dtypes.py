@@ -8,10 +8,9 @@ builtin its first argument's type, a work-item builtin ``size_t``.
 """
 from __future__ import annotations
 
-from kgraph.schema import VECTOR_BASES, dtype_name
+from kgraph.schema import CONVERSION_RANK, VECTOR_BASES, dtype_name
 
-_RANK = {name: r for r, name in enumerate(("bool", "char", "uchar", "short", "ushort", "int", "uint", "long",
-                                           "ulong", "size_t", "half", "float", "double"))}
+_RANK = CONVERSION_RANK  # the usual arithmetic conversions (kgraph.schema)
 _COMPARISONS = frozenset({"==", "!=", "<", ">", "<=", ">=", "&&", "||", "!"})
 _WORK_ITEM = frozenset({"get_global_id", "get_local_id", "get_group_id", "get_global_size", "get_local_size",
                         "get_num_groups", "get_global_offset"})

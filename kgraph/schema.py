@@ -227,6 +227,16 @@ DTYPE_ALIASES = {
 }
 
 
+# C's usual arithmetic conversions, defined once: a binary operation on two scalars takes the type
+# that comes later here (integers by conversion rank, size_t as wide as ulong and ranked after it;
+# half < float < double after every integer). The builder's dtype column (kgraph.builder_dtypes) and
+# the analysis' value types (kgraph.analysis.ctype) both follow it, aliases through DTYPE_ALIASES.
+CONVERSION_ORDER = ("bool", "char", "uchar", "short", "ushort", "int", "uint", "long", "ulong", "size_t",
+                    "half", "float", "double")
+CONVERSION_RANK = {name: rank for rank, name in enumerate(CONVERSION_ORDER)}
+FLOAT_DTYPES = frozenset(CONVERSION_ORDER[CONVERSION_ORDER.index("half"):])
+
+
 @lru_cache(maxsize=4096)
 def dtype_name(spelling: str | None) -> str:
     """Normalise a C/OpenCL/CUDA type spelling (``unsigned int``, ``float4``, ``uint``) to a DTYPES name."""

@@ -155,3 +155,38 @@ def test_opencl_numpy_dtypes_are_defined_once():
                        and NUMPY_DTYPES.get(cl) == name) >= 3:
                     copies.append((rel, node.lineno))
     assert not copies, f"an OpenCL -> numpy dtype table again (use kgraph.data.dtypes): {copies}"
+
+
+# -------------------------------------------------------------------------------------- type ranks
+RANK_COPIES_LEFT = {"data/generator/ir.py"}  # being edited elsewhere when the ranks were unified
+
+
+def test_type_ranks_are_defined_once():
+    from kgraph.analysis.ctype import CType, promote
+    from kgraph.builder_dtypes import _wider
+    from kgraph.schema import CONVERSION_ORDER
+
+    for a in CONVERSION_ORDER:  # the graph's dtype column and the analysis' types convert alike
+        for b in CONVERSION_ORDER:
+            graph = _wider(a, b)
+            analysis = promote(CType(a), CType(b)).base
+            assert analysis == (graph if max(CONVERSION_ORDER.index(a), CONVERSION_ORDER.index(b))
+                                >= CONVERSION_ORDER.index("int") else "int"), (a, b)
+    assert promote(CType("__half"), CType("float")).base == "float" and CType("__half").is_float
+    names = set(CONVERSION_ORDER)
+    copies = []
+    for path in source_files():
+        rel = path.relative_to(REPO).as_posix()
+        if rel in ("kgraph/schema.py", *RANK_COPIES_LEFT):
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Dict):  # {"half": 0, "float": 1, ...}
+                keys = [k.value for k, v in zip(node.keys, node.values) if isinstance(k, ast.Constant)
+                        and k.value in names and isinstance(v, ast.Constant) and isinstance(v.value, int)]
+                if len(keys) >= 3:
+                    copies.append((rel, node.lineno))
+            elif isinstance(node, (ast.Tuple, ast.List)):  # an ordered list of int and float types
+                items = [e.value for e in node.elts if isinstance(e, ast.Constant) and e.value in names]
+                if len(items) >= 4 and "size_t" in items and not {"int", "long"}.isdisjoint(items):
+                    copies.append((rel, node.lineno))
+    assert not copies, f"a type rank again (use kgraph.schema.CONVERSION_RANK): {copies}"

@@ -8,9 +8,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-FLOAT_RANK = {"half": 0, "__half": 0, "float": 1, "double": 2}
-# integer conversion rank (usual arithmetic conversions); unknown integer types rank as int
-INT_RANK = ["bool", "_Bool", "char", "uchar", "short", "ushort", "int", "uint", "long", "size_t", "ulong"]
+from kgraph.schema import CONVERSION_RANK, DTYPE_ALIASES, FLOAT_DTYPES
+
+_INT_RANK = CONVERSION_RANK["int"]
+
+
+def rank(base: str) -> int:
+    """Rank of a scalar type in the usual arithmetic conversions (:data:`kgraph.schema.CONVERSION_RANK`,
+    spellings through ``DTYPE_ALIASES``: ``__half`` is half, ``_Bool`` bool); unknown types rank as int."""
+    return CONVERSION_RANK.get(DTYPE_ALIASES.get(base, base), _INT_RANK)
+
+
+def is_float_base(base: str) -> bool:
+    return DTYPE_ALIASES.get(base, base) in FLOAT_DTYPES
 
 
 @dataclass(frozen=True)
@@ -33,7 +43,7 @@ class CType:
 
     @property
     def is_float(self) -> bool:
-        return not self.pointer and self.base in FLOAT_RANK
+        return not self.pointer and is_float_base(self.base)
 
     @property
     def elem_bytes(self) -> int:
@@ -47,7 +57,7 @@ class CType:
             return "int_ops"
         if self.base == "double":
             return "flops_fp64"
-        if self.base in FLOAT_RANK:
+        if is_float_base(self.base):
             return "flops_fp32"
         return "int_ops"
 
@@ -114,13 +124,8 @@ def promote(a: CType, b: CType) -> CType:
         return a
     if b.width > 1 and a.width == 1:
         return b
-    ra, rb = FLOAT_RANK.get(a.base, -1), FLOAT_RANK.get(b.base, -1)
-    if ra < 0 and rb < 0:
-        ia = INT_RANK.index(a.base) if a.base in INT_RANK else INT_RANK.index("int")
-        ib = INT_RANK.index(b.base) if b.base in INT_RANK else INT_RANK.index("int")
-        pick = a if ia >= ib else b
-        if INT_RANK.index(pick.base if pick.base in INT_RANK else "int") < INT_RANK.index("int"):
-            pick = INT  # integer promotion: char/short/bool arithmetic happens in int
-        return replace(pick, width=max(a.width, b.width))
+    ra, rb = rank(a.base), rank(b.base)
     pick = a if ra >= rb else b
+    if max(ra, rb) < _INT_RANK:
+        pick = INT  # integer promotion: char/short/bool arithmetic happens in int
     return replace(pick, width=max(a.width, b.width))
