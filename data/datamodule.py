@@ -74,6 +74,12 @@ def read_dataset(directory: str | Path) -> tuple[pd.DataFrame, pd.DataFrame, dic
     return launches.reset_index(drop=True), pd.read_parquet(d / "sources.parquet"), device
 
 
+#: shares held out of each split unit, defined once: the DataModule's defaults, which conf/split/*.yaml,
+#: the compact-head training and the baselines inherit
+VAL_FRACTION = 0.1
+TEST_FRACTION = 0.2
+
+
 def to_splits(table: pd.DataFrame, split: str, val_fraction: float, test_fraction: float,
               seed: int, test_devices: list[str] | None = None) -> dict[str, np.ndarray]:
     """Row indices of ``train``, ``val`` and ``test`` (sorted) for one of :data:`SPLITS`."""
@@ -150,11 +156,12 @@ class KGraphDataModule(L.LightningDataModule):
     """
 
     def __init__(self, datasets: list[str] | None = None, split: str = "random",
-                 val_fraction: float = 0.1, test_fraction: float = 0.1,
+                 val_fraction: float = VAL_FRACTION, test_fraction: float = TEST_FRACTION,
                  test_devices: list[str] | None = None, seed: int = 0, batch_size: int = 64,
                  num_workers: int = 0, cache_dir: str = "runs/cache", with_graphs: bool = True,
                  tokenizer: str | None = None, max_tokens: int = 512):
         super().__init__()
+        self.save_hyperparameters()  # datasets, split, seed, ...: in checkpoints and the logger's config
         if split not in SPLITS:
             raise UsageError(f"--data.split: unknown split '{split}' (choose from {', '.join(SPLITS)})")
         for name, value in (("val_fraction", val_fraction), ("test_fraction", test_fraction)):

@@ -7,6 +7,13 @@ linked, never written twice: ``data.with_graphs`` <- ``model.arch.use_graph``; `
 ``model.arch.tokens.path`` when ``model.arch.use_tokens``; ``data.max_tokens`` <-
 ``model.arch.tokens.max_length``; ``model.feature_names`` <- ``data.feature_names``.
 
+Every run records what it was: the resolved config (datasets, split, seed, model, trainer) is written
+as ``config.yaml`` beside the run (``<save_dir>/<project>/<run id>/``, where the checkpoints of a fit go;
+``<default_root_dir>/<subcommand>-config.yaml`` without a logger), goes into the W&B run config and into
+every checkpoint (key ``kgraph_config``, with ``kgraph_run``: group, job type, run directory). W&B runs are
+grouped: a ``fit`` starts the group named after its run id (``job_type: fit``); a ``test``/``validate``/
+``predict`` of one of its checkpoints (``--ckpt_path``) joins that group with ``job_type`` the subcommand.
+
 Also runnable as ``python -m kgraph.models.cli fit --config conf/hybrid.yaml`` (e.g. on a GPU host).
 """
 from __future__ import annotations
@@ -15,8 +22,10 @@ import os
 import sys
 import warnings
 
+from pathlib import Path
+
 from lightning.pytorch.callbacks import ModelCheckpoint
-from lightning.pytorch.cli import LightningArgumentParser, LightningCLI
+from lightning.pytorch.cli import LightningArgumentParser, LightningCLI, SaveConfigCallback
 from lightning.pytorch.loggers import WandbLogger
 from jsonargparse import lazy_instance
 
@@ -30,8 +39,117 @@ def _tokenizer_of(use_tokens: bool, path: str) -> str | None:
     return path if use_tokens else None
 
 
+def run_dir(trainer) -> Path:
+    """Directory of this run: ``<save_dir>/<project>/<run id>`` for W&B (the checkpoints' parent, as
+    ModelCheckpoint resolves it), a logger's ``log_dir`` otherwise, else ``default_root_dir``."""
+    from lightning.pytorch.loggers import WandbLogger
+
+    logger = trainer.loggers[0] if trainer.loggers else None
+    if isinstance(logger, WandbLogger):
+        version = logger.version
+        version = version if isinstance(version, str) else f"version_{version}"
+        return Path(logger.save_dir or trainer.default_root_dir) / str(logger.name) / version
+    if logger is not None and getattr(logger, "log_dir", None):
+        return Path(logger.log_dir)
+    return Path(trainer.default_root_dir)
+
+
+def group_of_checkpoint(ckpt_path: str | None) -> str | None:
+    """W&B group of the fit that wrote ``ckpt_path``: recorded in the checkpoint (``kgraph_run``), else
+    the run id of its directory (``.../<run id>/checkpoints/x.ckpt``); None when neither is known."""
+    if not ckpt_path or not Path(ckpt_path).is_file():
+        return None
+    import torch
+
+    try:
+        ckpt = torch.load(ckpt_path, weights_only=True, map_location="cpu", mmap=True)
+        group = (ckpt.get("kgraph_run") or {}).get("group")
+        if group:
+            return str(group)
+    except Exception:  # noqa: BLE001 - an unreadable checkpoint is reported by Lightning itself
+        pass
+    path = Path(ckpt_path).resolve()
+    return path.parent.parent.name if path.parent.name == "checkpoints" else None
+
+
+class KGraphSaveConfig(SaveConfigCallback):
+    """Saves the resolved config beside the run (not in the shared ``runs/``), logs it to W&B and puts it
+    in every checkpoint (``kgraph_config``, ``kgraph_run``)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs["save_to_log_dir"] = False
+        super().__init__(*args, **kwargs)
+        import yaml
+
+        text = self.parser.dump(self.config, skip_link_targets=False, format="yaml")
+        self.dump = yaml.safe_load(text) or {}
+        self.run: dict = {}
+
+    def setup(self, trainer, pl_module, stage: str) -> None:
+        logger = (self.dump.get("trainer") or {}).get("logger")
+        init = logger.get("init_args", {}) if isinstance(logger, dict) else {}
+        self.run = {"group": init.get("group"), "job_type": init.get("job_type"),
+                    "stage": str(getattr(stage, "value", stage))}
+        super().setup(trainer, pl_module, stage)
+
+    def save_config(self, trainer, pl_module, stage: str) -> None:
+        from lightning.pytorch.loggers import WandbLogger
+
+        directory = run_dir(trainer)
+        directory.mkdir(parents=True, exist_ok=True)
+        has_run = bool(trainer.loggers)
+        path = directory / ("config.yaml" if has_run else f"{self.run['stage']}-config.yaml")
+        path.write_text(self.parser.dump(self.config, skip_link_targets=False, format="yaml"))
+        self.run["run_dir"] = str(directory)
+        for logger in trainer.loggers:
+            if isinstance(logger, WandbLogger):
+                logger.experiment.config.update({"config": self.dump, **summary_of(self.dump),
+                                                 "run": self.run}, allow_val_change=True)
+
+    def on_save_checkpoint(self, trainer, pl_module, checkpoint: dict) -> None:
+        checkpoint["kgraph_config"] = self.dump
+        checkpoint["kgraph_run"] = dict(self.run)
+
+
+def summary_of(config: dict) -> dict:
+    """The few keys that say what a run trained on: datasets, split, seed, model switches."""
+    data = config.get("data") or {}
+    arch = ((config.get("model") or {}).get("arch")) or {}
+    return {"datasets": data.get("datasets"), "split": data.get("split"), "data_seed": data.get("seed"),
+            "seed_everything": config.get("seed_everything"),
+            "max_epochs": (config.get("trainer") or {}).get("max_epochs"),
+            "max_steps": (config.get("trainer") or {}).get("max_steps"),
+            "model": {k: arch.get(k) for k in ("use_graph", "use_tokens", "use_hardware", "use_static_counts")}}
+
+
 class KGraphCLI(LightningCLI):
     """LightningCLI with the argument links between model and data (see module docstring)."""
+
+    def before_instantiate_classes(self) -> None:
+        """W&B group and job type: a fit is its own group (its run id); an evaluation of a checkpoint
+        joins the group of the fit that wrote it."""
+        sub = getattr(self, "subcommand", None)
+        if not sub:
+            return
+        config = self.config[sub]
+        logger = config.get("trainer", {}).get("logger") if hasattr(config, "get") else None
+        init = getattr(logger, "init_args", None)
+        if init is None or not str(getattr(logger, "class_path", "")).endswith("WandbLogger"):
+            return
+        if init.get("job_type") is None:
+            init.job_type = sub
+        if sub == "fit":
+            if init.get("id") is None and init.get("version") is None:
+                import secrets
+                import string
+
+                init.id = "".join(secrets.choice(string.ascii_lowercase + string.digits) for _ in range(8))
+            if init.get("group") is None:
+                init.group = init.get("version") or init.get("id")
+        elif init.get("group") is None:
+            group = group_of_checkpoint(config.get("ckpt_path"))
+            if group:
+                init.group = group
 
     def add_arguments_to_parser(self, parser: LightningArgumentParser) -> None:
         parser.add_lightning_class_args(ModelCheckpoint, "checkpoint")
@@ -55,7 +173,8 @@ def build_cli(argv: list[str], run: bool = True) -> KGraphCLI:
     os.environ.setdefault("WANDB_MODE", "offline")
     os.environ.setdefault("WANDB_SILENT", "true")
     return KGraphCLI(KGraphLightningModule, KGraphDataModule, args=argv, trainer_defaults=TRAINER_DEFAULTS,
-                     seed_everything_default=0, save_config_kwargs={"overwrite": True},
+                     seed_everything_default=0, save_config_callback=KGraphSaveConfig,
+                     save_config_kwargs={"overwrite": True},
                      parser_kwargs={"default_env": False}, auto_configure_optimizers=False, run=run)
 
 

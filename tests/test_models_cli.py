@@ -38,6 +38,38 @@ def test_fit_tiny_on_ci_tiny_writes_checkpoint_and_media(tmp_path, monkeypatch):
 
     module = KGraphLightningModule.load_from_checkpoint(tmp_path.glob("kgraph/*/checkpoints/last.ckpt").__next__())
     assert module.model.launch_encoder.feature_std.min().item() > 0
+    _check_run_records(tmp_path, next(p for p in ckpts if p.name == "last.ckpt"), state)
+
+
+def _check_run_records(tmp_path, ckpt, state):
+    """One resolved config per run (beside its checkpoints), the full config in the checkpoint and the
+    W&B config, and a `test` of the checkpoint grouped with its `fit`."""
+    import wandb
+    import yaml
+
+    from kgraph.models.cli import build_cli
+
+    wandb.finish()  # the fit's run (a new process in real use)
+    fit_dir = ckpt.parent.parent
+    config = yaml.safe_load((fit_dir / "config.yaml").read_text())
+    assert config["data"]["datasets"] == [str(CI_TINY)] and config["data"]["split"] == "random"
+    assert config["seed_everything"] == 0 and config["model"]["arch"]["use_graph"] is True
+    assert not (tmp_path / "config.yaml").exists()  # not one shared file overwritten by every run
+    assert state["kgraph_config"]["data"]["datasets"] == [str(CI_TINY)]
+    assert state["kgraph_config"]["trainer"]["max_steps"] == 4
+    assert state["datamodule_hyper_parameters"]["split"] == "random"
+    assert state["kgraph_run"] == {"group": fit_dir.name, "job_type": "fit", "stage": "fit",
+                                   "run_dir": str(fit_dir)}
+    cli = build_cli(["test", "--config", str(REPO / "conf/tiny.yaml"), "--data.datasets", f"[{CI_TINY}]",
+                     "--data.cache_dir", str(tmp_path / "cache"),
+                     "--trainer.logger.init_args.save_dir", str(tmp_path), "--ckpt_path", str(ckpt)])
+    run = cli.trainer.loggers[0].experiment
+    assert (run.group, run.job_type) == (fit_dir.name, "test") and run.id != fit_dir.name
+    assert run.config["datasets"] == [str(CI_TINY)] and run.config["split"] == "random"
+    assert run.config["config"]["ckpt_path"] == str(ckpt)
+    test_config = yaml.safe_load((fit_dir.parent / run.id / "config.yaml").read_text())
+    assert test_config["ckpt_path"] == str(ckpt)
+    wandb.finish()
 
 
 def test_cli_misuse_is_a_clear_error(tmp_path, monkeypatch, capsys):
