@@ -1,8 +1,8 @@
 """The symbol pass of the builder: C scopes, declarations, VARIABLE/BUFFER nodes, builtins and macros.
 
-Visits only the nodes the AST pass marked (scopes, declarations, identifiers), in pre-order. The
-visible names live in one dict; each open scope keeps an undo list that restores the names it shadowed
-when it closes (at ``b.scope_end[scope]``), so a lookup is one dict access at any nesting depth.
+Visits only the nodes the AST pass marked (scopes, declarations, identifiers), in pre-order. Names
+resolve through :class:`kgraph.scopes.ScopedNames` (C's block scoping, shared with the analysis: one dict
+of visible names, an undo list per open scope), a scope closing after its last node ``b.scope_end[scope]``.
 A declaration's symbols enter scope at their declarator identifier (``int x = x + 1`` reads the outer
 ``x``). An identifier that names no symbol is a helper or builtin callee, the kernel's own name, a
 macro constant (CONSTANT node), a built-in variable (BUILTIN node) or left as spelled.
@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kgraph.builder_walk import SCOPE_KINDS
+from kgraph.scopes import ScopedNames
 from kgraph.schema import CALL_INVOKE, DATA_DECL, DATA_VALUE, Flow, NodeType, dtype_name
 from kgraph.vocab import value_token
 
@@ -41,8 +42,9 @@ class ScopeResolver:
     def __init__(self, b, function):
         self.b = b
         self.function = function
-        self.visible: dict[str, Symbol] = {}
-        self.scopes: list[tuple[int, list]] = []  # (last node of the scope, undo list of (name, shadowed))
+        self.names = ScopedNames()  # C's block scoping (kgraph.scopes); the function's scope is the outermost
+        self.visible: dict[str, Symbol] = self.names.visible
+        self.scope_ends: list[int] = []  # last node of each scope opened inside the function, innermost last
         self.pending: dict[int, Symbol] = {}      # declarator identifier -> symbol it declares
         self.params = {p.node.start_byte: p for p in function.params if getattr(p, "node", None) is not None}
         dialect = getattr(b.unit, "dialect", None)
@@ -55,27 +57,25 @@ class ScopeResolver:
         """Resolve the marked nodes (scope, declaration and identifier nodes of the function, pre-order);
         the identifiers that name a scalar / a buffer go to ``b.scalar_refs`` / ``b.buffer_refs``."""
         b = self.b
-        kind, text, scopes, visible, pending = b.kind, b.text, self.scopes, self.visible, self.pending
+        kind, text, visible, pending = b.kind, b.text, self.visible, self.pending
+        ends, names = self.scope_ends, self.names
         token, dtype, space, sym_of, declared = b.token, b.dtype, b.space, b.sym_of, b.declared
         scalar_refs, buffer_refs = b.scalar_refs, b.buffer_refs
         for i in marks:
-            while scopes and scopes[-1][0] < i:
-                for name, shadowed in reversed(scopes.pop()[1]):
-                    if shadowed is None:
-                        del visible[name]
-                    else:
-                        visible[name] = shadowed
+            while ends and ends[-1] < i:
+                ends.pop()
+                names.pop()
             k = kind[i]
             if k != "identifier":
                 if k in SCOPE_KINDS:
-                    scopes.append((b.scope_end[i], []))
+                    ends.append(b.scope_end[i])
+                    names.push()
                 else:
                     self.declare(i)
             else:
                 symbol = pending.pop(i, None) if pending else None
                 if symbol is not None:
-                    scopes[-1][1].append((symbol.name, visible.get(symbol.name)))
-                    visible[symbol.name] = symbol
+                    names.declare(symbol.name, symbol)
                     declared[i] = symbol
                 else:
                     symbol = visible.get(text[i])

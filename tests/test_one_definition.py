@@ -190,3 +190,47 @@ def test_type_ranks_are_defined_once():
                 if len(items) >= 4 and "size_t" in items and not {"int", "long"}.isdisjoint(items):
                     copies.append((rel, node.lineno))
     assert not copies, f"a type rank again (use kgraph.schema.CONVERSION_RANK): {copies}"
+
+
+# ------------------------------------------------------------------------------- scope resolution
+SHADOWING = """kernel void k(global double *a) {
+  double x = a[0];
+  { int x = 3; a[1] = x * x; }
+  a[2] = x * x;
+}
+"""
+
+
+def test_scope_resolution_is_defined_once():
+    import kgraph
+    from kgraph.analysis.scope import Scope
+    from kgraph.builder_scopes import ScopeResolver
+    from kgraph.scopes import ScopedNames
+
+    names = ScopedNames()
+    names.declare("x", 1)
+    names.push()
+    names.declare("x", 2)
+    names.declare("x", 3)
+    names.declare("y", 4)
+    assert (names.lookup("x"), names.lookup("y")) == (3, 4)
+    names.pop()
+    names.pop()  # the outermost scope stays
+    assert (names.lookup("x"), names.lookup("y"), names.depth) == (1, None, 1)
+    assert issubclass(Scope, ScopedNames)
+    assert "ScopedNames" in ScopeResolver.__init__.__code__.co_names
+    # both resolve the inner int x in the block and the outer double x after it
+    graph = kgraph.from_source(SHADOWING, "opencl")[0]
+    products = [n.dtype for n in graph.nodes if n.kind == "binary_expression"]
+    assert products == ["int", "double"]
+    counts = graph.analysis.evaluate({"gsz0": 1, "gsz1": 1, "gsz2": 1, "lsz0": 1, "lsz1": 1, "lsz2": 1})
+    assert counts["flops_fp64"] == 1
+    copies = []  # another scope stack: a class that opens/closes scopes or declares/looks up names
+    for path in source_files():
+        rel = path.relative_to(REPO).as_posix()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ClassDef) and (rel, node.name) != ("kgraph/scopes.py", "ScopedNames"):
+                methods = {f.name for f in node.body if isinstance(f, ast.FunctionDef)}
+                if {"push", "pop"} <= methods or {"declare", "lookup"} <= methods:
+                    copies.append((rel, node.name))
+    assert not copies, f"scope resolution implemented again (use kgraph.scopes.ScopedNames): {copies}"

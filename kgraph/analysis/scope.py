@@ -1,14 +1,15 @@
 """Names visible at a point of a kernel: parameters, local variables and arrays, with their types.
 
-The analysis walks a function in source order and keeps a stack of scopes (one per compound
-statement and per ``for``). A variable knows its :class:`CType`, its array dimensions, and the buffer
+The analysis walks a function in source order and opens a scope per compound statement and per ``for``;
+names resolve through :class:`kgraph.scopes.ScopedNames` (C's block scoping, shared with the graph builder). A variable knows its :class:`CType`, its array dimensions, and the buffer
 it points into (``alias``) when it is a pointer derived from a buffer parameter.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from kgraph.analysis.ctype import CType
+from kgraph.scopes import ScopedNames
 
 
 @dataclass
@@ -33,24 +34,11 @@ class Variable:
     line: int = 0
 
 
-@dataclass
-class Scope:
-    """A stack of name tables; lookups go from the innermost outwards."""
+class Scope(ScopedNames):
+    """The :class:`Variable` of each visible name: C's block scoping of :class:`kgraph.scopes.ScopedNames`
+    (``push``/``pop``, ``lookup(name)``), declared by variable."""
 
-    frames: list = field(default_factory=lambda: [{}])
-
-    def push(self) -> None:
-        self.frames.append({})
-
-    def pop(self) -> None:
-        if len(self.frames) > 1:
-            self.frames.pop()
+    __slots__ = ()
 
     def declare(self, var: Variable) -> None:
-        self.frames[-1][var.name] = var
-
-    def lookup(self, name: str) -> Variable | None:
-        for frame in reversed(self.frames):
-            if name in frame:
-                return frame[name]
-        return None
+        super().declare(var.name, var)
