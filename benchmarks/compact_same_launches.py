@@ -38,7 +38,7 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     torch.set_num_threads(1)
     heads = {n: from_checkpoint(f) for n, f in (h.split("=", 1) for h in args.heads)}
-    dm = KGraphDataModule([args.dataset], split=args.split, val_fraction=0.1, test_fraction=0.2, seed=0,
+    dm = KGraphDataModule([args.dataset], split=args.split, seed=0,
                           cache_dir=args.cache_dir, with_graphs=False)
     dm.setup()
     rows = np.asarray(dm.splits["test"])

@@ -86,7 +86,7 @@ def prepare(model, datasets: list[str], split: str, cache_dir: str) -> list[dict
     path, max_len = tokenizer_of(model)
     parts = []
     for d in datasets:
-        dm = KGraphDataModule([d], split=split, val_fraction=0.1, test_fraction=0.2, seed=0,
+        dm = KGraphDataModule([d], split=split, seed=0,
                               cache_dir=cache_dir, with_graphs=True, tokenizer=path, max_tokens=max_len)
         dm.setup()
         pad = int(load_tokenizer(path).pad_token_id or 0) if path else 0

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 import torch
 
-from kgraph.data.datamodule import KGraphDataModule, to_splits
+from kgraph.data.datamodule import TEST_FRACTION, VAL_FRACTION, KGraphDataModule, to_splits
 from kgraph.data.features import LAUNCH_FEATURES, feature_names
 
 KERNELS = {  # kernel_id: (family, kernel_name, source)
@@ -135,7 +135,8 @@ def test_random_split_is_seeded(datasets, tmp_path):
     c = make(datasets, tmp_path, split="random", seed=4).splits
     assert all(np.array_equal(a[k], b[k]) for k in a)
     assert not np.array_equal(a["test"], c["test"])
-    assert [len(a[k]) for k in ("train", "val", "test")] == [50, 6, 6]
+    n_test, n_val = round(62 * TEST_FRACTION), round(62 * VAL_FRACTION)  # the DataModule's default shares
+    assert [len(a[k]) for k in ("train", "val", "test")] == [62 - n_test - n_val, n_val, n_test]
 
 
 def test_bad_split_and_device_are_usage_errors(datasets, tmp_path):

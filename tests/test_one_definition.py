@@ -192,6 +192,38 @@ def test_type_ranks_are_defined_once():
     assert not copies, f"a type rank again (use kgraph.schema.CONVERSION_RANK): {copies}"
 
 
+# ------------------------------------------------------------------------------ held-out fractions
+def test_split_fractions_have_one_source():
+    import inspect
+
+    import yaml
+
+    from kgraph.data.datamodule import TEST_FRACTION, VAL_FRACTION, KGraphDataModule
+
+    params = inspect.signature(KGraphDataModule.__init__).parameters
+    assert (params["val_fraction"].default, params["test_fraction"].default) == (VAL_FRACTION, TEST_FRACTION)
+    for path in sorted((REPO / "conf").rglob("*.yaml")):  # configs inherit the DataModule's
+        data = (yaml.safe_load(path.read_text()) or {}).get("data") or {}
+        assert "test_fraction" not in data, f"{path}: test_fraction set again (the DataModule's default is the one)"
+    fractions = {"val_fraction", "test_fraction", "--val-fraction", "--test-fraction"}
+    copies = []  # a literal fraction passed, defaulted or parsed anywhere but the DataModule's definition
+    for path in [*source_files(), *sorted((REPO / "benchmarks").glob("*.py"))]:
+        rel = path.relative_to(REPO).as_posix()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.keyword) and node.arg in fractions and isinstance(node.value, ast.Constant):
+                copies.append((rel, node.value.lineno))
+            elif isinstance(node, ast.arguments):
+                named = [*node.posonlyargs, *node.args][-len(node.defaults):] if node.defaults else []
+                pairs = [*zip(named, node.defaults), *zip(node.kwonlyargs, node.kw_defaults)]
+                copies += [(rel, d.lineno) for a, d in pairs if a.arg in fractions and isinstance(d, ast.Constant)
+                           and d.value is not None]
+            elif (isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "add_argument" and node.args
+                  and isinstance(node.args[0], ast.Constant) and node.args[0].value in fractions):
+                copies += [(rel, k.value.lineno) for k in node.keywords if k.arg == "default"
+                           and isinstance(k.value, ast.Constant) and k.value.value is not None]
+    assert not copies, f"a held-out fraction written again (use kgraph.data.datamodule's): {copies}"
+
+
 # ------------------------------------------------------------------------------- scope resolution
 SHADOWING = """kernel void k(global double *a) {
   double x = a[0];

@@ -17,10 +17,11 @@ from kgraph.errors import KGraphError, UsageError
 
 
 def run_baselines(data: list[str], split: str, out: str | Path, names: list[str], seed: int = 0,
-                  val_fraction: float = 0.1, test_fraction: float = 0.1,
+                  val_fraction: float | None = None, test_fraction: float | None = None,
                   test_devices: list[str] | None = None) -> dict[str, dict]:
-    """Fit and evaluate ``names`` (keys of ``BASELINES``); returns per-baseline info incl. metrics."""
-    from kgraph.data.datamodule import to_splits
+    """Fit and evaluate ``names`` (keys of ``BASELINES``); returns per-baseline info incl. metrics.
+    ``val_fraction``/``test_fraction``: None for the DataModule's (``VAL_FRACTION``/``TEST_FRACTION``)."""
+    from kgraph.data.datamodule import TEST_FRACTION, VAL_FRACTION, to_splits
     from kgraph.models.baselines import BASELINES, LaunchRows
     from kgraph.models.predictions import summarize_frame, to_frame, write_predictions
 
@@ -28,6 +29,8 @@ def run_baselines(data: list[str], split: str, out: str | Path, names: list[str]
     if unknown:
         raise UsageError(f"--baselines: unknown baseline(s) {', '.join(unknown)} (choose from {', '.join(BASELINES)})")
     rows = LaunchRows.from_datasets(data)
+    val_fraction = VAL_FRACTION if val_fraction is None else val_fraction
+    test_fraction = TEST_FRACTION if test_fraction is None else test_fraction
     splits = to_splits(rows.launches, split, val_fraction, test_fraction, seed, test_devices)
     train, test = rows.take(splits["train"]), rows.take(splits["test"])
     if not len(train) or not len(test):
@@ -62,8 +65,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", required=True, help="run directory to write")
     parser.add_argument("--baselines", nargs="+", default=list(BASELINES), help="which baselines")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--val-fraction", type=float, default=0.1)
-    parser.add_argument("--test-fraction", type=float, default=0.1)
+    parser.add_argument("--val-fraction", type=float, default=None, help="default: the DataModule's")
+    parser.add_argument("--test-fraction", type=float, default=None, help="default: the DataModule's")
     parser.add_argument("--test-devices", nargs="*", default=None, help="for leave_device_out")
     args = parser.parse_args(argv)
     try:
