@@ -140,6 +140,7 @@ class KGraphDataModule(L.LightningDataModule):
 
     Args:
         datasets: dataset directories (``data/datasets/<device_id>``); their ok launches are pooled.
+            Required (no default dataset).
         split: one of ``random``, ``unseen_launch``, ``leave_kernel_out``, ``leave_family_out``,
             ``leave_device_out`` (see the module docstring for their exact meaning).
         val_fraction: share of the split unit held out for validation.
@@ -167,7 +168,11 @@ class KGraphDataModule(L.LightningDataModule):
         for name, value in (("val_fraction", val_fraction), ("test_fraction", test_fraction)):
             if not 0 <= value < 1:
                 raise UsageError(f"--data.{name}: must be in [0, 1), got {value}")
-        self.datasets = list(datasets or ["data/datasets/ci-tiny"])
+        if not datasets:  # no silent default: which measurements a model learns from is always a choice
+            raise UsageError("--data.datasets: name the measured dataset directories to train on, e.g. "
+                             "'[data/datasets/nvidia-h200]' (conf/model/hybrid.yaml does); the CI smoke set is "
+                             "'[data/datasets/ci-tiny]' (conf/tiny.yaml)")
+        self.datasets = list(datasets)
         self.split, self.seed = split, seed
         self.val_fraction, self.test_fraction = val_fraction, test_fraction
         self.test_devices = list(test_devices or [])

@@ -14,10 +14,11 @@ CONFIGS = sorted(p.relative_to(CONF).as_posix() for p in CONF.rglob("*.yaml") if
 SWEEPS = sorted(CONF.glob("sweeps/*.yaml"))
 
 
-def printed_config(capsys, *files: str) -> dict:
+def printed_config(capsys, *files: str, argv: list[str] | None = None) -> dict:
     args = ["fit"]
     for f in files:
         args += ["--config", str(CONF / f)]
+    args += argv or []
     with pytest.raises(SystemExit) as exc:
         run_lightning_cli([*args, "--print_config"])
     assert exc.value.code in (0, None)
@@ -53,10 +54,43 @@ def test_config_parses(name, capsys):
     assert arch["head"]["time"] == ("bounded" if name == "model/bounded.yaml" else "unbounded")
     if name == "model/gatv2_gated.yaml":
         assert arch["graph"]["layer"] == "gatv2" and arch["head"]["weighting"] == "uncertainty"
+    assert_real_data_and_limit(cfg, smoke=name == "tiny.yaml")
+
+
+def assert_real_data_and_limit(cfg: dict, smoke: bool = False) -> None:
+    """A run of this config names its measured datasets (the CI smoke set only where chosen: tiny.yaml)
+    and a training limit (not Lightning's default of 1000 epochs); held-out devices are among the data."""
+    datasets = cfg["data"]["datasets"]
+    assert datasets, "no dataset named: the DataModule has no default"
+    names = [Path(d).name for d in datasets]
+    assert all(Path(d).parent.as_posix().endswith("data/datasets") for d in datasets), datasets
+    assert ("ci-tiny" in names) == smoke, datasets
+    for d in datasets:
+        assert (REPO / d / "device.json").is_file(), f"{d}: not a dataset of this checkout"
+    trainer = cfg["trainer"]
+    limited = (trainer.get("max_epochs") or 0) > 0 or (trainer.get("max_steps") or -1) > 0
+    assert limited, f"no max_epochs/max_steps: {trainer.get('max_epochs')}, {trainer.get('max_steps')}"
+    if not smoke:
+        assert 0 < (trainer.get("max_epochs") or 0) <= 200
+    if cfg["data"]["split"] == "leave_device_out":
+        import json
+
+        ids = {json.loads((REPO / d / "device.json").read_text())["device_id"] for d in datasets}
+        assert cfg["data"]["test_devices"] and set(cfg["data"]["test_devices"]) < ids, (cfg["data"], ids)
+
+
+def test_no_default_dataset():
+    from kgraph.data.datamodule import KGraphDataModule
+    from kgraph.errors import UsageError
+
+    with pytest.raises(UsageError, match="data.datasets"):
+        KGraphDataModule()
+    with pytest.raises(UsageError, match="data.datasets"):
+        KGraphDataModule(datasets=[])
 
 
 @pytest.mark.parametrize("path", SWEEPS, ids=lambda p: p.name)
-def test_sweep_files(path):
+def test_sweep_files(path, capsys):
     from kgraph.app.cli.sweep import from_file, to_command, to_runs
 
     sweep = from_file(str(path))
@@ -74,6 +108,9 @@ def test_sweep_files(path):
     for f in cmd[cmd.index("--config") + 1::2][: cmd.count("--config")]:
         assert (REPO / f).is_file(), f
     assert all(f"--{k}={v}" in cmd for k, v in runs[0].items())
+    # what a run of the sweep resolves to: a real dataset, an epoch limit
+    cfg = printed_config(capsys, argv=[str(REPO / a) if a.startswith("conf/") else a for a in cmd[2:]])
+    assert_real_data_and_limit(cfg)
 
 
 def test_grid_expansion_order():
