@@ -14,6 +14,8 @@ no_hardware             yes         yes         no            yes
 """
 from __future__ import annotations
 
+import dataclasses
+import typing
 from dataclasses import dataclass, field
 
 import torch
@@ -57,11 +59,9 @@ class ModelConfig:
 
     @classmethod
     def from_dict(cls, data: dict) -> "ModelConfig":
-        """Rebuild from a plain dict (e.g. checkpoint hyper-parameters written by LightningCLI)."""
-        parts = {"graph": GraphEncoderConfig, "tokens": TokenEncoderConfig, "launch": LaunchEncoderConfig,
-                 "fusion": FusionConfig, "head": HeadConfig}
-        kwargs = {k: (parts[k](**v) if k in parts and isinstance(v, dict) else v) for k, v in data.items()}
-        return cls(**kwargs)
+        """Rebuild from a plain dict: ``dataclasses.asdict`` output (a shipped model's ``config.json``
+        ``arch``) or checkpoint hyper-parameters written by LightningCLI. The one way a config is read back."""
+        return config_from_dict(cls, data)
 
     def feature_groups(self) -> tuple[str, ...]:
         """Prefixes of the launch feature groups this variant uses (the physical floors need both the
@@ -70,6 +70,19 @@ class ModelConfig:
             ("static_",) if self.use_static_counts else ()) + (
             ("floor_",) if self.use_hardware and self.use_static_counts else ())
 
+
+
+def config_from_dict(cls, data: dict):
+    """A (nested) config dataclass ``cls`` from a plain dict: nested dicts become the field's dataclass,
+    keys that are not fields are ignored (configs written by another version still load)."""
+    hints = typing.get_type_hints(cls)
+    kwargs = {}
+    for f in dataclasses.fields(cls):
+        if f.name in data:
+            value = data[f.name]
+            kwargs[f.name] = (config_from_dict(hints[f.name], value)
+                              if dataclasses.is_dataclass(hints[f.name]) and isinstance(value, dict) else value)
+    return cls(**kwargs)
 
 class KGraphModel(nn.Module):
     """Predict a launch's log time, bandwidth, footprint, FLOPs, bytes and bound class.

@@ -23,7 +23,6 @@ import dataclasses
 import json
 import shutil
 import sys
-import typing
 from pathlib import Path
 
 import numpy as np
@@ -34,18 +33,6 @@ from kgraph.models.shipped import DEFAULT_DIR
 
 FORMAT = "kgraph-default/1"
 MAX_BYTES = 20 * 1024 * 1024
-
-
-def _from_dict(cls, data: dict):
-    """Rebuild a (nested) config dataclass from ``dataclasses.asdict`` output."""
-    hints = typing.get_type_hints(cls)
-    kwargs = {}
-    for f in dataclasses.fields(cls):
-        if f.name not in data:
-            continue
-        value = data[f.name]
-        kwargs[f.name] = _from_dict(hints[f.name], value) if dataclasses.is_dataclass(hints[f.name]) else value
-    return cls(**kwargs)
 
 
 def missing_model_message(directory: Path) -> str:
@@ -88,7 +75,7 @@ class Predictor:
         if config.get("vocab_version") != VOCAB_VERSION:
             raise ModelError(f"{d}: trained with graph vocabulary {config.get('vocab_version')}, this kgraph has "
                              f"{VOCAB_VERSION}; retrain the model (token ids would not match)")
-        arch = _from_dict(ModelConfig, config["arch"])
+        arch = ModelConfig.from_dict(config["arch"])
         if arch.use_tokens:
             arch.tokens.path = str((d / "lm").resolve())
         torch.set_num_threads(max(1, min(4, torch.get_num_threads())))
@@ -249,7 +236,7 @@ def from_checkpoint(ckpt: str | Path, out: str | Path, datasets: list[str] | Non
     if isinstance(arch, dict):  # LightningCLI stores the parsed config as plain dicts
         from kgraph.models.kgraph_model import ModelConfig
 
-        arch = _from_dict(ModelConfig, arch)
+        arch = ModelConfig.from_dict(arch)
     arch.graph.node_vocab_sizes, arch.graph.num_edge_types, arch.graph.num_edge_positions = resolve_vocab(arch.graph)
     state = {k[len("model."):]: v.contiguous() for k, v in blob["state_dict"].items() if k.startswith("model.")}
     out = Path(out)

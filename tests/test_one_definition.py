@@ -192,6 +192,33 @@ def test_type_ranks_are_defined_once():
     assert not copies, f"a type rank again (use kgraph.schema.CONVERSION_RANK): {copies}"
 
 
+# ------------------------------------------------------------------------- ModelConfig from a dict
+def test_model_config_is_read_back_one_way():
+    import dataclasses
+    import json
+
+    from kgraph.models import predictor
+    from kgraph.models.heads import HeadConfig
+    from kgraph.models.kgraph_model import ModelConfig
+
+    arch = json.loads((REPO / "models/default/config.json").read_text())["arch"]
+    config = ModelConfig.from_dict(arch)
+    assert isinstance(config.head, HeadConfig) and dataclasses.asdict(config) == arch  # the shipped model's
+    changed = dataclasses.replace(ModelConfig(), use_tokens=False)
+    assert ModelConfig.from_dict(dataclasses.asdict(changed)) == changed
+    assert not hasattr(predictor, "_from_dict")
+    copies = []  # another function rebuilding dataclasses from dicts (fields + type hints)
+    for path in source_files():
+        rel = path.relative_to(REPO).as_posix()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.FunctionDef) and (rel, node.name) != ("models/kgraph_model.py", "config_from_dict"):
+                called = {n.attr if isinstance(n, ast.Attribute) else n.id for n in ast.walk(node)
+                          if isinstance(n, (ast.Attribute, ast.Name))}
+                if {"fields", "get_type_hints"} <= called:
+                    copies.append((rel, node.name))
+    assert not copies, f"a config dataclass rebuilt from a dict again (use ModelConfig.from_dict): {copies}"
+
+
 # ------------------------------------------------------------------------------ held-out fractions
 def test_split_fractions_have_one_source():
     import inspect
