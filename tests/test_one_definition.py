@@ -293,3 +293,23 @@ def test_scope_resolution_is_defined_once():
                 if {"push", "pop"} <= methods or {"declare", "lookup"} <= methods:
                     copies.append((rel, node.name))
     assert not copies, f"scope resolution implemented again (use kgraph.scopes.ScopedNames): {copies}"
+
+
+# ------------------------------------------------------------------------------ tree-sitter queries
+def test_every_shipped_query_is_run_by_code():
+    """Each ``parsers/dialects/*/*.scm`` is run by name through ``dialect.captures``/``matches`` somewhere
+    in the sources; a query nothing runs is not shipped (it would be a second, untested description of
+    what a hand-written walk does)."""
+    from kgraph.parsers import get_dialect
+
+    run = set()
+    for path in source_files():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if (isinstance(node, ast.Call) and getattr(node.func, "attr", "") in ("captures", "matches")
+                    and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+                run.add(node.args[0].value)
+    shipped = {p.stem for p in (REPO / "parsers/dialects").glob("*/*.scm")}
+    assert shipped, "no queries found"
+    assert not shipped - run, f"queries shipped but never run: {sorted(shipped - run)}"
+    for lang in ("c", "opencl", "cuda"):
+        assert set(get_dialect(lang).queries) == shipped  # every dialect has each (its own or inherited)
