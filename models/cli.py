@@ -13,6 +13,9 @@ as ``config.yaml`` beside the run (``<save_dir>/<project>/<run id>/``, where the
 every checkpoint (key ``kgraph_config``, with ``kgraph_run``: group, job type, run directory). W&B runs are
 grouped: a ``fit`` starts the group named after its run id (``job_type: fit``); a ``test``/``validate``/
 ``predict`` of one of its checkpoints (``--ckpt_path``) joins that group with ``job_type`` the subcommand.
+``WANDB_RUN_ID`` / ``WANDB_RUN_GROUP`` (set by ``kgraph sweep`` and W&B agents) name a fit's run and group.
+At the end each run writes ``summary.json`` beside it (last value of every metric, best checkpoint score),
+also to ``$KGRAPH_SUMMARY_FILE`` when set.
 
 Also runnable as ``python -m kgraph.models.cli fit --config conf/hybrid.yaml`` (e.g. on a GPU host).
 """
@@ -106,6 +109,34 @@ class KGraphSaveConfig(SaveConfigCallback):
                 logger.experiment.config.update({"config": self.dump, **summary_of(self.dump),
                                                  "run": self.run}, allow_val_change=True)
 
+    def teardown(self, trainer, pl_module, stage: str) -> None:
+        """``summary.json`` beside the run (and at ``$KGRAPH_SUMMARY_FILE``, how ``kgraph sweep`` reads its
+        runs back): the last value of every logged metric and the checkpoint monitor's best score."""
+        if not trainer.is_global_zero or not self.run.get("run_dir"):
+            return
+        import json
+        import math
+
+        metrics = {}
+        for name, value in trainer.callback_metrics.items():
+            try:
+                number = float(value)
+            except (TypeError, ValueError):
+                continue
+            metrics[name] = number if math.isfinite(number) else None
+        summary = {"run_id": Path(self.run["run_dir"]).name, **self.run, "metrics": metrics, "best": None}
+        ckpt = trainer.checkpoint_callback
+        if ckpt is not None and getattr(ckpt, "monitor", None) and ckpt.best_model_score is not None:
+            score = float(ckpt.best_model_score)
+            summary["best"] = {"monitor": ckpt.monitor, "mode": ckpt.mode, "path": ckpt.best_model_path,
+                               "score": score if math.isfinite(score) else None}
+        text = json.dumps(summary, indent=1)
+        (Path(self.run["run_dir"]) / "summary.json").write_text(text)
+        if os.environ.get("KGRAPH_SUMMARY_FILE"):
+            target = Path(os.environ["KGRAPH_SUMMARY_FILE"])
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text)
+
     def on_save_checkpoint(self, trainer, pl_module, checkpoint: dict) -> None:
         checkpoint["kgraph_config"] = self.dump
         checkpoint["kgraph_run"] = dict(self.run)
@@ -143,9 +174,10 @@ class KGraphCLI(LightningCLI):
                 import secrets
                 import string
 
-                init.id = "".join(secrets.choice(string.ascii_lowercase + string.digits) for _ in range(8))
+                init.id = os.environ.get("WANDB_RUN_ID") or "".join(
+                    secrets.choice(string.ascii_lowercase + string.digits) for _ in range(8))
             if init.get("group") is None:
-                init.group = init.get("version") or init.get("id")
+                init.group = os.environ.get("WANDB_RUN_GROUP") or init.get("version") or init.get("id")
         elif init.get("group") is None:
             group = group_of_checkpoint(config.get("ckpt_path"))
             if group:

@@ -19,6 +19,7 @@ CI_TINY = REPO / "data/datasets/ci-tiny"
 def test_fit_tiny_on_ci_tiny_writes_checkpoint_and_media(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("WANDB_MODE", "offline")
+    monkeypatch.setenv("KGRAPH_SUMMARY_FILE", str(tmp_path / "sweep" / "run-001.json"))  # as kgraph sweep does
     rc = main(["fit", "--config", str(REPO / "conf/tiny.yaml"), "--data.datasets", f"[{CI_TINY}]",
                "--data.cache_dir", str(tmp_path / "cache"), "--trainer.logger.init_args.save_dir", str(tmp_path)])
     assert rc == 0
@@ -60,6 +61,15 @@ def _check_run_records(tmp_path, ckpt, state):
     assert state["datamodule_hyper_parameters"]["split"] == "random"
     assert state["kgraph_run"] == {"group": fit_dir.name, "job_type": "fit", "stage": "fit",
                                    "run_dir": str(fit_dir)}
+    # the run's summary (how kgraph sweep reads a run back): beside the run and where the sweep asked
+    import json
+
+    summary = json.loads((tmp_path / "sweep" / "run-001.json").read_text())
+    assert summary == json.loads((fit_dir / "summary.json").read_text())
+    best = [v for k, v in state["callbacks"].items() if k.startswith("ModelCheckpoint")][0]
+    assert summary["run_id"] == fit_dir.name and summary["best"]["monitor"] == "val/time_mape"
+    assert summary["best"]["score"] == pytest.approx(float(best["best_model_score"]))
+    assert "val/time_mape" in summary["metrics"] and "train/loss" in summary["metrics"]
     cli = build_cli(["test", "--config", str(REPO / "conf/tiny.yaml"), "--data.datasets", f"[{CI_TINY}]",
                      "--data.cache_dir", str(tmp_path / "cache"),
                      "--trainer.logger.init_args.save_dir", str(tmp_path), "--ckpt_path", str(ckpt)])
