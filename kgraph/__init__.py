@@ -26,6 +26,7 @@ _EXPORTS = {
     "load_model": "kgraph.app.api", "Model": "kgraph.app.api",
     "KGraphError": "kgraph.errors", "InputError": "kgraph.errors", "SourceError": "kgraph.errors",
     "UsageError": "kgraph.errors", "ModelError": "kgraph.errors", "MeasurementError": "kgraph.errors",
+    "LimitError": "kgraph.errors",
 }
 __all__ = sorted(_EXPORTS)
 

@@ -75,7 +75,9 @@ class GraphBuilder:
         self._shared: dict[tuple[str, str], int] = {}  # (BUILTIN|CONSTANT, name) -> node
         self._counters = {"var": 0, "buf": 0, "fn": 0}
         self._fn_tokens: dict[str, str] = {}
-        self.functions = {f.name: f for f in unit.functions}  # every function defined in the unit
+        # every function defined in the unit (built once per unit, not once per kernel)
+        self.functions = unit.functions_by_name() if hasattr(unit, "functions_by_name") else \
+            {f.name: f for f in unit.functions}
 
     # ------------------------------------------------------------------ public
     def build(self) -> KernelGraph:

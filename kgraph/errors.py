@@ -3,6 +3,7 @@ from kgraph.parsers.errors import (  # noqa: F401
     Diagnostic,
     InputError,
     KGraphError,
+    LimitError,
     MeasurementError,
     ModelError,
     SourceError,

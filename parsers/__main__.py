@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from kgraph.parsers.errors import KGraphError, UsageError
+from kgraph.parsers.errors import KGraphError, SourceError, UsageError
 from kgraph.parsers.entry import parse_file
 
 
@@ -41,6 +41,11 @@ def main(argv: list[str] | None = None) -> int:
         except UsageError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
+        except SourceError as exc:  # past a limit (kgraph.parsers.limits): printed like a syntax error
+            for d in exc.diagnostics:
+                print(d, file=sys.stderr)
+            status = max(status, 2)
+            continue
         except KGraphError as exc:
             print(f"error: {exc}", file=sys.stderr)
             status = max(status, 2)

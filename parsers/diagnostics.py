@@ -10,19 +10,10 @@ import tree_sitter as ts
 
 from kgraph.parsers.dialect import Dialect
 from kgraph.parsers.errors import Diagnostic
+from kgraph.parsers.limits import unclosed_brace
+from kgraph.parsers.tokens import position  # noqa: F401 - defined with the lexer; re-exported here
 
 MAX_ERRORS = 50
-
-
-def position(original: bytes, byte: int, row: int | None = None) -> tuple[int, int]:
-    """1-based (line, column) of a byte offset; the column counts characters of the line.
-
-    Pass ``row`` (0-based, e.g. ``node.start_point.row``) when known: counting lines is O(file).
-    """
-    line_start = original.rfind(b"\n", 0, byte) + 1
-    line = row + 1 if row is not None else original.count(b"\n", 0, byte) + 1
-    col = len(original[line_start:byte].decode("utf-8", "replace")) + 1
-    return line, col
 
 
 def _first_leaf(node: ts.Node) -> ts.Node:
@@ -36,30 +27,31 @@ def _shown(text: str) -> str:
     return text if len(text) <= 20 else text[:20] + "..."
 
 
-def _missing_semicolon_hint(original: bytes, byte: int) -> str:
+def _missing_semicolon_hint(original: bytes, byte: int, row: int) -> str:
     """`` (missing ';' on line N?)`` when the unexpected token starts a line and the previous line
-    does not end a statement: the usual cause of an ERROR there."""
-    before = original[:byte]
-    line_start = before.rfind(b"\n") + 1
-    if before[line_start:].strip():
+    does not end a statement: the usual cause of an ERROR there. ``row``: the token's 0-based line."""
+    line_start = original.rfind(b"\n", 0, byte) + 1
+    if original[line_start:byte].strip():
         return ""
-    prev = before[:line_start].rstrip()
-    if not prev or prev[-1:] in b";{},:\\" or prev.endswith(b"*/"):
+    prev_end = len(original[:line_start].rstrip())  # the previous non-blank line ends here
+    if not prev_end or original[prev_end - 1:prev_end] in b";{},:\\" or original.endswith(b"*/", 0, prev_end):
         return ""
-    last_line = prev[prev.rfind(b"\n") + 1:].lstrip()
-    if last_line.startswith((b"#", b"//", b"if", b"for", b"while", b"else", b"do", b"switch")):
+    prev_start = original.rfind(b"\n", 0, prev_end) + 1
+    if original[prev_start:prev_end].lstrip().startswith((b"#", b"//", b"if", b"for", b"while", b"else", b"do",
+                                                           b"switch")):
         return ""
-    line = prev.count(b"\n") + 1
+    line = row - original.count(b"\n", prev_start, line_start) + 1
     return f" (missing ';' at the end of line {line}?)"
 
 
 def syntax_diagnostics(tree: ts.Tree, original: bytes, filename: str, dialect: Dialect) -> list[Diagnostic]:
-    """One error Diagnostic per outermost ERROR node and per MISSING node, in source order."""
+    """One error Diagnostic per outermost ERROR node and per MISSING node, in source order; plus, when
+    recovery hid it, the first ``{`` that is never closed."""
     root = tree.root_node
     if not root.has_error:
         return []
     caps = dialect.captures("errors", root)
-    found: list[tuple[int, int, str]] = []
+    found: list[tuple[int, int, str, bool]] = []
     errors = sorted(caps.get("error", []), key=lambda n: (n.start_byte, -n.end_byte))
     outer: list[tuple[ts.Node, list[ts.Node]]] = []
     for node in errors:
@@ -73,16 +65,26 @@ def syntax_diagnostics(tree: ts.Tree, original: bytes, filename: str, dialect: D
         leaf = _first_leaf(target)
         text = original[leaf.start_byte:leaf.end_byte].decode("utf-8", "replace")
         if not text.strip():
-            text = original[target.start_byte:target.end_byte].decode("utf-8", "replace").strip()
+            text = original[target.start_byte:min(target.end_byte, target.start_byte + 200)].decode(
+                "utf-8", "replace").strip()
         message = f"unexpected '{_shown(text)}'" if text else "unexpected end of input"
-        found.append((leaf.start_byte, leaf.start_point.row, message + _missing_semicolon_hint(original, leaf.start_byte)))
+        found.append((leaf.start_byte, leaf.start_point.row, message, True))
+    missing_brace = False
     for node in caps.get("missing", []):
         what = node.type if not node.is_named else node.type.replace("_", " ")
-        found.append((node.start_byte, node.start_point.row, f"missing '{what}'" if not node.is_named else f"missing {what}"))
-    found.sort()
+        missing_brace = missing_brace or what == "}"
+        found.append((node.start_byte, node.start_point.row,
+                      f"missing '{what}'" if not node.is_named else f"missing {what}", False))
+    if not missing_brace:
+        brace = unclosed_brace(original)
+        if brace is not None:
+            found.append((brace, None, "unclosed '{' (no matching '}' before the end of the file)", False))
+    found.sort(key=lambda f: (f[0], f[2]))
     out = []
-    for byte, row, message in found[:MAX_ERRORS]:
+    for byte, row, message, hint in found[:MAX_ERRORS]:
         line, col = position(original, byte, row)
+        if hint:
+            message += _missing_semicolon_hint(original, byte, line - 1)
         out.append(Diagnostic(filename, line, col, "error", message))
     if len(found) > MAX_ERRORS:
         out.append(Diagnostic(filename, out[-1].line, out[-1].col, "note",

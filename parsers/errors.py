@@ -41,6 +41,12 @@ class SourceError(KGraphError):
         super().__init__("\n".join(str(d) for d in self.diagnostics))
 
 
+class LimitError(SourceError):
+    """The source exceeds one of the front end's documented limits (``kgraph.parsers.limits``: nesting
+    depth, statement count, syntax-tree size, constant magnitude); ``diagnostics`` holds one entry with
+    the position of the first construct past the limit."""
+
+
 class UsageError(KGraphError):
     """A command-line option is missing or wrong; the message names the option and why."""
 

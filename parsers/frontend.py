@@ -4,12 +4,14 @@ Everything language-specific comes from the :class:`~kgraph.parsers.dialect.Dial
 """
 from __future__ import annotations
 
+import bisect
 import os
 import threading
 
 import tree_sitter as ts
 
-from kgraph.parsers import preprocessor
+from kgraph.parsers import limits, preprocessor
+from kgraph.parsers.constexpr import literal_fits
 from kgraph.parsers.declarations import return_type, to_param
 from kgraph.parsers.diagnostics import position, syntax_diagnostics
 from kgraph.parsers.dialect import LANGS, Dialect, get_dialect, lang_from_path
@@ -62,13 +64,16 @@ def parse_source(text: str, lang: str | None = None, filename: str = "<string>",
     text = check_text(text, filename, max_bytes)
     dialect = get_dialect(lang)
     original = text.encode("utf-8")
+    # nesting, statements, literals: refused before any work grows with them
+    limits.check_source(original, filename, literal_fits=literal_fits)
     spans = find_qualifiers(original, dialect.qualifiers)
     source = mask(original, spans)
     if source.startswith(_BOM):
         source = b"   " + source[3:]
     tree = _parser(dialect).parse(source)
-    unit = TranslationUnit(filename=filename, lang=lang, dialect=dialect, text=text, source=source, tree=tree)
     root = tree.root_node
+    limits.check_tree(root, filename, original)  # syntax depth and size: before any query walks the tree
+    unit = TranslationUnit(filename=filename, lang=lang, dialect=dialect, text=text, source=source, tree=tree)
     quals: dict[int, set[str]] = {}
     for s in spans:
         node = root.descendant_for_byte_range(s.next_start, s.next_start)
@@ -81,12 +86,35 @@ def parse_source(text: str, lang: str | None = None, filename: str = "<string>",
     unit.qualifiers = {k: frozenset(v) for k, v in quals.items()}
     unit.diagnostics.extend(syntax_diagnostics(tree, original, filename, dialect))
     preprocessor.collect(unit, defines)
-    unit.functions = [_function(unit, caps, original) for caps in dialect.matches("functions", root)]
+    pragmas = sorted(unit.pragmas.values(), key=lambda p: p.start)
+    starts = [p.start for p in pragmas]
+    found = dialect.matches("functions", root)
+    limits.check_functions([caps["function"][0] for caps in found], filename, original)
+    unit.functions = [_function(unit, caps, original, pragmas, starts) for caps in found]
+    _check_array_sizes(unit, original)
     unit.diagnostics.sort(key=lambda d: (d.line, d.col))
     return unit
 
 
-def _function(unit: TranslationUnit, caps: dict, original: bytes) -> Function:
+_ARRAY_SIZES: dict[str, ts.Query] = {}
+
+
+def _check_array_sizes(unit: TranslationUnit, original: bytes) -> None:
+    """Refuse an array size whose value leaves the range of ``limits.MAX_CONSTANT_BITS`` (``a[1 << 99]``)."""
+    if b"[" not in unit.source:
+        return
+    query = _ARRAY_SIZES.get(unit.dialect.name)
+    if query is None:
+        query = _ARRAY_SIZES[unit.dialect.name] = ts.Query(unit.dialect.language, "(array_declarator size: (_) @size)")
+    for node in ts.QueryCursor(query).captures(unit.tree.root_node).get("size", []):
+        if node.type in ("number_literal", "identifier"):
+            continue  # literals are checked on the bytes; a name is a macro, folded (bounded) where used
+        text = unit.node_text(node)
+        if unit.fold_checked(text)[1] == "range":
+            raise limits.constant_error(unit.filename, original, node.start_byte, "array size", text)
+
+
+def _function(unit: TranslationUnit, caps: dict, original: bytes, pragmas: list, starts: list[int]) -> Function:
     node, name_node, body = caps["function"][0], caps["name"][0], caps["body"][0]
     params = []
     for p in unit.dialect.captures("params", caps["params"][0]).get("param", []):
@@ -105,8 +133,8 @@ def _function(unit: TranslationUnit, caps: dict, original: bytes) -> Function:
     fn = Function(name=name_node.text.decode(), is_kernel=is_kernel, params=params, return_type=return_type(node),
                   node=node, body=body, qualifiers=quals, line=line, col=col)
     _attributes(unit, fn)
-    fn.attributes["pragmas"] = [p for p in unit.pragmas.values() if body.start_byte <= p.start < body.end_byte] \
-        if unit.pragmas else []
+    fn.attributes["pragmas"] = pragmas[bisect.bisect_left(starts, body.start_byte):
+                                       bisect.bisect_left(starts, body.end_byte)] if pragmas else []
     return fn
 
 
@@ -124,7 +152,10 @@ def _attributes(unit: TranslationUnit, fn: Function) -> None:
         values = []
         for a in args:
             text = unit.node_text(a)
-            v = unit.fold(text)
+            v, why = unit.fold_checked(text)
+            if why == "range":
+                raise limits.constant_error(unit.filename, unit.text.encode("utf-8"), a.start_byte,
+                                            f"{name} argument", text)
             values.append(int(v) if isinstance(v, (int, float)) and v == int(v) else text)
         fn.attributes[name] = tuple(values)
 

@@ -10,8 +10,9 @@ import os
 from pathlib import Path
 
 from kgraph.parsers.errors import InputError
+from kgraph.parsers.limits import MAX_SOURCE_BYTES
 
-DEFAULT_MAX_BYTES = 4 * 1024 * 1024
+DEFAULT_MAX_BYTES = MAX_SOURCE_BYTES  # the documented limit (kgraph.parsers.limits); parse_* take max_bytes=
 
 
 def _mb(n: int) -> str:

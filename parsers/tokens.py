@@ -2,6 +2,7 @@
 
 Comments and preprocessor lines are skipped (not yielded), so words inside them are never taken for
 qualifiers. Used by :mod:`kgraph.parsers.masking` (before tree-sitter runs) and :mod:`kgraph.parsers.constexpr`.
+:func:`position` turns a byte offset into the 1-based line and character column every diagnostic shows.
 """
 from __future__ import annotations
 
@@ -41,3 +42,14 @@ def tokenize(source: bytes, *, keep_preprocessor: bool = False) -> list[Token]:
             continue
         out.append(Token(kind, m.group().decode("utf-8", "replace"), m.start(), m.end()))
     return out
+
+
+def position(original: bytes, byte: int, row: int | None = None) -> tuple[int, int]:
+    """1-based (line, column) of a byte offset; the column counts characters of the line.
+
+    Pass ``row`` (0-based, e.g. ``node.start_point.row``) when known: counting lines is O(file).
+    """
+    line_start = original.rfind(b"\n", 0, byte) + 1
+    line = row + 1 if row is not None else original.count(b"\n", 0, byte) + 1
+    col = len(original[line_start:byte].decode("utf-8", "replace")) + 1
+    return line, col

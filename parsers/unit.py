@@ -7,9 +7,10 @@ from typing import Any
 
 import tree_sitter as ts
 
-from kgraph.parsers.constexpr import fold
+from kgraph.parsers.constexpr import fold_checked
 from kgraph.parsers.dialect import Dialect
 from kgraph.parsers.errors import Diagnostic, SourceError
+from kgraph.parsers.limits import FOLD_TOKEN_BUDGET
 
 
 @dataclass
@@ -119,16 +120,29 @@ class TranslationUnit:
     includes: list[tuple[str, str | None]] = field(default_factory=list)
     qualifiers: dict[int, frozenset[str]] = field(default_factory=dict)
     address_spaces: dict[int, str] = field(default_factory=dict)
+    # constant folding: results by expression text, and the tokens of macro expansion left to this unit
+    _folds: dict[str, tuple] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _fold_work: list[int] = field(default_factory=lambda: [FOLD_TOKEN_BUDGET], init=False, repr=False,
+                                  compare=False)
+    _by_name: tuple | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def kernels(self) -> list[Function]:
         return [f for f in self.functions if f.is_kernel]
+
+    def functions_by_name(self) -> dict[str, Function]:
+        """Name → function (the last definition of a name wins), built once per ``functions`` list."""
+        cached = self._by_name
+        if cached is None or cached[0] is not self.functions or cached[1] != len(self.functions):
+            cached = self._by_name = (self.functions, len(self.functions), {f.name: f for f in self.functions})
+        return cached[2]
 
     @property
     def errors(self) -> list[Diagnostic]:
         return [d for d in self.diagnostics if d.severity == "error"]
 
     def function(self, name: str) -> Function | None:
+        """The first function defined as ``name``, or None."""
         return next((f for f in self.functions if f.name == name), None)
 
     def raise_on_errors(self) -> None:
@@ -164,8 +178,21 @@ class TranslationUnit:
         return self.dialect.default_space
 
     def fold(self, expr: str) -> int | float | None:
-        """The value of a C constant expression after macro resolution (``"TILE*2"`` → 32), or None."""
-        return fold(expr, self.macros, self._sizeof)
+        """The value of a C constant expression after macro resolution (``"TILE*2"`` → 32), or None
+        (also when a value leaves the range of ``kgraph.parsers.limits.MAX_CONSTANT_BITS``)."""
+        return self.fold_checked(expr)[0]
+
+    def fold_checked(self, expr: str) -> tuple[int | float | None, str | None]:
+        """``(value, None)`` or ``(None, "range" | "no fold")``, see :func:`kgraph.parsers.constexpr.fold_checked`.
+
+        Results are cached by text while the macro table is unchanged; all folds of one unit share
+        ``FOLD_TOKEN_BUDGET`` tokens of macro expansion (past it, expressions with macros stay unfolded).
+        """
+        key = (id(self.macros), len(self.macros), expr)
+        hit = self._folds.get(key)
+        if hit is None:
+            hit = self._folds[key] = fold_checked(expr, self.macros, self._sizeof, work=self._fold_work)
+        return hit
 
     def _sizeof(self, spelling: str) -> int | None:
         info = self.dialect.type_info(spelling)

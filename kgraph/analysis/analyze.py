@@ -266,11 +266,22 @@ class _Analyzer:
         if site.indices:
             var = self.ctx.scope.lookup(site.buffer)
             dims = [self.unit.fold(t) if hasattr(self.unit, "fold") else None for t in (var.dims if var else ())]
+
+            def size(dim):
+                return sp.Integer(dim) if isinstance(dim, int) else sp.Symbol("v_dim")
+
+            # row-major: index i strides by the product of dims[i + 1:] (suffix products, linear time)
+            n = len(site.indices)
+            stride = sp.Integer(1)
+            for dim in dims[n:]:
+                stride *= size(dim)
+            strides = [stride] * n
+            for i in range(n - 1, 0, -1):
+                if i < len(dims):
+                    stride *= size(dims[i])
+                strides[i - 1] = stride
             expr = sp.Integer(0)
-            for i, idx in enumerate(site.indices):
-                stride = sp.Integer(1)
-                for dim in dims[i + 1:]:
-                    stride *= sp.Integer(dim) if isinstance(dim, int) else sp.Symbol("v_dim")
+            for idx, stride in zip(site.indices, strides):
                 expr += self.env.to_sympy(idx) * stride
             return expr
         if site.index is None:

@@ -53,8 +53,9 @@ class Context:
         self.unit = unit
         self.dialect = unit.dialect
         self.scope = Scope()
-        self.helpers = {f.name: f for f in unit.functions if f.body is not None}
-        self.macros = dict(getattr(unit, "macros", {}) or {})
+        self.helpers = _helpers(unit)  # shared by every Context of the unit: built once, not per kernel
+        macros = getattr(unit, "macros", None)
+        self.macros = macros if macros is not None else {}  # the unit's own table (read only), not a copy
         self._text = unit.text.encode("utf-8") if isinstance(unit.text, str) else unit.text
         for p in function.params:
             self.scope.declare(self.param_variable(p))
@@ -132,6 +133,15 @@ class Context:
             self.scope.declare(var)
             out.append(var)
         return out
+
+
+def _helpers(unit) -> dict:
+    """Name → function defined in the unit (the last definition wins; every function has a body):
+    ``unit.functions_by_name()``, built once per unit instead of once per kernel."""
+    by_name = getattr(unit, "functions_by_name", None)
+    if by_name is not None:
+        return by_name()
+    return {f.name: f for f in unit.functions if f.body is not None}
 
 
 def _unwrap_declarator(node):

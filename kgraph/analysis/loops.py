@@ -27,6 +27,7 @@ import sympy as sp
 from kgraph.analysis.context import condition_value, node_text
 from kgraph.analysis.symbolic import (SIZE_OF_ID, assigned_names, average_over_ids, ceil_log2, floor_log2, id_symbols,
                                       is_opaque, normalize_ids, tidy, work_symbol)
+from kgraph.parsers.limits import MAX_CONSTANT_BITS
 
 _FLIP = {"<": ">", ">": "<", "<=": ">=", ">=": "<=", "!=": "!="}
 
@@ -231,9 +232,14 @@ def _update(update, var, env):
             return None, None
         op, val = inner + "=", env.to_sympy(r)
     table = {"+=": ("add", val), "-=": ("add", -val), "*=": ("mul", val), "/=": ("div", val),
-             "<<=": ("mul", 2 ** val if val.is_Integer else None), ">>=": ("div", 2 ** val if val.is_Integer else None)}
+             "<<=": ("mul", _power_of_two(val)), ">>=": ("div", _power_of_two(val))}
     kind, step = table.get(op, (None, None))
     return (kind, step) if step is not None else (None, None)
+
+
+def _power_of_two(shift):
+    """``2**shift`` for a shift count C defines (``0 <= shift < 64``), else None (not a counted loop)."""
+    return sp.Integer(2) ** int(shift) if shift.is_Integer and 0 <= int(shift) < MAX_CONSTANT_BITS else None
 
 
 def _trip(op, a, b, kind, c):

@@ -8,11 +8,14 @@ loaded from memory: an index that contains one is *indirect*), ``call_<name>``, 
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 import sympy as sp
 
 from kgraph.analysis.context import node_text, subscript_index
 from kgraph.analysis.ctype import from_literal
 from kgraph.analysis.macros import MAX_DEPTH, expand_macro, function_macro
+from kgraph.parsers.limits import MAX_CONSTANT_BITS
 
 SIZE_OF_ID = {"gid": "gsz", "lid": "lsz", "grp": "ngrp"}
 _KIND_PREFIX = {"global_id": "gid", "local_id": "lid", "group_id": "grp", "global_size": "gsz",
@@ -29,6 +32,7 @@ BOUNDING_BUILTINS = {
 _COMPARISONS = (">", ">=", "<", "<=")
 
 
+@lru_cache(maxsize=None)
 def work_symbol(prefix: str, dim: int) -> sp.Symbol:
     """``gid0`` .. ``ngrp2``; sizes are positive integers, ids non-negative integers."""
     if prefix in SIZE_OF_ID:
@@ -217,7 +221,10 @@ class SymbolicEnv:
         if op == "%":
             return sp.Mod(a, b) if b != 0 else sp.Symbol("sel")
         if op in ("<<", ">>") and b.is_Integer:
-            return a * 2 ** int(b) if op == "<<" else (a / 2 ** int(b) if not a.is_Integer else sp.Integer(int(a) >> int(b)))
+            n = int(b)
+            if not 0 <= n < MAX_CONSTANT_BITS:  # undefined in C (and 2**n would not end): an unknown value
+                return sp.Symbol("sel")
+            return a * 2 ** n if op == "<<" else (a / 2 ** n if not a.is_Integer else sp.Integer(int(a) >> n))
         return sp.Symbol("sel")
 
     def _call(self, node):

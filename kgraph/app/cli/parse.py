@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from kgraph.app.cli.common import add_define_option, parse_defines
-from kgraph.errors import KGraphError, UsageError
+from kgraph.errors import KGraphError, SourceError, UsageError
 
 LANGS = ("opencl", "cuda", "c")
 
@@ -38,6 +38,10 @@ def parse_one(path: str, lang: str | None, defines: dict[str, str] | None = None
         result["diagnostics"] = [str(d) for d in unit.diagnostics]
         result["ok"] = not unit.errors
         graphs = kgraph.from_unit(unit)
+    except SourceError as exc:  # a source past a limit (kgraph.parsers.limits): file:line:col like syntax errors
+        result["diagnostics"] = [str(d) for d in exc.diagnostics]
+        result["ok"] = False
+        return result
     except KGraphError as exc:
         result["error"] = str(exc)
         result["ok"] = False
@@ -74,6 +78,9 @@ def format_text(result: dict) -> list[str]:
 def run(args) -> int:
     if args.png is not None and not args.png.lower().endswith(".png"):
         raise UsageError(f"--png: '{args.png}' must name a .png file")
+    if args.png is not None and not Path(args.png).parent.is_dir():  # checked before any work; never created
+        raise UsageError(f"--png: folder '{Path(args.png).parent}' does not exist (kgraph parse does not create "
+                         f"folders)")
     defines = parse_defines(args.defines)
     results = [parse_one(path, args.lang, defines) for path in args.files]
     graphs = [g for r in results for g in r["graphs"]]
