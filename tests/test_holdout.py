@@ -141,3 +141,14 @@ def test_docs_list_every_kernel_and_the_campaign():
         assert f"`{kernel_id}`" in text, kernel_id
     assert "--specs kgraph.data.holdout:specs" in text
     assert "never trained on" in text.lower()
+
+
+def test_fit_refuses_the_holdout_dataset(tmp_path):
+    """The out-of-corpus set is never trained on: the DataModule refuses it for fit (and allows test)."""
+    from kgraph.data.datamodule import KGraphDataModule
+    from kgraph.errors import InputError
+
+    root = Path(__file__).resolve().parents[1] / "data" / "datasets" / "holdout-pocl-xeon"
+    dm = KGraphDataModule(datasets=[str(root)], cache_dir=str(tmp_path / "cache"))
+    with pytest.raises(InputError, match="never trained on"):
+        dm.setup("fit")
