@@ -85,8 +85,9 @@ def to_windows(texts: list[str], tokenizer, max_length: int) -> list[list[int]]:
     return windows
 
 
-def pretrain(texts: list[str], out: str | Path, config: LMConfig) -> dict[str, float]:
-    """Train tokenizer + MLM encoder on ``texts`` and save both to ``out``; returns first/last loss."""
+def pretrain(texts: list[str], out: str | Path, config: LMConfig, on_step=None) -> dict[str, float]:
+    """Train tokenizer + MLM encoder on ``texts`` and save both to ``out``; returns first/last loss.
+    ``on_step(step, loss)`` is called after every optimiser step (e.g. a progress bar)."""
     from transformers import DataCollatorForLanguageModeling
 
     if not texts:
@@ -112,6 +113,8 @@ def pretrain(texts: list[str], out: str | Path, config: LMConfig) -> dict[str, f
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step(), sched.step(), opt.zero_grad()
         losses.append(loss.item())
+        if on_step is not None:
+            on_step(step, losses[-1])
         if step % 100 == 0:
             log.info("step %d mlm loss %.4f", step, losses[-1])
     out = Path(out)

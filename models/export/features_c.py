@@ -56,8 +56,10 @@ def _static_function(index: int, exprs: list, scalars: list[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def to_features_c(kernel_names: list[str], sources: dict[str, tuple[str, str]], device_names: list[str]) -> str:
-    """C for ``kgraph_features`` over ``kernel_names`` (the sorted names of the C export).
+def to_features_c(kernel_names: list[str], sources: dict[str, tuple[str, str]], device_names: list[str],
+                  on_kernel=None) -> str:
+    """C for ``kgraph_features`` over ``kernel_names`` (the sorted names of the C export);
+    ``on_kernel(name)`` is called after each kernel's static counts (e.g. a progress bar).
 
     ``sources`` maps a kernel name to ``(source text, lang)`` or ``(source text, lang, function name)``
     (when the registered name is a corpus id, not the function); kernels without one get no static
@@ -68,6 +70,8 @@ def to_features_c(kernel_names: list[str], sources: dict[str, tuple[str, str]], 
     for i, name in enumerate(kernel_names):
         src = sources.get(name)
         parsed = static_count_exprs(src[0], src[1], src[2] if len(src) > 2 else name) if src else None
+        if on_kernel is not None:
+            on_kernel(name)
         if parsed is None:
             table.append("0")
             continue

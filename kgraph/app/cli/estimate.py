@@ -22,7 +22,7 @@ import sys
 import math
 from pathlib import Path
 
-from kgraph.app.cli.common import add_define_option, parse_defines
+from kgraph.app.cli.common import add_define_option, add_progress_option, parse_defines, progress, progress_enabled
 from kgraph.errors import InputError, UsageError
 
 
@@ -44,6 +44,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--lang", choices=("opencl", "cuda", "c"), help="source language (default: extension)")
     parser.add_argument("--model", default=None, help="model directory (default: models/default)")
     parser.add_argument("--json", action="store_true", help="print JSON")
+    add_progress_option(parser)
 
 
 def parse_arg(text: str, option: str = "--arg") -> tuple[str, float]:
@@ -106,12 +107,30 @@ def _requests(args) -> list[dict]:
              "args": dict(parse_arg(a) for a in args.arg), "device": None, "defines": defines}]
 
 
+BATCH_CHUNK = 64  # least launches per estimate_many call while a --batch progress bar is drawn
+
+
+def _estimate_batch(model, requests: list[dict], args) -> list[dict]:
+    """``model.estimate_many`` over the requests; a ``--batch`` on a terminal goes in chunks under a
+    progress bar on stderr (at most ~100 chunks), otherwise in one call."""
+    kwargs = {"lang": args.lang, "default_file": args.file, "default_device": args.device}
+    chunk = max(BATCH_CHUNK, -(-len(requests) // 100))
+    if not args.batch or len(requests) <= chunk or not progress_enabled(args):
+        return model.estimate_many(requests, **kwargs)
+    results: list[dict] = []
+    with progress(args, total=len(requests), desc="estimate", unit="launch") as bar:
+        for start in range(0, len(requests), chunk):
+            part = requests[start:start + chunk]
+            results += model.estimate_many(part, **kwargs)
+            bar.update(len(part))
+    return results
+
+
 def run(args) -> int:
     from kgraph.app.api import Model
 
     model = Model(args.model)
-    results = model.estimate_many(_requests(args), lang=args.lang, default_file=args.file,
-                                  default_device=args.device)
+    results = _estimate_batch(model, _requests(args), args)
     for r in results:
         if r["time_ns"] < r["floor_ns"]:
             print(f"kgraph estimate: warning: {r['kernel']}: the model predicts {_time(r['time_ns'])}, below the "

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from kgraph.app.cli.common import add_progress_option, progress, progress_enabled
 from kgraph.errors import InputError, UsageError
 
 SUFFIXES = (".cl", ".cu", ".cuh", ".c", ".h")
@@ -29,6 +30,7 @@ def add_arguments(parser) -> None:
         parser.add_argument(f"--{name.replace('_', '-')}", type=int, default=getattr(d, name),
                             help=f"{help_text} (default: {getattr(d, name)})")
     parser.add_argument("--lr", type=float, default=d.lr, help=f"peak learning rate (default: {d.lr})")
+    add_progress_option(parser)
 
 
 def to_texts(corpus: list[str], with_specs: bool) -> list[str]:
@@ -67,7 +69,17 @@ def run(args) -> int:
     config = LMConfig(vocab_size=args.vocab_size, hidden=args.hidden, layers=args.layers, heads=args.heads,
                       max_length=args.max_length, steps=args.steps, batch_size=args.batch_size, lr=args.lr,
                       seed=args.seed)
-    stats = pretrain(texts, args.out, config)
+    if not progress_enabled(args):  # nor transformers' own bars (saving the model)
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()
+    with progress(args, total=config.steps, desc="pretrain-lm", unit="step") as bar:
+        def on_step(step: int, loss: float) -> None:
+            bar.update(1)
+            if step % 10 == 0:
+                bar.set_postfix_str(f"mlm loss {loss:.3f}", refresh=False)
+
+        stats = pretrain(texts, args.out, config, on_step=on_step)
     print(f"pretrain-lm: {len(texts)} sources, {int(stats['windows'])} windows, {config.steps} steps; "
           f"MLM loss {stats['first_loss']:.3f} -> {stats['last_loss']:.3f}; saved to {args.out}")
     return 0

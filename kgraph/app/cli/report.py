@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from kgraph.app.cli.common import add_progress_option, progress
 from kgraph.errors import UsageError
 
 
@@ -14,6 +15,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("runs", nargs="+", metavar="RUN", help="run directories or predictions parquet files")
     parser.add_argument("--out", default="runs/report", help="output directory (default: runs/report)")
     parser.add_argument("--no-plots", action="store_true", help="only the markdown table and metrics.csv")
+    add_progress_option(parser)
 
 
 def run(args) -> int:
@@ -22,7 +24,8 @@ def run(args) -> int:
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise UsageError(f"--out {out}: exists and is not a directory")
-    path = write_report(args.runs, out, plots=not args.no_plots)
+    with progress(args, desc="report", unit="step") as bar:
+        path = write_report(args.runs, out, plots=not args.no_plots, progress=bar)
     print(path.read_text().split("## Split")[0].rstrip())
     print(f"\nwrote {path} (and metrics.csv{', PNG plots' if not args.no_plots else ''}) in {out}")
     return 0

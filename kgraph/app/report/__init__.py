@@ -16,30 +16,59 @@ def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.]+", "_", text)
 
 
-def write_report(runs: list[str | Path], out: str | Path, plots: bool = True) -> Path:
-    """Write the report of ``runs`` into ``out``; returns the path of ``report.md``."""
+class _NoProgress:
+    total = None
+
+    def update(self, n: int = 1) -> None:
+        pass
+
+    def set_postfix_str(self, text: str = "", refresh: bool = True) -> None:
+        pass
+
+    def refresh(self) -> None:
+        pass
+
+
+def write_report(runs: list[str | Path], out: str | Path, plots: bool = True, progress=None) -> Path:
+    """Write the report of ``runs`` into ``out``; returns the path of ``report.md``.
+    ``progress``: a tqdm-like bar (``total``, ``update``, ``set_postfix_str``) advanced per step."""
     from kgraph.models.predictions import read_runs
 
     from kgraph.app.report.plots import to_family_png, to_roofline_png, to_scatter_png
 
+    bar = progress if progress is not None else _NoProgress()
+    bar.set_postfix_str("reading runs")
     frame, meta = read_runs(runs)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    metrics = to_metrics_table(frame)
     splits = list(dict.fromkeys(frame["split"]))
-    families = {s: to_family_table(frame, s) for s in splits}
+    pairs = [(s, d) for s in splits for d in dict.fromkeys(frame.loc[frame["split"] == s, "device_id"])
+             if d in meta["devices"]] if "device_id" in frame else []
+    bar.total = 2 + len(splits) + (2 * len(splits) + len(pairs) if plots else 0)
+    bar.update(1)
+    bar.set_postfix_str("metrics")
+    metrics = to_metrics_table(frame)
+    bar.update(1)
+    families = {}
+    for s in splits:
+        families[s] = to_family_table(frame, s)
+        bar.update(1)
     images: list[str] = []
     if plots:
         for s in splits:
             part = frame[frame["split"] == s]
+            bar.set_postfix_str(f"plots of {s}")
             images.append(to_scatter_png(part, out / f"scatter-{_slug(s)}.png", f"time, split {s}").name)
+            bar.update(1)
             if len(families[s]):
                 images.append(to_family_png(families[s], out / f"family-{_slug(s)}.png", f"split {s}").name)
-            for device, g in part.groupby("device_id"):
+            bar.update(1)
+            for device, g in part.groupby("device_id", sort=False):
                 if device in meta["devices"]:
                     name = f"roofline-{_slug(s)}-{_slug(device)}.png"
                     to_roofline_png(g, meta["devices"][device], out / name, f"{device}, split {s}")
                     images.append(name)
+                    bar.update(1)
     notes = {}
     for info in meta["models"].values():
         extra = [f"{k}={info[k]}" for k in ("encoder", "efficiency_factor") if k in info]
