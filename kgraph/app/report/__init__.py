@@ -1,15 +1,17 @@
 """``kgraph report``: markdown ablation tables and PNG plots from prediction runs.
 
 ``write_report(runs, out) -> Path`` reads run directories (``models/predictions.py`` format) and writes
-``out/report.md`` plus ``scatter-<split>.png``, ``family-<split>.png`` and
-``roofline-<split>-<device>.png``.
+``out/report.md`` (overview, per split: models, per device, per family), ``metrics.csv``,
+``metrics_by_device.csv`` plus ``scatter-<split>.png`` (points coloured by device; a density (hexbin)
+panel when a model has more than ``plots.DENSITY_POINTS`` launches), ``family-<split>.png`` and
+``roofline-<split>-<device>.png`` (measured points in the device's colour).
 """
 from __future__ import annotations
 
 import re
 from pathlib import Path
 
-from kgraph.app.report.tables import to_family_table, to_markdown, to_metrics_table
+from kgraph.app.report.tables import to_device_table, to_family_table, to_markdown, to_metrics_table
 
 
 def _slug(text: str) -> str:
@@ -34,7 +36,7 @@ def write_report(runs: list[str | Path], out: str | Path, plots: bool = True, pr
     ``progress``: a tqdm-like bar (``total``, ``update``, ``set_postfix_str``) advanced per step."""
     from kgraph.models.predictions import read_runs
 
-    from kgraph.app.report.plots import to_family_png, to_roofline_png, to_scatter_png
+    from kgraph.app.report.plots import device_colors, to_family_png, to_roofline_png, to_scatter_png
 
     bar = progress if progress is not None else _NoProgress()
     bar.set_postfix_str("reading runs")
@@ -48,12 +50,14 @@ def write_report(runs: list[str | Path], out: str | Path, plots: bool = True, pr
     bar.update(1)
     bar.set_postfix_str("metrics")
     metrics = to_metrics_table(frame)
+    devices = to_device_table(frame)
     bar.update(1)
     families = {}
     for s in splits:
         families[s] = to_family_table(frame, s)
         bar.update(1)
     images: list[str] = []
+    colors = device_colors(frame["device_id"]) if "device_id" in frame else {}
     if plots:
         for s in splits:
             part = frame[frame["split"] == s]
@@ -66,7 +70,8 @@ def write_report(runs: list[str | Path], out: str | Path, plots: bool = True, pr
             for device, g in part.groupby("device_id", sort=False):
                 if device in meta["devices"]:
                     name = f"roofline-{_slug(s)}-{_slug(device)}.png"
-                    to_roofline_png(g, meta["devices"][device], out / name, f"{device}, split {s}")
+                    to_roofline_png(g, meta["devices"][device], out / name, f"{device}, split {s}",
+                                    color=colors.get(device))
                     images.append(name)
                     bar.update(1)
     notes = {}
@@ -75,9 +80,10 @@ def write_report(runs: list[str | Path], out: str | Path, plots: bool = True, pr
         if extra:
             notes[info["model"]] = ", ".join(extra)
     path = out / "report.md"
-    path.write_text(to_markdown(metrics, families, notes, images))
+    path.write_text(to_markdown(metrics, families, notes, images, devices))
     metrics.to_csv(out / "metrics.csv", index=False)
+    devices.to_csv(out / "metrics_by_device.csv", index=False)
     return path
 
 
-__all__ = ["write_report", "to_metrics_table", "to_family_table", "to_markdown"]
+__all__ = ["write_report", "to_metrics_table", "to_device_table", "to_family_table", "to_markdown"]

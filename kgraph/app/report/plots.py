@@ -1,6 +1,8 @@
 """PNG plots of predictions (``models/predictions.py`` format), drawn with matplotlib's Agg backend.
 
-- :func:`to_scatter_png` — predicted against measured time, log-log, one panel per model.
+- :func:`to_scatter_png` — predicted against measured time, log-log, one panel per model; points coloured
+  by device (:func:`device_colors`, the same colour for a device in every plot), or a density panel (hexbin,
+  log counts) for a model with more than :data:`DENSITY_POINTS` launches, where points would overplot.
 - :func:`to_family_png` — time MAPE per kernel family, grouped bars (one bar per model).
 - :func:`to_roofline_png` — one device's roofline (copy bandwidth and FLOP peaks of its ``device.json``)
   with the measured launches (measured time) and each model's predictions (predicted time) at
@@ -13,6 +15,16 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
+DENSITY_POINTS = 5000  # more launches than this in one panel: a hexbin density instead of points
+_PALETTE = ("tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown", "tab:pink",
+            "tab:olive", "tab:cyan")  # tab:gray is kept for fallback answers
+
+
+def device_colors(devices) -> dict[str, str]:
+    """A fixed colour per device id (sorted ids over the palette), the same in every plot of a report."""
+    names = sorted({str(d) for d in devices})
+    return {d: _PALETTE[i % len(_PALETTE)] for i, d in enumerate(names)}
 
 
 def _pyplot():
@@ -33,17 +45,30 @@ def to_scatter_png(frame: pd.DataFrame, path: str | Path, title: str = "") -> Pa
     fig, axes = plt.subplots(rows, cols, figsize=(4 * cols, 3.8 * rows), squeeze=False)
     true_all = np.exp(frame["true_log_time"].to_numpy(np.float64))
     lo, hi = np.nanmin(true_all) / 3, np.nanmax(true_all) * 3
+    colors = device_colors(frame["device_id"]) if "device_id" in frame else {}
     for ax, model in zip(axes.flat, models):
         part = frame[frame["model"] == model]
         t, p = np.exp(part["true_log_time"].to_numpy(np.float64)), np.exp(part["pred_log_time"].to_numpy(np.float64))
         fallback = part["fallback"].to_numpy(bool) if "fallback" in part else np.zeros(len(part), dtype=bool)
-        ax.scatter(t[~fallback], p[~fallback], s=6, alpha=0.6, label="predicted")
-        if fallback.any():
-            ax.scatter(t[fallback], p[fallback], s=6, alpha=0.6, color="tab:gray", label="fallback")
+        ok = np.isfinite(t) & np.isfinite(p) & (t > 0) & (p > 0)
+        if len(part) > DENSITY_POINTS:
+            hb = ax.hexbin(t[ok], p[ok], xscale="log", yscale="log", bins="log", gridsize=70, mincnt=1,
+                           cmap="viridis", extent=(np.log10(lo), np.log10(hi), np.log10(lo), np.log10(hi)))
+            fig.colorbar(hb, ax=ax, label="launches")
+            ax.set_title(f"{model} ({len(part):,} launches, density)")
+        else:
+            devices = part["device_id"].astype(str).to_numpy() if colors else np.full(len(part), "")
+            for device in dict.fromkeys(devices[~fallback]):
+                sel = ~fallback & (devices == device)
+                ax.scatter(t[sel], p[sel], s=6, alpha=0.6, color=colors.get(device, "tab:blue"),
+                           label=device or "predicted")
+            if fallback.any():
+                ax.scatter(t[fallback], p[fallback], s=6, alpha=0.6, color="tab:gray", label="fallback")
+            ax.legend(fontsize=7, loc="upper left")
+            ax.set_title(model)
         ax.plot([lo, hi], [lo, hi], color="black", linewidth=0.8)
-        ax.set(xscale="log", yscale="log", xlim=(lo, hi), ylim=(lo, hi), title=model,
+        ax.set(xscale="log", yscale="log", xlim=(lo, hi), ylim=(lo, hi),
                xlabel="measured time (ns)", ylabel="predicted time (ns)")
-        ax.legend(fontsize=7, loc="upper left")
     for ax in list(axes.flat)[len(models):]:
         ax.axis("off")
     if title:
@@ -75,12 +100,14 @@ def to_family_png(family_table: pd.DataFrame, path: str | Path, title: str = "")
     return Path(path)
 
 
-def to_roofline_png(frame: pd.DataFrame, roofline: dict, path: str | Path, title: str = "") -> Path:
+def to_roofline_png(frame: pd.DataFrame, roofline: dict, path: str | Path, title: str = "",
+                    color: str | None = None) -> Path:
     """Roofline of one device with measured and predicted (GFLOP/s at measured intensity) points.
 
     Args:
         frame: predictions of launches on this device.
         roofline: its ``device.json`` ``roofline`` (``copy_bw_gbs``, ``fp32_gflops``, ``fp64_gflops``).
+        color: the device's colour (:func:`device_colors`) for the measured points and the roof.
     """
     plt = _pyplot()
     flops = np.expm1(frame["true_log_flops"].to_numpy(np.float64))
@@ -90,13 +117,13 @@ def to_roofline_png(frame: pd.DataFrame, roofline: dict, path: str | Path, title
     ai = np.logspace(-3, 4, 200)
     bw = float(roofline["copy_bw_gbs"])
     for key, style in (("fp32_gflops", "-"), ("fp64_gflops", "--")):
-        ax.plot(ai, np.minimum(ai * bw, float(roofline[key])), style, color="black", linewidth=1,
+        ax.plot(ai, np.minimum(ai * bw, float(roofline[key])), style, color=color or "black", linewidth=1,
                 label=f"roof {key.split('_')[0]}")
     first = frame["model"].iloc[0] if len(frame) else None
     measured = frame[ok & (frame["model"] == first).to_numpy()]
     m_ai = (np.expm1(measured["true_log_flops"]) / np.expm1(measured["true_log_bytes"])).to_numpy(np.float64)
     ax.scatter(m_ai, np.expm1(measured["true_log_flops"]) / np.exp(measured["true_log_time"]), s=10,
-               color="black", marker="x", label="measured")
+               color=color or "black", marker="x", label="measured")
     for model in dict.fromkeys(frame["model"]):
         part = frame[ok & (frame["model"] == model).to_numpy()]
         p_ai = (np.expm1(part["true_log_flops"]) / np.expm1(part["true_log_bytes"])).to_numpy(np.float64)

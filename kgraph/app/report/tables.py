@@ -23,6 +23,15 @@ COLUMNS = (
     ("bound_acc", "bound acc", "{:.1%}"),
 )
 OVERVIEW = ("time_mape", "time_spearman", "bound_acc")
+# (metrics column, header, format) of the per-device tables
+DEVICE_COLUMNS = (
+    ("launches", "launches", "{:.0f}"),
+    ("time_mape", "time MAPE %", "{:.1f}"),
+    ("time_median_ape", "time median APE %", "{:.1f}"),
+    ("time_spearman", "time Spearman", "{:.3f}"),
+    ("time_within_25", "within 25%", "{:.0%}"),
+    ("bound_acc", "bound acc", "{:.1%}"),
+)
 
 
 def to_metrics_table(frame: pd.DataFrame) -> pd.DataFrame:
@@ -32,6 +41,18 @@ def to_metrics_table(frame: pd.DataFrame) -> pd.DataFrame:
     rows = [{"model": m, "split": s, **summarize_frame(g)}
             for (m, s), g in frame.groupby(["model", "split"], sort=False)]
     return pd.DataFrame(rows)
+
+
+def to_device_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """One row per (model, split, device): ``model, split, device_id`` and every metric (no rows when the
+    predictions carry no ``device_id``)."""
+    from kgraph.models.predictions import summarize_frame
+
+    if "device_id" not in frame:
+        return pd.DataFrame(columns=["model", "split", "device_id"])
+    rows = [{"model": m, "split": s, "device_id": d, **summarize_frame(g)}
+            for (m, s, d), g in frame.groupby(["model", "split", "device_id"], sort=False)]
+    return pd.DataFrame(rows, columns=None if rows else ["model", "split", "device_id"])
 
 
 def to_family_table(frame: pd.DataFrame, split: str) -> pd.DataFrame:
@@ -60,14 +81,16 @@ def markdown_table(header: list[str], rows: list[list[str]]) -> str:
 
 
 def to_markdown(metrics: pd.DataFrame, families: dict[str, pd.DataFrame], notes: dict[str, str],
-                images: list[str]) -> str:
-    """The whole report: overview (models x splits), one table per split, per-family time MAPE, plots.
+                images: list[str], devices: pd.DataFrame | None = None) -> str:
+    """The whole report: overview (models x splits), one table per split, per-device and per-family
+    time MAPE, plots.
 
     Args:
         metrics: :func:`to_metrics_table`.
         families: split -> :func:`to_family_table`.
         notes: model -> a note printed under the tables (e.g. which token encoder a baseline used).
         images: PNG file names (relative to the report) to embed.
+        devices: :func:`to_device_table` (one table per split: a row per device and model).
     """
     splits = list(dict.fromkeys(metrics["split"]))
     models = list(dict.fromkeys(metrics["model"]))
@@ -85,6 +108,12 @@ def to_markdown(metrics: pd.DataFrame, families: dict[str, pd.DataFrame], notes:
         out += [f"## Split `{s}`", ""]
         rows = [[m] + [_cell(by[(m, s)].get(c), f) for c, _, f in COLUMNS] for m in models if (m, s) in by]
         out += [markdown_table(["model"] + [h for _, h, _ in COLUMNS], rows), ""]
+        dev = devices[devices["split"] == s] if devices is not None and len(devices) else None
+        if dev is not None and len(dev):
+            out += [f"Per device (`{s}`):", ""]
+            rows = [[str(r["device_id"]), r["model"]] + [_cell(r.get(c), f) for c, _, f in DEVICE_COLUMNS]
+                    for r in dev.sort_values(["device_id"], kind="stable").to_dict("records")]
+            out += [markdown_table(["device", "model"] + [h for _, h, _ in DEVICE_COLUMNS], rows), ""]
         fam = families.get(s)
         if fam is not None and len(fam):
             out += [f"Time MAPE % per family (`{s}`):", ""]
