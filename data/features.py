@@ -14,8 +14,10 @@ Feature columns (their name prefix is the group an ablation can drop, see kgraph
   count) and ``static_<count>_total`` = log1p(count * work items), evaluated at each launch's sizes;
   ``static_log_intensity`` = log1p(total flops / total global bytes).
 
-The symbolic counts of a source are turned into one numpy function (``sympy.lambdify``) once per
-source and evaluated over all its launches at once; sympy never runs per row.
+The symbolic counts of a kernel are turned into one numpy function (``sympy.lambdify``) once per
+kernel and evaluated over all its launches at once; sympy never runs per row. Dataset rows are parsed
+and analysed once per (source, kernel); rows that carry the kernel's analysis (``analysis`` column,
+the estimate path) are not parsed again.
 
 Targets (``REGRESSION_TARGETS``, natural log; names, transforms, inverses (``to_natural``) and units
 are the one table of :mod:`kgraph.data.targets`): ``time`` = ln(median_time_ns); ``bandwidth`` =
@@ -92,10 +94,9 @@ def to_targets(launches: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
 def static_count_exprs(source: str, lang: str, kernel_name: str) -> tuple[list, list[str]] | None:
     """(sympy per-work-item count expressions in ``STATIC_COUNTS`` order, the kernel's scalar parameter
     names in order), or None when the kernel does not parse or has no analysis (its static features are
-    then 0 with ``static_known`` = 0). Shared by :func:`compile_static_counts` and the C export.
+    then 0 with ``static_known`` = 0). Parses ``source``: for callers that have only the text (the C
+    export, dataset rows); a caller holding the kernel's graph passes its analysis to :func:`compile_counts`.
     """
-    import sympy
-
     import kgraph
     from kgraph.errors import KGraphError
 
@@ -106,26 +107,41 @@ def static_count_exprs(source: str, lang: str, kernel_name: str) -> tuple[list, 
     graph = next((g for g in graphs if g.name == kernel_name), None)
     if graph is None or graph.analysis is None:
         return None
-    exprs = [sympy.sympify(graph.analysis.counts.get(c, 0)) for c in STATIC_COUNTS]
-    return exprs, [p.name for p in graph.function.params if not p.is_pointer]
+    return count_exprs(graph.analysis), [p.name for p in graph.function.params if not p.is_pointer]
+
+
+def count_exprs(analysis) -> list:
+    """The sympy per-work-item count expressions of ``analysis`` (a ``KernelAnalysis``), ``STATIC_COUNTS`` order."""
+    import sympy
+
+    return [sympy.sympify(analysis.counts.get(c, 0)) for c in STATIC_COUNTS]
 
 
 def compile_static_counts(source: str, lang: str, kernel_name: str) -> Callable[[dict], np.ndarray] | None:
-    """Lambdify the kernel's symbolic per-work-item counts once.
+    """:func:`compile_counts` of kernel ``kernel_name`` of ``source`` (parsed and analysed here), or None
+    when the kernel does not parse or has no analysis."""
+    found = static_count_exprs(source, lang, kernel_name)
+    return None if found is None else _lambdify_counts(found[0])
+
+
+def compile_counts(analysis) -> Callable[[dict], np.ndarray] | None:
+    """Lambdify the kernel's symbolic per-work-item counts once (kept with ``analysis``, so every chunk
+    and launch of the kernel shares it).
 
     Returns ``fn(env) -> Float[len(STATIC_COUNTS), N]`` where ``env`` maps symbol names (scalar
-    parameters, ``gsz0..2``, ``lsz0..2``, ``ngrp0..2``) to Float[N] arrays, or None when the kernel
-    does not parse or has no analysis.
+    parameters, ``gsz0..2``, ``lsz0..2``, ``ngrp0..2``) to Float[N] arrays; None when ``analysis`` is None.
     """
+    if analysis is None:
+        return None
+    return analysis.derived("features.counts", lambda: _lambdify_counts(count_exprs(analysis)))
+
+
+def _lambdify_counts(exprs: list) -> Callable[[dict], np.ndarray]:
     import sympy
 
-    found = static_count_exprs(source, lang, kernel_name)
-    if found is None:
-        return None
-    exprs = found[0]
-    symbols = sorted(set().union(*(e.free_symbols for e in exprs)), key=lambda s: s.name)
     from kgraph.analysis.result import NUMERIC_FUNCTIONS  # floor_log2's one numeric definition
 
+    symbols = sorted(set().union(*(e.free_symbols for e in exprs)), key=lambda s: s.name)
     fn = sympy.lambdify(symbols, exprs, modules=[NUMERIC_FUNCTIONS, "numpy"])
     names = [s.name for s in symbols]
 
@@ -160,7 +176,9 @@ def to_launch_features(launches: pd.DataFrame, sources: pd.DataFrame,
     """Feature matrix Float32[N, len(feature_names())] for ``launches`` (rows of launches-*.parquet).
 
     Args:
-        launches: launch rows (``device_id, source_id, kernel_name, g0..2, l0..2, dims, args``).
+        launches: launch rows (``device_id, source_id, kernel_name, g0..2, l0..2, dims, args``), and
+            optionally ``analysis``: the kernel's ``KernelAnalysis`` (None when it has none), which a
+            caller holding the kernel's graph passes down so the source is not parsed and analysed again.
         sources: rows of sources.parquet (``source_id, lang, source``) covering every launch.
         devices: device_id -> device.json descriptor.
     """
@@ -191,9 +209,13 @@ def to_launch_features(launches: pd.DataFrame, sources: pd.DataFrame,
     static = np.zeros((n, len(STATIC_FEATURES)))
     work = np.full((n, 2), np.nan)  # total fp32 and fp64 FLOPs (for the floors)
     by_source = sources.set_index("source_id")
+    has_analysis = "analysis" in launches
     for (source_id, kernel_name), idx in launches.groupby(["source_id", "kernel_name"]).indices.items():
-        src = by_source.loc[source_id]
-        evaluate = compile_static_counts(src["source"], src["lang"], kernel_name)
+        if has_analysis:
+            evaluate = compile_counts(launches["analysis"].iat[idx[0]])
+        else:
+            src = by_source.loc[source_id]
+            evaluate = compile_static_counts(src["source"], src["lang"], kernel_name)
         if evaluate is None:
             continue
         per_item = evaluate(_launch_env(launches.iloc[idx]))  # [C, n_idx]

@@ -52,6 +52,16 @@ def from_file(path, lang: str | None = None, analyze: bool = True,
     return from_unit(unit, analyze=analyze)
 
 
+def analysis_of(graph: KernelGraph):
+    """``graph``'s static :class:`~kgraph.analysis.KernelAnalysis` (None when it has none), analysed on
+    first use and kept on the graph: a graph built with ``analyze=False`` is analysed here once, and every
+    consumer of the graph (static-count features, static footprint, exact counts) shares that one analysis.
+    """
+    if graph.analysis is None and graph.analysis_error is None and graph.function is not None:
+        _attach_analysis(graph, graph.unit, graph.function)
+    return graph.analysis
+
+
 def to_pyg(graph: KernelGraph):
     """The ``torch_geometric.data.Data`` of ``graph`` (see :func:`kgraph.pyg.to_pyg`)."""
     from kgraph.pyg import to_pyg as convert

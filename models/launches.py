@@ -15,8 +15,9 @@ from pathlib import Path
 def kernels_of(path: str | Path, lang: str | None = None) -> dict:
     """Kernel name -> ``KernelGraph`` of one source file (InputError/SourceError/UsageError as the parsers).
 
-    Without static analysis: a launch needs the graph and the parameters only; the static-count features
-    analyse the one kernel launched (``kgraph.data.features.compile_static_counts``).
+    Without static analysis: a launch needs the graph and the parameters only; the kernels launched are
+    analysed once each, on first use (:func:`analysis_of`), and that one analysis serves the static-count
+    features, the static footprint and the exact counts.
     """
     import kgraph
 
@@ -43,6 +44,14 @@ class Launch:
     local_size: list[int]
     args: dict[str, float]
     device: dict
+
+
+def analysis_of(graph):
+    """The kernel's one static analysis (``kgraph.graphs.analysis_of``: made on first use, kept on the
+    graph), or None when it has none."""
+    from kgraph.graphs import analysis_of as attached
+
+    return attached(graph)
 
 
 def default_local_size(graph, global_size: list[int]) -> list[int]:
@@ -104,12 +113,13 @@ def to_tables(launches: list[Launch], footprints: list | None = None):
     """(launch rows with ``kernel_index``, sources, devices, distinct kernels) as ``kgraph.data.features`` wants.
 
     ``footprints`` (:func:`static_footprints` of the same launches) fills ``footprint_bytes`` where the
-    static footprint is exact (NaN elsewhere): the DRAM floor of :mod:`kgraph.data.floors` uses it."""
+    static footprint is exact (NaN elsewhere): the DRAM floor of :mod:`kgraph.data.floors` uses it.
+    The rows carry each kernel's analysis (``analysis``), so the features do not parse the source again."""
     import pandas as pd
 
     from kgraph.data.harness.columns import source_id_of
 
-    kernels, index_of, rows, sources, devices = [], {}, [], {}, {}
+    kernels, index_of, rows, sources, devices, analyses = [], {}, [], {}, {}, {}
     footprints = footprints if footprints is not None else [None] * len(launches)
     for launch, fp in zip(launches, footprints):
         sid = source_id_of(launch.source)
@@ -117,12 +127,14 @@ def to_tables(launches: list[Launch], footprints: list | None = None):
         if key not in index_of:
             index_of[key] = len(kernels)
             kernels.append(launch)
+            analyses[key] = analysis_of(launch.graph)
         sources[sid] = {"source_id": sid, "lang": launch.lang, "source": launch.source}
         device_id = launch.device["device_id"]
         devices[device_id] = launch.device
         g = launch.global_size + [1] * (3 - len(launch.global_size))
         l = launch.local_size + [1] * (3 - len(launch.local_size))
         rows.append({"device_id": device_id, "source_id": sid, "kernel_name": launch.graph.name,
+                     "analysis": analyses[key],
                      "dims": len(launch.global_size), "g0": g[0], "g1": g[1], "g2": g[2], "l0": l[0], "l1": l[1],
                      "l2": l[2], "args": json.dumps(launch.args), "kernel_index": index_of[key],
                      "footprint_bytes": float(fp.total_bytes) if fp is not None and fp.exact
@@ -133,21 +145,40 @@ def to_tables(launches: list[Launch], footprints: list | None = None):
 def static_footprints(launches: list[Launch]) -> list:
     """The static footprint (:mod:`kgraph.analysis.footprint`) of each launch: a
     :class:`~kgraph.analysis.footprint.FootprintResult`, or None when the kernel cannot be analysed.
-    One analysis per distinct kernel."""
-    from kgraph.analysis.footprint import static_footprint
-
-    compiled, out = {}, []
+    Made once per kernel from its one analysis (:func:`analysis_of`) and kept with it."""
+    compiled, done, out = {}, {}, []
     for launch in launches:
         key = id(launch.graph)
         if key not in compiled:
-            try:
-                compiled[key] = static_footprint(launch.graph.function, launch.graph.unit)
-            except Exception:  # noqa: BLE001 - no static footprint: the model's is used
-                compiled[key] = None
+            compiled[key] = kernel_footprint(launch.graph)
         fp = compiled[key]
-        env = {**launch.args, "global_size": launch.global_size, "local_size": launch.local_size}
-        out.append(fp.evaluate(env) if fp is not None else None)
+        if fp is None:
+            out.append(None)
+            continue
+        same = (key, tuple(launch.args.items()), tuple(launch.global_size), tuple(launch.local_size))
+        if same not in done:  # a launch repeated in the batch is evaluated once
+            env = {**launch.args, "global_size": launch.global_size, "local_size": launch.local_size}
+            done[same] = fp.evaluate(env)
+        out.append(done[same])
     return out
+
+
+def kernel_footprint(graph):
+    """The kernel's :class:`~kgraph.analysis.footprint.StaticFootprint` from its one analysis (made once,
+    kept with the analysis), or None when the kernel has no analysis or no footprint."""
+    analysis = analysis_of(graph)
+    if analysis is None:
+        return None
+
+    def make():
+        from kgraph.analysis.footprint import static_footprint
+
+        try:
+            return static_footprint(graph.function, graph.unit, analysis)
+        except Exception:  # noqa: BLE001 - no static footprint: the model's is used
+            return None
+
+    return analysis.derived("footprint", make)
 
 
 def with_static_footprint(launches: list[Launch], predictions: list[dict], footprints: list | None = None) -> list[dict]:

@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 import sympy as sp
 
 from kgraph.analysis.element_sets import access_set, union
-from kgraph.analysis.result import floor_log2_value
+from kgraph.analysis.result import floor_log2_value, resolve_env
 from kgraph.analysis.symbolic import SIZE_OF_ID, id_symbols, is_opaque, normalize_ids, work_symbol
 
 @dataclass
@@ -280,9 +280,7 @@ class StaticFootprint:
     def evaluate(self, env: dict) -> FootprintResult:
         """The footprint of one launch; ``env``: scalar arguments and work sizes (``gsz<d>``, ``lsz<d>``,
         ``ngrp<d>``, or ``global_size``/``local_size`` lists; unused dimensions default to 1)."""
-        from kgraph.analysis.result import KernelAnalysis
-
-        values = KernelAnalysis("", "", {}).resolve_env(env)
+        values = resolve_env(env)
         nums = []
         if self._fn is not None:
             missing = [n for n in self.symbols if n not in values]

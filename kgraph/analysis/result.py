@@ -66,33 +66,30 @@ class KernelAnalysis:
 
     def __post_init__(self):
         self._compiled = {}
+        self._derived = {}
+        self._symbols = None
 
     @property
     def symbols(self) -> set[str]:
-        """Names that need a value for :meth:`evaluate`."""
-        out = set()
-        for expr in self.counts.values():
-            out |= {s.name for s in sp.sympify(expr).free_symbols}
-        return out
+        """Names that need a value for :meth:`evaluate` (computed once; a copy)."""
+        if self._symbols is None:
+            out = set()
+            for expr in self.counts.values():
+                out |= {s.name for s in sp.sympify(expr).free_symbols}
+            self._symbols = frozenset(out)
+        return set(self._symbols)
+
+    def derived(self, key, make):
+        """``make()`` computed once per analysis and kept under ``key``: what consumers derive from the
+        analysis (compiled evaluators, the static footprint, the exact-count facts) is made once per
+        kernel and shared by every launch and every consumer of this analysis."""
+        if key not in self._derived:
+            self._derived[key] = make()
+        return self._derived[key]
 
     def resolve_env(self, env: dict) -> dict[str, float]:
-        """Complete ``env`` with derived work sizes: ``ngrp = gsz/lsz``, ``gsz = lsz*ngrp`` and unused
-        dimensions 1 and 2 (no size given) = 1. Also accepts ``global_size``/``local_size`` lists."""
-        out = {k: v for k, v in env.items() if not isinstance(v, (list, tuple))}
-        for key, prefix in (("global_size", "gsz"), ("local_size", "lsz"), ("num_groups", "ngrp")):
-            for d, v in enumerate(env.get(key, ()) or ()):
-                out.setdefault(f"{prefix}{d}", v)
-        for d in range(3):
-            g, l, n = (out.get(f"{p}{d}") for p in _SIZE_PREFIXES)
-            if g is not None and l is not None and n is None:
-                out[f"ngrp{d}"] = g / l
-            elif l is not None and n is not None and g is None:
-                out[f"gsz{d}"] = l * n
-            elif g is not None and n is not None and l is None:
-                out[f"lsz{d}"] = g / n
-            elif g is None and l is None and n is None and d > 0:
-                out.update({f"gsz{d}": 1, f"lsz{d}": 1, f"ngrp{d}": 1})
-        return out
+        """Complete ``env`` with derived work sizes (:func:`resolve_env`)."""
+        return resolve_env(env)
 
     def _function(self, key: str):
         if key not in self._compiled:
@@ -106,7 +103,9 @@ class KernelAnalysis:
     def evaluate(self, env: dict) -> dict[str, float]:
         """Every per-work-item count as a number, given values of the parameters and work sizes."""
         values = self.resolve_env(env)
-        missing = sorted(self.symbols - set(values))
+        if self._symbols is None:
+            self.symbols  # noqa: B018 - computes the names once
+        missing = sorted(self._symbols - set(values))
         if missing:
             raise UsageError(f"kernel '{self.name}': no value given for {', '.join(missing)} "
                              "(scalar parameters, gsz/lsz/ngrp work sizes, trip_<line> loop counts)")
@@ -138,6 +137,26 @@ class KernelAnalysis:
                 "counts": {k: str(self.counts[k]) for k in COUNT_KEYS},
                 "loops": [lp.to_dict() for lp in self.loops],
                 "accesses": [a.to_dict() for a in self.accesses], "notes": list(self.notes)}
+
+
+def resolve_env(env: dict) -> dict[str, float]:
+    """Complete ``env`` with derived work sizes: ``ngrp = gsz/lsz``, ``gsz = lsz*ngrp`` and unused
+    dimensions 1 and 2 (no size given) = 1. Also accepts ``global_size``/``local_size`` lists."""
+    out = {k: v for k, v in env.items() if not isinstance(v, (list, tuple))}
+    for key, prefix in (("global_size", "gsz"), ("local_size", "lsz"), ("num_groups", "ngrp")):
+        for d, v in enumerate(env.get(key, ()) or ()):
+            out.setdefault(f"{prefix}{d}", v)
+    for d in range(3):
+        g, l, n = (out.get(f"{p}{d}") for p in _SIZE_PREFIXES)
+        if g is not None and l is not None and n is None:
+            out[f"ngrp{d}"] = g / l
+        elif l is not None and n is not None and g is None:
+            out[f"gsz{d}"] = l * n
+        elif g is not None and n is not None and l is None:
+            out[f"lsz{d}"] = g / n
+        elif g is None and l is None and n is None and d > 0:
+            out.update({f"gsz{d}": 1, f"lsz{d}": 1, f"ngrp{d}": 1})
+    return out
 
 
 def floor_log2_value(x):

@@ -7,8 +7,10 @@
     df = m.estimate_batch([{"file": "saxpy.cl", "kernel": "saxpy", "global": [1 << 20], "args": {...},
                             "device": "h200"}, ...])
 
-Each distinct source file is parsed once and each distinct device resolved once per call; launches are
-validated before the model is loaded; the footprint is the exact static one where the analysis proves it
+Each distinct source file is parsed once, and each kernel launched analysed once, per :class:`Model`: the
+kernels of a file are kept (up to ``KERNEL_CACHE`` files, keyed by the file's content, its ``-D`` macros
+and its includes' stamps), so a later call on the same file reuses its graphs and their one analysis;
+each distinct device is resolved once per call; launches are validated before the model is loaded; the footprint is the exact static one where the analysis proves it
 (``footprint_source``), else the model's; so are the FLOPs and bytes (``flops_source``, ``bytes_source``:
 the kernel's static counts evaluated at the launch, where they are exact; :mod:`kgraph.app.static_checks`).
 ``warnings`` lists launches that cover only part of the problem their scalar arguments describe.
@@ -17,11 +19,16 @@ CUDA launches can be given as ``grid=``/``block=`` (blocks per grid and threads 
 """
 from __future__ import annotations
 
+import hashlib
 import json
+import os
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from kgraph.errors import UsageError
+
+KERNEL_CACHE = 256  # source files whose kernels (graphs and their analyses) a Model keeps
 
 
 def _sizes(value, option: str) -> list[int] | None:
@@ -65,6 +72,29 @@ class Model:
             except (ValueError, UnicodeDecodeError):
                 self.config = {}  # reported with its reason when the predictor loads the directory
         self._predictor = None
+        self._kernels: OrderedDict = OrderedDict()  # (path, lang, defines) -> (stamp, kernel graphs)
+
+    def kernels(self, file: str | Path, lang: str | None = None, defines: dict[str, str] | None = None) -> dict:
+        """Kernel name -> ``KernelGraph`` of ``file`` (parsed with ``-D`` ``defines``), kept for later calls
+        while the file's content and its includes are unchanged; each graph's analysis is made on first
+        use and kept with it (``kgraph.graphs.analysis_of``). Raises as the parsers do."""
+        from kgraph.models.launches import kernels_of
+
+        defines = dict(defines or {})
+        key = (os.path.abspath(str(file)), lang, json.dumps(defines, sort_keys=True))
+        stamp = _stamp(str(file))
+        hit = self._kernels.get(key)
+        if hit is not None and stamp is not None and hit[0] == stamp and _includes_unchanged(hit[2]):
+            self._kernels.move_to_end(key)
+            return hit[1]
+        graphs = kernels_of(file, lang) if not defines else _kernels_with_defines(str(file), lang, defines)
+        if stamp is not None:
+            unit = next(iter(graphs.values())).unit if graphs else None
+            includes = [(p, _stamp(p)) for _, p in (getattr(unit, "includes", None) or []) if p]
+            self._kernels[key] = (stamp, graphs, includes)
+            while len(self._kernels) > KERNEL_CACHE:
+                self._kernels.popitem(last=False)
+        return graphs
 
     @property
     def devices(self) -> dict[str, dict]:
@@ -105,7 +135,7 @@ class Model:
         and ``defines`` (``-D`` macros)."""
         import dataclasses
 
-        from kgraph.models.launches import kernels_of, make_launch
+        from kgraph.models.launches import make_launch
         from kgraph.models.predictor import resolve_device
 
         files, devices, launches, inputs = {}, {}, [], []
@@ -122,7 +152,7 @@ class Model:
             defines = {str(k): str(v) for k, v in dict(req.get("defines") or {}).items()}
             fkey = (file, json.dumps(defines, sort_keys=True))
             if fkey not in files:
-                files[fkey] = kernels_of(file, lang) if not defines else _kernels_with_defines(file, lang, defines)
+                files[fkey] = self.kernels(file, lang, defines)
             key = device if isinstance(device, str) else json.dumps(device, sort_keys=True)
             if key not in devices:
                 devices[key] = device if isinstance(device, dict) else resolve_device(device, self.devices)
@@ -172,6 +202,18 @@ def _kernels_with_defines(file: str, lang: str | None, defines: dict[str, str]) 
     return {g.name: g for g in kgraph.from_file(file, lang, analyze=False, defines=defines)}
 
 
+def _stamp(path: str) -> str | None:
+    """sha1 of the file's bytes, or None when it cannot be read (the parser then reports why)."""
+    try:
+        return hashlib.sha1(Path(path).read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
+def _includes_unchanged(includes: list) -> bool:
+    return all(_stamp(path) == stamp for path, stamp in includes)
+
+
 def _with_defines(source: str, defines: dict[str, str]) -> str:
     return "".join(f"#define {k} {v}\n" for k, v in defines.items()) + source
 
@@ -179,25 +221,30 @@ def _with_defines(source: str, defines: dict[str, str]) -> str:
 def _with_static_checks(launches: list, predictions: list[dict], as_grid: list[bool]) -> list[dict]:
     """``predictions`` with ``flops``/``bytes`` replaced by the exact static counts where the analysis has
     them (``flops_source``/``bytes_source`` ``"static"``, else ``"model"``) and ``warnings`` for launches
-    that do not cover their problem (:mod:`kgraph.app.static_checks`). Each distinct kernel is analysed once."""
-    from kgraph.app.static_checks import coverage_warnings, kernel_facts, static_counts
+    that do not cover their problem (:mod:`kgraph.app.static_checks`). Each distinct kernel's facts come
+    from its one analysis; its launches are evaluated together."""
+    from kgraph.app.static_checks import coverage_warnings_many, kernel_facts, static_counts_many
 
-    facts, out = {}, []
-    for launch, pred, grid in zip(launches, predictions, as_grid):
-        key = id(launch.graph)
-        if key not in facts:
-            facts[key] = kernel_facts(launch.graph)
+    by_kernel: dict[int, list[int]] = {}
+    for i, launch in enumerate(launches):
+        by_kernel.setdefault(id(launch.graph), []).append(i)
+    exact, warnings = [None] * len(launches), [None] * len(launches)
+    for idx in by_kernel.values():
+        facts = kernel_facts(launches[idx[0]].graph)
+        group = [launches[i] for i in idx]
+        for i, counts, messages in zip(idx, static_counts_many(facts, group), coverage_warnings_many(facts, group)):
+            exact[i], warnings[i] = counts, messages
+    out = []
+    for launch, pred, grid, counts, messages in zip(launches, predictions, as_grid, exact, warnings):
         pred = dict(pred)
-        exact = static_counts(facts[key], launch)
         for name in ("flops", "bytes"):
-            if exact is not None:
-                pred[name] = exact[name]
-            pred[f"{name}_source"] = "static" if exact is not None else "model"
-        warnings = coverage_warnings(facts[key], launch)
-        if warnings and launch.lang == "cuda" and not grid:
-            warnings.append("for CUDA, --global is threads per dimension (grid x block); to pass the grid "
+            if counts is not None:
+                pred[name] = counts[name]
+            pred[f"{name}_source"] = "static" if counts is not None else "model"
+        if messages and launch.lang == "cuda" and not grid:
+            messages.append("for CUDA, --global is threads per dimension (grid x block); to pass the grid "
                             "give --grid BLOCKS --block THREADS")
-        pred["warnings"] = warnings
+        pred["warnings"] = messages
         out.append(pred)
     return out
 

@@ -2,7 +2,8 @@
 exact FLOPs and bytes (:func:`static_counts`) and launches that do not cover the problem their scalar
 arguments describe (:func:`coverage_warnings`).
 
-Both use :func:`kgraph.analysis.analyze` once per kernel (:class:`KernelFacts`).
+Both use the kernel's one analysis (the graph's, ``kgraph.graphs.analysis_of``), through :class:`KernelFacts`
+made once per kernel.
 
 **Static counts.** The kernel's per-work-item counts evaluated at the launch (scalar arguments, global
 and local sizes) times its work-items: ``flops = flops_fp32 + flops_fp64`` and ``bytes =
@@ -47,16 +48,21 @@ class KernelFacts:
     exact: bool = False
     reason: str = ""
     stores: list = field(default_factory=list)  # sympy index expressions of the global stores
+    _strides: list | None = field(default=None, repr=False, compare=False)  # _store_strides, made once
 
 
 def kernel_facts(graph) -> KernelFacts:
-    """Analyse ``graph``'s kernel (a ``KernelGraph``) once; never raises (no analysis: ``analysis`` None)."""
-    try:
-        from kgraph.analysis import analyze
+    """The facts of ``graph``'s kernel (a ``KernelGraph``) from its one analysis (``analysis_of``: the
+    graph's, made on first use), made once and kept with it; never raises (no analysis: ``analysis`` None)."""
+    from kgraph.graphs import analysis_of
 
-        analysis = analyze(graph.function, graph.unit)
-    except Exception as exc:  # noqa: BLE001 - no static facts: the model's numbers stand alone
-        return KernelFacts(reason=f"no static analysis ({exc})")
+    analysis = analysis_of(graph)
+    if analysis is None:
+        return KernelFacts(reason=f"no static analysis ({graph.analysis_error or 'unavailable'})")
+    return analysis.derived("static_checks.facts", lambda: _facts(graph, analysis))
+
+
+def _facts(graph, analysis) -> KernelFacts:
     stores = [getattr(a, "index_expr", None) for a in analysis.accesses
               if a.space == "global" and a.kind == "store"]
     facts = KernelFacts(analysis, True, "", [s for s in stores if s is not None])
@@ -71,93 +77,152 @@ def kernel_facts(graph) -> KernelFacts:
     return facts
 
 
-def _env(launch, global_size=None) -> dict:
-    env = {k: float(v) for k, v in launch.args.items()}
-    g = list(global_size if global_size is not None else launch.global_size)
+def _envs(launches: list, scale_dim: int | None = None) -> dict:
+    """Float arrays (one entry per launch) of the scalar arguments and work sizes ``gsz/lsz/ngrp<d>`` of
+    ``launches`` (of one kernel); ``scale_dim``: that dimension's ``gsz``/``ngrp`` times ``GROWTH``."""
+    import numpy as np
+
+    env = {name: np.array([float(l.args[name]) for l in launches]) for name in launches[0].args}
     for d in range(3):
-        gd = float(g[d]) if d < len(g) else 1.0
-        ld = float(launch.local_size[d]) if d < len(launch.local_size) else 1.0
-        env.update({f"gsz{d}": gd, f"lsz{d}": ld, f"ngrp{d}": gd / ld})
+        g = np.array([float(l.global_size[d]) if d < len(l.global_size) else 1.0 for l in launches])
+        lsz = np.array([float(l.local_size[d]) if d < len(l.local_size) else 1.0 for l in launches])
+        ngrp = g / lsz
+        if d == scale_dim:
+            g, ngrp = g * GROWTH, ngrp * GROWTH
+        env.update({f"gsz{d}": g, f"lsz{d}": lsz, f"ngrp{d}": ngrp})
     return env
+
+
+def _per_item(analysis, env: dict, trips: bool = False) -> dict:
+    """Per-work-item counts (name -> Float[N]) of ``analysis`` at ``env`` (arrays); ``trips``: unknown
+    ``trip_<line>`` counts set to 1. A launch whose counts do not all evaluate to numbers (a symbol without
+    a value, a division by zero) gets NaN in every count, as ``KernelAnalysis.evaluate`` raises there."""
+    import numpy as np
+
+    from kgraph.data.features import STATIC_COUNTS, compile_counts
+
+    n = len(env["gsz0"])
+    missing = analysis.symbols - set(env)
+    if trips:
+        env = {**env, **{name: np.ones(n) for name in missing if name.startswith("trip_")}}
+        missing = {name for name in missing if not name.startswith("trip_")}
+    if missing:
+        return {name: np.full(n, np.nan) for name in STATIC_COUNTS}
+    values = compile_counts(analysis)(env)
+    values = np.where(np.isfinite(values).all(0), values, np.nan)
+    return dict(zip(STATIC_COUNTS, values))
+
+
+def static_counts_many(facts: KernelFacts, launches: list) -> list:
+    """:func:`static_counts` of each of ``launches`` (all of the kernel of ``facts``), evaluated at once."""
+    import numpy as np
+
+    if facts.analysis is None or not facts.exact or not launches:
+        return [None] * len(launches)
+    c = _per_item(facts.analysis, _envs(launches))
+    items = np.array([float(math.prod(l.global_size)) for l in launches])
+    flops = (c["flops_fp32"] + c["flops_fp64"]) * items
+    nbytes = (c["global_load_bytes"] + c["global_store_bytes"]) * items
+    ok = np.isfinite(flops) & np.isfinite(nbytes)
+    flops, nbytes = np.round(np.where(ok, flops, 0.0)), np.round(np.where(ok, nbytes, 0.0))
+    return [{"flops": float(f), "bytes": float(b)} if k else None for f, b, k in zip(flops, nbytes, ok)]
 
 
 def static_counts(facts: KernelFacts, launch) -> dict | None:
     """``{"flops": ..., "bytes": ...}`` for the whole launch when the counts are exact, else None."""
-    if facts.analysis is None or not facts.exact:
-        return None
-    try:
-        per_item = facts.analysis.evaluate(_env(launch))
-    except Exception:  # noqa: BLE001 - a symbol without a value (trip_<line>): not exact here
-        return None
-    items = math.prod(launch.global_size)
-    flops = (per_item["flops_fp32"] + per_item["flops_fp64"]) * items
-    nbytes = (per_item["global_load_bytes"] + per_item["global_store_bytes"]) * items
-    if not (math.isfinite(flops) and math.isfinite(nbytes)):
-        return None
-    return {"flops": float(round(flops)), "bytes": float(round(nbytes))}
+    return static_counts_many(facts, [launch])[0]
 
 
-def _work(analysis, env: dict) -> float | None:
-    env = dict(env)
-    for name in analysis.symbols - set(analysis.resolve_env(env)):
-        if name.startswith("trip_"):
-            env[name] = 1.0
-    try:
-        c = analysis.evaluate(env)
-    except Exception:  # noqa: BLE001
-        return None
+def _work(analysis, env: dict):
+    """Total work (FLOPs + global bytes, ``trip_<line>`` = 1) per launch, NaN where unknown."""
+    c = _per_item(analysis, env, trips=True)
     items = env["gsz0"] * env["gsz1"] * env["gsz2"]
-    w = (c["flops_fp32"] + c["flops_fp64"] + c["global_load_bytes"] + c["global_store_bytes"]) * items
-    return w if math.isfinite(w) else None
+    return (c["flops_fp32"] + c["flops_fp64"] + c["global_load_bytes"] + c["global_store_bytes"]) * items
+
+
+def coverage_warnings_many(facts: KernelFacts, launches: list) -> list[list[str]]:
+    """:func:`coverage_warnings` of each of ``launches`` (all of the kernel of ``facts``): the work at every
+    launch and at every launch grown in each dimension is evaluated at once (numpy), the store strides'
+    coefficients are derived once per kernel."""
+    import numpy as np
+
+    if facts.analysis is None or not launches:
+        return [[] for _ in launches]
+    out = [[] for _ in launches]
+    base_env = _envs(launches)
+    with np.errstate(all="ignore"):
+        base = _work(facts.analysis, base_env)
+        dims = np.array([len(l.global_size) for l in launches])
+        for d in range(int(dims.max())):
+            grown = _work(facts.analysis, _envs(launches, d))
+            r = grown / base
+            for i in np.flatnonzero((dims > d) & np.isfinite(base) & (base != 0) & np.isfinite(grown)
+                                    & (r > 1.5) & (r < GROWTH / 2)):
+                g = launches[i].global_size[d]
+                out[i].append(f"dimension {d}: the kernel's guards admit about {g * r[i]:.0f} work-items but the "
+                              f"launch has {g}: it covers about 1/{r[i]:.0f} of the problem its scalar arguments "
+                              "describe")
+    strides = _store_strides(facts)
+    if strides:
+        for i, launch in enumerate(launches):
+            env = {k: float(v[i]) for k, v in base_env.items()}
+            out[i].extend(_stride_gaps(strides, launch, env))
+    return out
 
 
 def coverage_warnings(facts: KernelFacts, launch) -> list[str]:
     """Messages for dimensions of ``launch`` that cover only part of the problem (module doc)."""
-    if facts.analysis is None:
-        return []
-    out = []
-    base_env = _env(launch)
-    base = _work(facts.analysis, base_env)
-    dims = len(launch.global_size)
-    for d in range(dims):
-        if not base:
-            break
-        env = dict(base_env)
-        env[f"gsz{d}"] *= GROWTH
-        env[f"ngrp{d}"] *= GROWTH
-        grown = _work(facts.analysis, env)
-        if grown is None:
-            continue
-        r = grown / base
-        if 1.5 < r < GROWTH / 2:
-            g = launch.global_size[d]
-            out.append(f"dimension {d}: the kernel's guards admit about {g * r:.0f} work-items but the launch has "
-                       f"{g}: it covers about 1/{r:.0f} of the problem its scalar arguments describe")
-    out.extend(_stride_gaps(facts, launch, base_env))
-    return out
+    return coverage_warnings_many(facts, [launch])[0]
 
 
-def _stride_gaps(facts: KernelFacts, launch, env: dict) -> list[str]:
+def _store_strides(facts: KernelFacts) -> list:
+    """Per global store, per dimension ``d`` (0..2): None when the index is not affine in that dimension's
+    ids, else ``[(id prefix, coefficient names, compiled coefficient)]`` (empty: no id of ``d``); made
+    once per kernel (sympy), evaluated per launch."""
+    if facts._strides is not None:
+        return facts._strides
     import sympy as sp
 
-    out, seen = [], set()
-    dims = len(launch.global_size)
+    out = []
     for expr in facts.stores:
         try:
             expr = sp.expand(sp.sympify(expr))
             ids = {s for s in expr.free_symbols if s.name[:3] in _ID_PREFIXES and s.name[3:].isdigit()}
-            parts = []
-            for d in range(dims):
-                syms = [s for s in ids if s.name.endswith(str(d))]
-                if not syms:
-                    continue
-                step, span = math.inf, 0.0
-                for s in syms:
+            per_dim = []
+            for d in range(3):
+                terms = []
+                for s in sorted((s for s in ids if s.name.endswith(str(d))), key=lambda s: s.name):
                     coef = expr.coeff(s, 1)
                     if coef.free_symbols & ids or expr.coeff(s, 2) != 0:
-                        raise ValueError("not affine in the ids")
-                    c = abs(float(coef.subs({x: env[x.name] for x in coef.free_symbols})))
-                    size = {"gid": env[f"gsz{d}"], "lid": env[f"lsz{d}"], "grp": env[f"ngrp{d}"]}[s.name[:3]]
+                        terms = None  # not affine in the ids
+                        break
+                    names = sorted(x.name for x in coef.free_symbols)
+                    syms = sorted(coef.free_symbols, key=lambda x: x.name)
+                    terms.append((s.name[:3], names, sp.lambdify(syms, coef, modules="math")))
+                per_dim.append(terms)
+        except Exception:  # noqa: BLE001 - not a sympy expression: no signal
+            continue
+        out.append(per_dim)
+    facts._strides = out
+    return out
+
+
+def _stride_gaps(strides: list, launch, env: dict) -> list[str]:
+    out, seen = [], set()
+    dims = len(launch.global_size)
+    for per_dim in strides:
+        try:
+            parts = []
+            for d in range(dims):
+                terms = per_dim[d]
+                if terms is None:
+                    raise ValueError("not affine in the ids")
+                if not terms:
+                    continue
+                step, span = math.inf, 0.0
+                for prefix, names, fn in terms:
+                    c = abs(float(fn(*(env[n] for n in names))))
+                    size = {"gid": env[f"gsz{d}"], "lid": env[f"lsz{d}"], "grp": env[f"ngrp{d}"]}[prefix]
                     step = min(step, c)
                     span += c * (size - 1)
                 parts.append((step, span + 1, d))
