@@ -16,6 +16,9 @@ Splits (``split``), all seeded by ``seed``; fractions are of the split's unit:
 - ``leave_family_out``: families held out whole.
 - ``leave_device_out``: every launch of ``test_devices`` is test; val is ``val_fraction`` of the
   remaining launches (random rows).
+- ``generated_to_written``: train on the generated kernels (``kgraph.data.generator``, ids ``gen.*``) only,
+  val = ``val_fraction`` of them (whole kernels), test = every hand-written kernel (the 48 families);
+  ``written_to_generated`` is the reverse.
 
 Grouped splits take max(1, round(G * fraction)) of the G groups (while leaving one for training).
 """
@@ -37,7 +40,10 @@ from kgraph.data.features import feature_names, to_launch_features, to_targets
 from kgraph.data.graph_dataset import KernelGraphs, load_tokenizer
 from kgraph.errors import InputError, UsageError
 
-SPLITS = ("random", "unseen_launch", "leave_kernel_out", "leave_family_out", "leave_device_out")
+SPLITS = ("random", "unseen_launch", "leave_kernel_out", "leave_family_out", "leave_device_out",
+          "generated_to_written", "written_to_generated")
+#: kernel ids of the program generator (kgraph.data.generator) start with this
+GENERATED_PREFIX = "gen."
 
 
 @dataclass
@@ -112,6 +118,18 @@ def to_splits(table: pd.DataFrame, split: str, val_fraction: float, test_fractio
                   + table[["g0", "g1", "g2", "l0", "l1", "l2"]].astype(str).agg(",".join, axis=1))
         for kernel in sorted(table["kernel_id"].unique()):
             hold_out(config, np.flatnonzero(table["kernel_id"].to_numpy() == kernel))
+    elif split in ("generated_to_written", "written_to_generated"):
+        generated = table["kernel_id"].astype(str).str.startswith(GENERATED_PREFIX).to_numpy()
+        train_side = generated if split == "generated_to_written" else ~generated
+        if not train_side.any() or train_side.all():
+            raise UsageError(f"--data.split {split}: needs both generated (gen.*) and hand-written kernels in "
+                             "data.datasets (e.g. data/datasets/generated-nvidia-h200 and nvidia-h200)")
+        role[~train_side] = 2
+        kernels = table["kernel_id"].astype(str)
+        names = np.array(sorted(kernels[train_side].unique()))
+        rng.shuffle(names)
+        n_val = max(1, round(len(names) * val_fraction)) if val_fraction > 0 else 0
+        role[train_side & kernels.isin(names[:n_val]).to_numpy()] = 1
     else:
         devices = sorted(table["device_id"].unique())
         if not test_devices or set(test_devices) - set(devices):

@@ -156,3 +156,21 @@ def test_statistics_use_training_rows_only(datasets, tmp_path):
     train_times = torch.log(torch.tensor(dm.table.median_time_ns.iloc[dm.splits["train"]].to_numpy()))
     assert mean[0].item() == pytest.approx(train_times.mean().item(), rel=1e-5)
     assert std[0].item() == pytest.approx(train_times.std(unbiased=False).item(), rel=1e-4)
+
+
+def test_generated_and_written_splits_train_on_one_side_only():
+    import pandas as pd
+
+    from kgraph.data.datamodule import to_splits
+    from kgraph.errors import UsageError
+
+    table = pd.DataFrame({"kernel_id": [f"gen.0.{i % 20}" for i in range(60)] + [f"gemm.v{i % 7}" for i in range(40)],
+                          "device_id": "d"})
+    gen = table.kernel_id.str.startswith("gen.").to_numpy()
+    s = to_splits(table, "generated_to_written", 0.1, 0.2, 0)
+    assert set(s["test"]) == set(np.flatnonzero(~gen)) and gen[s["train"]].all() and gen[s["val"]].all()
+    assert len(set(table.kernel_id.iloc[s["val"]]) & set(table.kernel_id.iloc[s["train"]])) == 0  # whole kernels
+    r = to_splits(table, "written_to_generated", 0.1, 0.2, 0)
+    assert set(r["test"]) == set(np.flatnonzero(gen)) and (~gen[r["train"]]).all()
+    with pytest.raises(UsageError, match="needs both generated"):
+        to_splits(table[gen], "generated_to_written", 0.1, 0.2, 0)
