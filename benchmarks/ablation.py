@@ -22,9 +22,10 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from kgraph.data.datamodule import SPLITS
+
 ROOT = Path(__file__).resolve().parents[1]
 VARIANTS = ("hybrid", "graph_only", "tokens_only", "static_only", "no_hardware", "gatv2_gated", "bounded")
-SPLITS = ("random", "unseen_launch", "leave_kernel_out", "leave_family_out", "leave_device_out")
 
 
 def run_configs(variant: str, split: str, trainer: str | None) -> list[str]:
