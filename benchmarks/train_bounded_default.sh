@@ -6,7 +6,7 @@
 set -u
 OUT=${OUT:-out/train_bounded}; mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1 WANDB_MODE=offline
-DATASETS="data/datasets/nvidia-h200 data/datasets/nvidia-h100 data/datasets/pocl-skylake-avx512-intel-xeon data/datasets/pocl-amd-epyc"
+DATASETS=${DATASETS:-"data/datasets/nvidia-h200 data/datasets/nvidia-h100 data/datasets/pocl-skylake-avx512-intel-xeon data/datasets/pocl-amd-epyc"}
 timeout ${FIT_TIMEOUT_S:-540} python3 -m benchmarks.ablation --datasets $DATASETS --out runs/default \
   --variants bounded --splits unseen_launch --trainer conf/trainer/gpu.yaml --num-workers 6 \
   --max-time ${MAX_TIME:-00:00:06:30} > "$OUT/train.log" 2>&1
