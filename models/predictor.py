@@ -265,7 +265,7 @@ def from_checkpoint(ckpt: str | Path, out: str | Path, datasets: list[str] | Non
             devices[descriptor["device_id"]] = descriptor
     config = {"format": FORMAT, "arch": dataclasses.asdict(arch),
               "feature_names": list(hp.get("feature_names") or feature_names()),
-              "vocab_version": VOCAB_VERSION, "devices": devices, "trained_on": sorted(trained_on),
+              "vocab_version": VOCAB_VERSION, "devices": devices, "trained_on": sorted(set(trained_on)),
               "source": {"checkpoint": ckpt.name, "datasets": datasets, "global_step": blob.get("global_step")}}
     save_file(state, str(out / "model.safetensors"), metadata={"format": "pt"})
     (out / "config.json").write_text(json.dumps(config, indent=2, sort_keys=True) + "\n")
