@@ -16,7 +16,8 @@ from functools import lru_cache
 from kgraph.data.corpus.spec import KernelSpec
 from kgraph.parsers.errors import InputError
 
-from .catalog import BUILDERS, PREFIX
+from .catalog import BUILDERS
+from .common import PREFIX
 
 
 @lru_cache(maxsize=1)

@@ -1,0 +1,52 @@
+"""What every holdout kernel spec shares: tolerances, work-group shapes, sources and the spec builder.
+
+Each kernel's OpenCL C lives in ``cl/<name>.cl`` (package data), written once by hand in the style
+of an ordinary user, not generated from a template. Sizes are chosen so that the set spans roughly
+5 us to 100 ms on an H200 while the slowest launch of every kernel stays within a few seconds on
+a two-core CPU through PoCL (the campaign's per-launch timeout is 60 s for warm-up + 3 repeats).
+Where runtime does not grow with the product of the size parameters alone, a ``constraints``
+bound (e.g. ``N * K * D <= 2**28``) keeps the largest point in check.
+"""
+from __future__ import annotations
+
+from importlib import resources
+
+import numpy as np
+
+from kgraph.data.corpus.spec import KernelSpec
+
+PREFIX = "holdout"
+
+#: Tolerances: element-wise float32 results, float32 sums over up to a few thousand terms,
+#: and float64.
+ELEMWISE = (1e-5, 1e-6)
+SUMS = (1e-3, 1e-4)
+FP64 = (1e-9, 1e-11)
+
+L1 = [[256], [128], [64]]
+L2 = [[16, 16], [32, 8], [64, 4]]
+
+
+def source_of(name: str) -> str:
+    """The text of ``cl/<name>.cl``."""
+    return resources.files(__package__).joinpath("cl", f"{name}.cl").read_text(encoding="utf-8")
+
+
+def pow2(lo: int, hi: int, step: int = 1) -> list[int]:
+    return [2**e for e in range(lo, hi + 1, step)]
+
+
+def _spec(name, *, sizes, check, args, gsize, local, reference, make_inputs=None, constraints=(),
+          tol=ELEMWISE, precision="fp32", idiom="") -> KernelSpec:
+    return KernelSpec(
+        kernel_id=f"{PREFIX}.{name}", family=f"{PREFIX}.{name}",
+        variant={"precision": precision, "idiom": idiom}, kernel_name=name, source=source_of(name),
+        sizes=sizes, check_sizes=check, constraints=list(constraints), args=args, global_size=gsize,
+        local_sizes=local, reference=reference, make_inputs=make_inputs, rtol=tol[0], atol=tol[1],
+        tags=[PREFIX])
+
+
+def _f64(a) -> np.ndarray:
+    return np.asarray(a, dtype=np.float64)
+
+
