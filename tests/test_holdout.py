@@ -14,7 +14,7 @@ import pytest
 from kgraph.data.corpus import FAMILY_MODULES, all_specs
 from kgraph.data.corpus.spec import Arg, MAX_LAUNCH_BYTES
 from kgraph.data.holdout import get_spec, is_holdout, specs
-from kgraph.data.holdout.catalog import source_of
+from kgraph.data.holdout.common import source_of
 
 ROOT = Path(__file__).resolve().parents[1]
 HOLDOUT = specs()

@@ -6,7 +6,7 @@
 These kernels are **never trained on**: they are not part of ``kgraph.data.corpus.all_specs()``
 (nor of the generator's output) and exist only to measure how kgraph generalises to code nobody in
 the corpus wrote. Sources are package data under ``cl/`` (one ``.cl`` file per kernel); launch
-specs, inputs and numpy references are in :mod:`kgraph.data.holdout.catalog`. The list of kernels
+specs, inputs and numpy references are in :mod:`kgraph.data.holdout.catalog` (one module per kernel group). The list of kernels
 and the rules are in ``docs/HOLDOUT.md``.
 """
 from __future__ import annotations
