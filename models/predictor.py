@@ -227,8 +227,15 @@ def from_checkpoint(ckpt: str | Path, out: str | Path, datasets: list[str] | Non
     ckpt = Path(ckpt)
     if not ckpt.is_file():
         raise ModelError(f"--from-ckpt {ckpt}: no such checkpoint")
-    # a Lightning checkpoint pickles its hyper-parameters (dataclasses): trusted local input only
-    blob = torch.load(str(ckpt), map_location="cpu", weights_only=False)
+    # weights_only: tensors and plain data only, so a crafted file cannot run code while it is read
+    try:
+        blob = torch.load(str(ckpt), map_location="cpu", weights_only=True)
+    except Exception as exc:  # noqa: BLE001 - torch raises UnpicklingError, RuntimeError, EOFError, ...
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise ModelError(f"--from-ckpt {ckpt}: refused: not a checkpoint of plain tensors and data that loads "
+                         f"with weights_only=True ({first[:200]}); only `kgraph fit` checkpoints are converted") from None
+    if not isinstance(blob, dict):
+        raise ModelError(f"{ckpt}: not a kgraph fit checkpoint (a {type(blob).__name__}, not a dict)")
     hp = blob.get("hyper_parameters", {})
     if "arch" not in hp or "state_dict" not in blob:
         raise ModelError(f"{ckpt}: not a kgraph fit checkpoint (no arch hyper-parameter or state_dict)")

@@ -320,3 +320,28 @@ def test_row15_png_in_a_missing_folder_creates_nothing(tmp_path, capsys):
     assert err.strip() == (f"kgraph: error: --png: folder '{target.parent}' does not exist (kgraph parse does not "
                            f"create folders)")
     assert not (tmp_path / "nonexistent").exists()
+
+
+def test_row16_from_ckpt_refuses_a_pickle_that_runs_code(tmp_path):
+    """``python -m kgraph.models.predictor --from-ckpt`` never unpickles arbitrary objects: a file whose
+    unpickling would run code is refused with a message, and the code does not run."""
+    import pickle
+
+    from kgraph.errors import ModelError
+    from kgraph.models.predictor import from_checkpoint
+
+    marker = tmp_path / "ran"
+
+    class Payload:
+        def __reduce__(self):
+            return (open, (str(marker), "w"))
+
+    crafted = tmp_path / "crafted.ckpt"
+    crafted.write_bytes(pickle.dumps({"state_dict": {}, "hyper_parameters": {"arch": Payload()}}))
+    with pytest.raises(ModelError, match="refused"):
+        from_checkpoint(crafted, tmp_path / "out")
+    assert not marker.exists()
+    garbage = tmp_path / "garbage.ckpt"
+    garbage.write_bytes(b"\x00not a checkpoint")
+    with pytest.raises(ModelError, match="refused"):
+        from_checkpoint(garbage, tmp_path / "out")
