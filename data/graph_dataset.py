@@ -63,10 +63,25 @@ class KernelGraphs(InMemoryDataset):
         self.tokenizer_path, self.max_length = tokenizer_path, max_length
         self.failed: dict[str, str] = {}
         super().__init__(str(root), log=False)
-        self.load(self.processed_paths[0])
-        self.failed = torch.load(self.processed_paths[1], weights_only=True)
+        try:
+            self._load_processed()
+        except Exception:  # noqa: BLE001 - a damaged or crafted cache is rebuilt, never unpickled
+            for path in self.processed_paths:
+                Path(path).unlink(missing_ok=True)
+            self.process()
+            self._load_processed()
         self.items = [self.get(i) for i in range(len(self))]  # sliced once, kept in memory
         self.index_of = {d.key: i for i, d in enumerate(self.items)}
+
+    def _load_processed(self) -> None:
+        """``InMemoryDataset.load`` without PyG's fallback to ``weights_only=False``: the processed files
+        load as tensors and plain data only, so a crafted cache file cannot run code."""
+        with open(self.processed_paths[0], "rb") as f:
+            out = torch.load(f, map_location="cpu", weights_only=True)
+        data, self.slices = out[0], out[1]
+        data_cls = out[2] if len(out) == 3 else Data
+        self.data = data_cls.from_dict(data) if isinstance(data, dict) else data
+        self.failed = torch.load(self.processed_paths[1], map_location="cpu", weights_only=True)
 
     @property
     def cache_key(self) -> str:

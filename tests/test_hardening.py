@@ -345,3 +345,26 @@ def test_row16_from_ckpt_refuses_a_pickle_that_runs_code(tmp_path):
     garbage.write_bytes(b"\x00not a checkpoint")
     with pytest.raises(ModelError, match="refused"):
         from_checkpoint(garbage, tmp_path / "out")
+
+
+def test_row16_graph_cache_is_never_unpickled(tmp_path):
+    """A crafted file in the graph cache (runs/cache) is not unpickled: the cache is rebuilt, no code runs."""
+    import pickle
+
+    import pandas as pd
+
+    from kgraph.data.graph_dataset import KernelGraphs
+
+    src = (Path(__file__).resolve().parents[1] / "examples" / "opencl" / "saxpy.cl").read_text()
+    kernels = pd.DataFrame([{"source_id": "s", "kernel_name": "saxpy", "lang": "opencl", "source": src}])
+    first = KernelGraphs(tmp_path, kernels)
+    marker = tmp_path / "ran"
+
+    class Payload:
+        def __reduce__(self):
+            return (open, (str(marker), "w"))
+
+    Path(first.processed_paths[0]).write_bytes(pickle.dumps((Payload(), {}, None)))
+    again = KernelGraphs(tmp_path, kernels)
+    assert not marker.exists()
+    assert [d.key for d in again.items] == [d.key for d in first.items] == ["s:saxpy"]
