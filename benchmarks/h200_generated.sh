@@ -14,7 +14,7 @@ python3 - <<'PY'
 import glob, os, torch
 os.makedirs("/tmp/ck", exist_ok=True)
 for path in glob.glob("runs/generated/bounded-*/ckpt/best-*.ckpt"):
-    ck = torch.load(path, map_location="cpu", weights_only=False)
+    ck = torch.load(path, map_location="cpu", weights_only=True)
     ck.pop("optimizer_states", None); ck.pop("lr_schedulers", None)
     torch.save(ck, f"/tmp/ck/{path.split('/')[2]}.ckpt")
 PY

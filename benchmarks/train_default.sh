@@ -13,7 +13,7 @@ timeout ${FIT_TIMEOUT_S:-560} python3 -m benchmarks.ablation --datasets $DATASET
 python3 - <<'PY'
 import glob, torch
 for path in glob.glob("runs/default/*/ckpt/best-*.ckpt"):
-    ck = torch.load(path, map_location="cpu", weights_only=False)
+    ck = torch.load(path, map_location="cpu", weights_only=True)
     ck.pop("optimizer_states", None); ck.pop("lr_schedulers", None)
     torch.save(ck, "runs/default/best.ckpt")
 PY
