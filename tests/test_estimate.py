@@ -6,11 +6,9 @@ import math
 import os
 import subprocess
 import sys
-from dataclasses import asdict
 from pathlib import Path
 
 import pytest
-import torch
 
 from kgraph.app.cli.main import main
 from kgraph.data.targets import BOUND_CLASSES
@@ -62,24 +60,6 @@ def test_estimate_batch_errors(capsys, tmp_path):
     rc, text = err(capsys, ["estimate", SGEMM, "--batch", str(other), "--device", DEVICE])
     assert rc == 2 and "unknown format '.txt'" in text
 
-
-@pytest.fixture(scope="module")
-def model_dir(tmp_path_factory):
-    """A default-model directory converted from a Lightning-format checkpoint of a small model."""
-    from kgraph.data.features import feature_names
-    from kgraph.models.kgraph_model import ModelConfig
-    from kgraph.models.lightning_module import KGraphLightningModule
-    from kgraph.models.predictor import from_checkpoint
-
-    arch = ModelConfig(use_tokens=False)
-    arch.graph.hidden, arch.launch.hidden, arch.fusion.hidden, arch.head.hidden = 16, 16, 32, 16
-    torch.manual_seed(0)
-    module = KGraphLightningModule(arch, feature_names=feature_names())
-    d = tmp_path_factory.mktemp("model")
-    torch.save({"state_dict": module.state_dict(), "global_step": 0,
-                "hyper_parameters": {"arch": asdict(arch), "feature_names": feature_names()},
-                "datamodule_hyper_parameters": {"datasets": [str(ROOT / "data/datasets/ci-tiny")]}}, d / "x.ckpt")
-    return from_checkpoint(d / "x.ckpt", d / "default")
 
 
 def test_estimate_end_to_end(capsys, model_dir, tmp_path):

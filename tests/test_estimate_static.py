@@ -2,11 +2,9 @@
 from __future__ import annotations
 
 import json
-from dataclasses import asdict
 from pathlib import Path
 
 import pytest
-import torch
 
 import kgraph
 from kgraph.app.cli.main import main
@@ -53,23 +51,6 @@ def test_guard_coverage_and_data_dependence():
     graph, launch = _launch(reduce, "reduce_sum", [1 << 16], [256], {"n": 1 << 16})
     assert static_counts(kernel_facts(graph), launch) is None  # ?: arm reads memory: the model's counts
 
-
-@pytest.fixture(scope="module")
-def model_dir(tmp_path_factory):
-    from kgraph.data.features import feature_names
-    from kgraph.models.kgraph_model import ModelConfig
-    from kgraph.models.lightning_module import KGraphLightningModule
-    from kgraph.models.predictor import from_checkpoint
-
-    arch = ModelConfig(use_tokens=False)
-    arch.graph.hidden, arch.launch.hidden, arch.fusion.hidden, arch.head.hidden = 16, 16, 32, 16
-    torch.manual_seed(0)
-    module = KGraphLightningModule(arch, feature_names=feature_names())
-    d = tmp_path_factory.mktemp("model")
-    torch.save({"state_dict": module.state_dict(), "global_step": 0,
-                "hyper_parameters": {"arch": asdict(arch), "feature_names": feature_names()},
-                "datamodule_hyper_parameters": {"datasets": [str(ROOT / "data/datasets/ci-tiny")]}}, d / "x.ckpt")
-    return from_checkpoint(d / "x.ckpt", d / "default")
 
 
 def test_api_grid_block_and_static_counts(model_dir):
