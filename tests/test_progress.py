@@ -10,7 +10,6 @@ import pytest
 import torch
 
 from kgraph.app.cli.main import main
-from test_estimate import model_dir  # noqa: F401  (fixture: a small default-model directory)
 from test_export import make_head
 from test_report import write_runs
 
@@ -73,7 +72,7 @@ def test_export_progress(tmp_path, terminal, capsys):
     assert BAR not in err and out.startswith("wrote ")
 
 
-def test_estimate_batch_progress(model_dir, tmp_path, terminal, capsys, monkeypatch):  # noqa: F811
+def test_estimate_batch_progress(model_dir, tmp_path, terminal, capsys, monkeypatch):
     import kgraph.app.cli.estimate as estimate
 
     monkeypatch.setattr(estimate, "BATCH_CHUNK", 2)  # 5 launches in chunks of 2
