@@ -21,14 +21,7 @@ ldo=$!
 nvidia-smi --query-gpu=utilization.gpu,memory.used --format=csv -l 20 > "$OUT/gpu_util.csv" 2>&1 &
 smi=$!
 wait $grid $ldo; kill $smi 2>/dev/null
-python3 - <<'PY'
-import glob, os, torch
-os.makedirs("/tmp/ck", exist_ok=True)
-for path in glob.glob("runs/bounded*/*/ckpt/best-*.ckpt"):
-    ck = torch.load(path, map_location="cpu", weights_only=True)
-    ck.pop("optimizer_states", None); ck.pop("lr_schedulers", None)
-    torch.save(ck, f"/tmp/ck/{path.split('/')[2]}.ckpt")
-PY
+python3 -m benchmarks.strip_checkpoints 'runs/bounded*/*/ckpt/best-*.ckpt' --out /tmp/ck
 cp runs/bounded/status.json "$OUT/status.json"; cp runs/bounded_ldo/status.json "$OUT/status_ldo.json"
 tar czf "$OUT/pred.tgz" runs/bounded*/*/pred runs/bounded*/*/*.log runs/bounded*/*/config.yaml 2>/dev/null
 tar czf "$OUT/ckpt.tgz" -C /tmp/ck . 2>/dev/null

@@ -10,14 +10,7 @@ DS="data/datasets/generated-nvidia-h200 data/datasets/nvidia-h200"
 timeout ${GRID_TIMEOUT_S:-480} python3 -m benchmarks.ablation --datasets $DS --out runs/generated --variants bounded graph_only \
   --splits generated_to_written written_to_generated --trainer conf/trainer/gpu.yaml --num-workers 3 \
   --max-time ${MAX_TIME:-00:00:05:00} --parallel 4 > "$OUT/grid.log" 2>&1
-python3 - <<'PY'
-import glob, os, torch
-os.makedirs("/tmp/ck", exist_ok=True)
-for path in glob.glob("runs/generated/bounded-*/ckpt/best-*.ckpt"):
-    ck = torch.load(path, map_location="cpu", weights_only=True)
-    ck.pop("optimizer_states", None); ck.pop("lr_schedulers", None)
-    torch.save(ck, f"/tmp/ck/{path.split('/')[2]}.ckpt")
-PY
+python3 -m benchmarks.strip_checkpoints 'runs/generated/bounded-*/ckpt/best-*.ckpt' --out /tmp/ck
 cp runs/generated/status.json "$OUT/status.json"
 tar czf "$OUT/pred.tgz" runs/generated/*/pred runs/generated/*/*.log 2>/dev/null
 cp /tmp/ck/*.ckpt "$OUT/" 2>/dev/null

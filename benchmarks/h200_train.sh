@@ -19,14 +19,7 @@ ldo=$!
 nvidia-smi --query-gpu=utilization.gpu,memory.used --format=csv -l 30 > "$OUT/gpu_util.csv" 2>&1 &
 smi=$!
 wait $grid $ldo; kill $smi 2>/dev/null
-python3 - <<'PY'
-import glob, os, torch
-os.makedirs("/tmp/ck", exist_ok=True)
-for path in glob.glob("runs/ablation/*/ckpt/best-*.ckpt"):
-    ck = torch.load(path, map_location="cpu", weights_only=True)
-    ck.pop("optimizer_states", None); ck.pop("lr_schedulers", None)
-    torch.save(ck, f"/tmp/ck/{path.split('/')[2]}.ckpt")
-PY
+python3 -m benchmarks.strip_checkpoints 'runs/ablation/*/ckpt/best-*.ckpt' --out /tmp/ck
 mv "$OUT"/*.log "$OUT"/gpu_util.csv runs/ablation/ 2>/dev/null
 tar czf "$OUT/pred.tgz" runs/ablation/*/pred runs/ablation/status.json runs/ablation/*.log runs/ablation/gpu_util.csv \
   runs/ablation/*/*.log runs/ablation/*/config.yaml 2>/dev/null

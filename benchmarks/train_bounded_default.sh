@@ -10,13 +10,7 @@ DATASETS=${DATASETS:-"data/datasets/nvidia-h200 data/datasets/nvidia-h100 data/d
 timeout ${FIT_TIMEOUT_S:-540} python3 -m benchmarks.ablation --datasets $DATASETS --out runs/default \
   --variants bounded --splits unseen_launch --trainer conf/trainer/gpu.yaml --num-workers 6 \
   --max-time ${MAX_TIME:-00:00:06:30} > "$OUT/train.log" 2>&1
-python3 - <<'PY'
-import glob, torch
-for path in glob.glob("runs/default/*/ckpt/best-*.ckpt"):
-    ck = torch.load(path, map_location="cpu", weights_only=True)
-    ck.pop("optimizer_states", None); ck.pop("lr_schedulers", None)
-    torch.save(ck, "runs/default/best.ckpt")
-PY
+python3 -m benchmarks.strip_checkpoints 'runs/default/*/ckpt/best-*.ckpt' --to runs/default/best.ckpt
 cp runs/default/best.ckpt "$OUT/best.ckpt"
 tar czf "$OUT/pred.tgz" runs/default/status.json runs/default/*/pred runs/default/*/config.yaml runs/default/*/fit.log 2>/dev/null
 ls -la "$OUT"; tail -n 3 "$OUT/train.log"

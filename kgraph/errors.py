@@ -8,4 +8,5 @@ from kgraph.parsers.errors import (  # noqa: F401
     ModelError,
     SourceError,
     UsageError,
+    run_guarded,
 )

@@ -188,15 +188,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _cli() -> int:
-    import sys
+    from kgraph.errors import run_guarded
 
-    from kgraph.errors import KGraphError, UsageError
-
-    try:
-        return main()
-    except KGraphError as exc:
-        print(f"kgraph.models.compact_training: error: {exc}", file=sys.stderr)
-        return 2 if isinstance(exc, UsageError) else 1
+    return run_guarded(main, "kgraph.models.compact_training")
 
 
 if __name__ == "__main__":

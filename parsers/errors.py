@@ -57,3 +57,26 @@ class MeasurementError(KGraphError):
 
 class ModelError(KGraphError):
     """A model or checkpoint cannot be loaded or does not fit the data it is given."""
+
+
+def run_guarded(fn, prog: str = "kgraph") -> int:
+    """Run a command's ``fn() -> int | None`` as every kgraph entry point does: a :class:`UsageError` is
+    one line and exit 2, any other :class:`KGraphError` its message and exit 1, Ctrl-C exit 130, a closed
+    output pipe exit 0; never a traceback for those."""
+    import os
+    import sys
+
+    try:
+        return int(fn() or 0)
+    except UsageError as exc:
+        print(f"{prog}: error: {exc}", file=sys.stderr)
+        return 2
+    except KGraphError as exc:
+        print(f"{prog}: error: {exc}" if "\n" not in str(exc) else str(exc), file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"{prog}: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # output piped into `head` and closed early: not an error of ours
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0

@@ -12,7 +12,7 @@ import gc
 import importlib
 import sys
 
-from kgraph.errors import KGraphError, UsageError
+from kgraph.errors import run_guarded
 
 # command name -> (module, one-line help). One line per command; modules live in kgraph/app/cli/.
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -72,22 +72,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _guard(fn) -> int:
-    try:
-        return int(fn() or 0)
-    except UsageError as exc:
-        print(f"kgraph: error: {exc}", file=sys.stderr)
-        return 2
-    except KGraphError as exc:
-        print(f"kgraph: error: {exc}" if "\n" not in str(exc) else str(exc), file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print("kgraph: interrupted", file=sys.stderr)
-        return 130
-    except BrokenPipeError:  # output piped into `head` and closed early: not an error of ours
-        import os
-
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 0
+    return run_guarded(fn, "kgraph")
 
 
 if __name__ == "__main__":

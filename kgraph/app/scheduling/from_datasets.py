@@ -121,15 +121,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _cli() -> int:
-    import sys
+    from kgraph.errors import run_guarded
 
-    from kgraph.errors import KGraphError, UsageError
-
-    try:
-        return main()
-    except KGraphError as exc:
-        print(f"kgraph.app.scheduling.from_datasets: error: {exc}", file=sys.stderr)
-        return 2 if isinstance(exc, UsageError) else 1
+    return run_guarded(main, "kgraph.app.scheduling.from_datasets")
 
 
 if __name__ == "__main__":
