@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# One measuring call of generated kernels on the GPU host: the GPU campaign (NVIDIA OpenCL, cores 0-2) and
+# the host CPU's PoCL campaign (cores 3-15) at once over prefixes of the generated space
+# (kgraph.data.generator:specs_from_env), each stopping after BUDGET_S seconds (resumable); both datasets
+# packed into $OUT. More launches per kernel visit than the corpus campaign (--first-chunk): a generated
+# kernel's build, correctness check and plan are paid once per kernel, so long visits amortise them.
+# Usage (repo root, after `source benchmarks/device_env.sh`):
+#   GPU_SEED=1 GPU_COUNT=1500 CPU_SEED=0 CPU_COUNT=800 BUDGET_S=480 bash benchmarks/generated_campaign.sh
+set -u
+OUT=${OUT:-out/generated_campaign}; mkdir -p "$OUT"
+BUDGET_S=${BUDGET_S:-480}
+GPU_DS=${GPU_DS:-data/datasets/generated-nvidia-h200}
+CPU_DS=${CPU_DS-data/datasets/generated-pocl-xeon}
+export PYTHONUNBUFFERED=1 PYTHONWARNINGS=ignore
+SPECS=kgraph.data.generator:specs_from_env
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > "$OUT/env.txt" 2>&1
+KGRAPH_GENERATOR_SEED=${GPU_SEED:-1} KGRAPH_GENERATOR_COUNT=${GPU_COUNT:-1500} taskset -c 0-2 \
+  python3 -m kgraph.data.harness.campaign --device nvidia --specs $SPECS --budget-s "$BUDGET_S" --no-progress \
+  --first-chunk ${GPU_FIRST_CHUNK:-24} --chunk 32 --out "$GPU_DS" > "$OUT/nvidia.log" 2>&1 &
+pids=$!
+if [ -n "$CPU_DS" ]; then
+  KGRAPH_GENERATOR_SEED=${CPU_SEED:-0} KGRAPH_GENERATOR_COUNT=${CPU_COUNT:-800} taskset -c 3-15 \
+    python3 -m kgraph.data.harness.campaign --device pocl --specs $SPECS --budget-s "$BUDGET_S" --no-progress \
+    --first-chunk ${CPU_FIRST_CHUNK:-12} --max-launch-mb 128 --counts static --build-jobs 6 --out "$CPU_DS" \
+    > "$OUT/pocl.log" 2>&1 &
+  pids="$pids $!"
+fi
+wait $pids
+for ds in $GPU_DS $CPU_DS; do python3 -m kgraph.app.cli.main dataset validate "$ds"; done > "$OUT/validate.txt" 2>&1
+tar czf "$OUT/gpu.tgz" "$GPU_DS"
+[ -n "$CPU_DS" ] && tar czf "$OUT/cpu.tgz" "$CPU_DS"
+tail -n 3 "$OUT"/*.log "$OUT/validate.txt"
