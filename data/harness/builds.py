@@ -83,10 +83,13 @@ def default_jobs() -> int:
 _POOL_CTX = None
 
 
-def _pool_init(platform_index: int, device_index: int) -> None:
+def _pool_init(platform_index: int, device_index: int, parent_pid: int | None = None) -> None:
     global _POOL_CTX
     import pyopencl as cl
 
+    from .lifeline import die_with_parent
+
+    die_with_parent(parent_pid)  # no pre-build outlives a killed campaign
     device = cl.get_platforms()[platform_index].get_devices()[device_index]
     _POOL_CTX = cl.Context([device])
 
@@ -136,7 +139,7 @@ class Prebuilder:
             return
         context = mp.get_context("spawn")
         self._pool = context.Pool(processes, initializer=_pool_init,
-                                  initargs=(info.platform_index, info.device_index))
+                                  initargs=(info.platform_index, info.device_index, os.getpid()))
         self._result = self._pool.map_async(_pool_build, jobs, chunksize=1)
 
     @property

@@ -20,6 +20,7 @@ import importlib
 import importlib.util
 import math
 import multiprocessing as mp
+import os
 import time
 from pathlib import Path
 
@@ -51,7 +52,11 @@ def work_of(sizes) -> float:
 
 
 def worker_main(conn, platform_index: int, device_index: int, device_id: str, provider: str,
-                policy, seed: int, counts_mode: str, max_instrumented_time_s: float = 0.02) -> None:
+                policy, seed: int, counts_mode: str, max_instrumented_time_s: float = 0.02,
+                parent_pid: int | None = None) -> None:
+    from .lifeline import die_with_parent
+
+    die_with_parent(parent_pid)  # a supervisor killed while a kernel hangs takes this process with it
     import pyopencl as cl
 
     from .counts import CountCache
@@ -168,7 +173,8 @@ class Worker:
         self.process = context.Process(
             target=worker_main, daemon=True,
             args=(child, self.info.platform_index, self.info.device_index, self.info.device_id,
-                  self.provider, self.policy, self.seed, self.counts_mode, self.max_instrumented_time_s))
+                  self.provider, self.policy, self.seed, self.counts_mode, self.max_instrumented_time_s,
+                  os.getpid()))
         self.process.start()
         child.close()
         if self.recv(self.startup_timeout_s)[0] != "ready":
