@@ -11,19 +11,29 @@ from kgraph.data.targets import BOUND_CLASSES, TARGETS
 from kgraph.parsers.errors import ModelError
 
 CFLAGS = ("-O2", "-std=c99")
+# AddressSanitizer + UndefinedBehaviorSanitizer, every report fatal (tests of hostile inputs)
+SANITIZE_FLAGS = ("-g", "-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer")
 DRIVER_SOURCE = Path(__file__).resolve().parent / "c" / "kgraph_driver.c"
 # columns of predict_c: the natural-unit fields (time_ns, bandwidth_gbs, ...) follow rc, time_us,
 # the log targets, bound and the bound probabilities
 NATURAL_COLUMNS = slice(2 + len(TARGETS) + 1 + len(BOUND_CLASSES), 2 + 2 * len(TARGETS) + 1 + len(BOUND_CLASSES))
 
 
-def build_driver(export_dir: str | Path, out: str | Path | None = None, cc: str = "gcc") -> Path:
-    """``cc -O2 -std=c99`` the driver against ``export_dir/kgraph_model.c``; returns the binary path."""
+def build_driver(export_dir: str | Path, out: str | Path | None = None, cc: str = "gcc",
+                 extra_flags: tuple[str, ...] = ()) -> Path:
+    """``cc -O2 -std=c99`` the driver against ``export_dir/kgraph_model.c``; returns the binary path.
+
+    Args:
+        export_dir: folder of ``kgraph_model.h/.c``.
+        out: the binary (default ``export_dir/kgraph_driver``).
+        cc: the C compiler.
+        extra_flags: more flags, e.g. ``SANITIZE_FLAGS``.
+    """
     export_dir = Path(export_dir)
     if shutil.which(cc) is None:
         raise ModelError(f"C compiler {cc!r} not found on PATH")
     out = Path(out) if out else export_dir / "kgraph_driver"
-    cmd = [cc, *CFLAGS, "-Wall", "-I", str(export_dir), str(DRIVER_SOURCE),
+    cmd = [cc, *CFLAGS, *extra_flags, "-Wall", "-I", str(export_dir), str(DRIVER_SOURCE),
            str(export_dir / "kgraph_model.c"), "-o", str(out), "-lm"]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
@@ -41,6 +51,16 @@ def predict_c(driver: str | Path, kernels: list[str], devices: list[int], launch
     proc = subprocess.run([str(driver)], input="\n".join(lines) + "\n", capture_output=True, text=True)
     if proc.returncode != 0:
         raise ModelError(f"{driver} failed: {proc.stderr.strip()}")
+    return np.array([[float(v) for v in line.split()] for line in proc.stdout.splitlines()])
+
+
+def predict_embedding_c(driver: str | Path, code: np.ndarray, launch: np.ndarray, device: np.ndarray) -> np.ndarray:
+    """``kgraph_predict_embedding`` through the driver, one row per row of ``code``, ``launch`` and
+    ``device`` (``[N, code_dim]``, ``[N, n_launch]``, ``[N, n_device]``); returns ``[N, 2]``: rc, time_us."""
+    lines = [" ".join(f"{v:.17g}" for v in (*c, *x, *d)) for c, x, d in zip(code, launch, device)]
+    proc = subprocess.run([str(driver), "--embedding"], input="\n".join(lines) + "\n", capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise ModelError(f"{driver} --embedding failed: {proc.stderr.strip()}")
     return np.array([[float(v) for v in line.split()] for line in proc.stdout.splitlines()])
 
 

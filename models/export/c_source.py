@@ -17,6 +17,7 @@ from pathlib import Path
 import torch
 
 from kgraph.data.targets import BOUND_CLASSES, LOG_TARGETS, TARGETS
+from kgraph.models.export.c_api import check_finite_c, header_defines, strerror_c
 from kgraph.models.compact import CompactHead
 from kgraph.parsers.errors import ModelError
 
@@ -93,9 +94,9 @@ extern "C" {{
 #define KGRAPH_N_BOUND_CLASSES {len(BOUND_CLASSES)}
 /* X-macro over the natural-unit fields of kgraph_prediction, in target order */
 #define KGRAPH_FOR_EACH_TARGET(X) {" ".join(f"X({t.key})" for t in TARGETS)}
-#define KGRAPH_OK 0
-#define KGRAPH_E_KERNEL (-1) /* kernel name not in the table */
-#define KGRAPH_E_DEVICE (-2) /* device index out of range */
+/* Return codes (every entry point validates its inputs first; on an error `out` is all NaN, bound -1;
+   kgraph_strerror(code) says what a code means) and input limits */
+{header_defines()}
 
 /* Bound classes: {", ".join(f"{i} = {c}" for i, c in enumerate(BOUND_CLASSES))}. */
 typedef struct {{
@@ -116,15 +117,20 @@ extern const char *const kgraph_device_ids[KGRAPH_N_DEVICES];      /* index = de
 extern const float kgraph_code_table[KGRAPH_N_KERNELS][KGRAPH_CODE_DIM > 0 ? KGRAPH_CODE_DIM : 1];
 extern const float kgraph_device_table[KGRAPH_N_DEVICES][KGRAPH_N_DEVICE_FEATURES];
 
-/* Index of a registered kernel, or -1. */
+/* Index (>= 0) of a registered kernel by name (a corpus kernel id, or the function name of a kernel
+   exported with `kgraph export --kernels`), or KGRAPH_E_KERNEL (also for NULL). */
 int kgraph_kernel_index(const char *kernel);
-/* Index of a device id, or -1. */
+/* Index (>= 0) of a device id, or KGRAPH_E_DEVICE (also for NULL). */
 int kgraph_device_index(const char *device_id);
-/* Predict a registered kernel (by name) on device index `device`; returns KGRAPH_OK or an error code. */
+/* What a return code means (a static string; never NULL). */
+const char *kgraph_strerror(int code);
+/* Predict a registered kernel (by name) on device index `device`; returns KGRAPH_OK or an error code:
+   KGRAPH_E_KERNEL, KGRAPH_E_DEVICE, KGRAPH_E_NULL, KGRAPH_E_FEATURE, KGRAPH_E_RANGE. */
 int kgraph_predict(const char *kernel, const double *launch_features, int device, kgraph_prediction *out);
 /* Same with the kernel index from kgraph_kernel_index (no name lookup). */
 int kgraph_predict_index(int kernel, const double *launch_features, int device, kgraph_prediction *out);
-/* Any kernel/device: a code embedding [KGRAPH_CODE_DIM] and device features [KGRAPH_N_DEVICE_FEATURES]. */
+/* Any kernel/device: a code embedding [KGRAPH_CODE_DIM] and device features [KGRAPH_N_DEVICE_FEATURES];
+   also KGRAPH_E_EMBEDDING and KGRAPH_E_DEVICE_FEATURE. */
 int kgraph_predict_embedding(const float *code_embedding, const double *launch_features,
                              const double *device_features, kgraph_prediction *out);
 /* features */
@@ -171,26 +177,45 @@ const float kgraph_code_table[KGRAPH_N_KERNELS][KGRAPH_CODE_DIM > 0 ? KGRAPH_COD
 const float kgraph_device_table[KGRAPH_N_DEVICES][KGRAPH_N_DEVICE_FEATURES] = {_floats(dev)};
 {chr(10).join(arrays)}
 
+{strerror_c()}
+
+{check_finite_c()}
+
+/* On an error: every number of out NaN, bound -1, so an unchecked result is never plausible. */
+static int kgraph_fail(kgraph_prediction *out, int code) {{
+  int j;
+  if (!out) return code;
+  out->time_us = NAN;
+#define KGRAPH_NAN_FIELD(field) out->field = NAN;
+  KGRAPH_FOR_EACH_TARGET(KGRAPH_NAN_FIELD)
+#undef KGRAPH_NAN_FIELD
+  for (j = 0; j < KGRAPH_N_TARGETS; ++j) out->log_targets[j] = NAN;
+  for (j = 0; j < KGRAPH_N_BOUND_CLASSES; ++j) out->bound_prob[j] = NAN;
+  out->bound = -1;
+  return code;
+}}
+
 int kgraph_kernel_index(const char *kernel) {{
   int lo = 0, hi = KGRAPH_N_KERNELS - 1;
-  if (!kernel) return -1;
+  if (!kernel) return KGRAPH_E_KERNEL;
   while (lo <= hi) {{
     int mid = (lo + hi) / 2, c = strcmp(kgraph_kernel_names[mid], kernel);
     if (c == 0) return mid;
     if (c < 0) lo = mid + 1; else hi = mid - 1;
   }}
-  return -1;
+  return KGRAPH_E_KERNEL;
 }}
 
 int kgraph_device_index(const char *device_id) {{
   int i;
   for (i = 0; device_id && i < KGRAPH_N_DEVICES; ++i)
     if (strcmp(kgraph_device_ids[i], device_id) == 0) return i;
-  return -1;
+  return KGRAPH_E_DEVICE;
 }}
 
-/* Layers after the first: a holds the first hidden layer (after relu) on entry. */
-static void kgraph_tail(float *KGRAPH_RESTRICT a, float *KGRAPH_RESTRICT b, kgraph_prediction *out) {{
+/* Layers after the first: a holds the first hidden layer (after relu) on entry; KGRAPH_OK, or
+   KGRAPH_E_RANGE when an output is not finite. */
+static int kgraph_tail(float *KGRAPH_RESTRICT a, float *KGRAPH_RESTRICT b, kgraph_prediction *out) {{
   int o, ob, j;
   const float *y;
   float m, z = 0.0f;
@@ -208,20 +233,27 @@ static void kgraph_tail(float *KGRAPH_RESTRICT a, float *KGRAPH_RESTRICT b, kgra
     z += out->bound_prob[j];
   }}
   for (j = 0; j < {len(BOUND_CLASSES)}; ++j) out->bound_prob[j] /= z;
+  if (!isfinite(out->time_us) || !isfinite(z)) return kgraph_fail(out, KGRAPH_E_RANGE);
+#define KGRAPH_CHECK_FIELD(field) if (!isfinite(out->field)) return kgraph_fail(out, KGRAPH_E_RANGE);
+  KGRAPH_FOR_EACH_TARGET(KGRAPH_CHECK_FIELD)
+#undef KGRAPH_CHECK_FIELD
+  return KGRAPH_OK;
 }}
 
 int kgraph_predict_index(int kernel, const double *x, int device, kgraph_prediction *out) {{
   float a[{max_h}], b[{max_h}], xf[KGRAPH_N_LAUNCH > 0 ? KGRAPH_N_LAUNCH : 1];
   const float *kp, *dp;
   int o, ob, j;
-  if (kernel < 0 || kernel >= KGRAPH_N_KERNELS) return KGRAPH_E_KERNEL;
-  if (device < 0 || device >= KGRAPH_N_DEVICES) return KGRAPH_E_DEVICE;
+  if (!out) return KGRAPH_E_NULL;
+  if (kernel < 0 || kernel >= KGRAPH_N_KERNELS) return kgraph_fail(out, KGRAPH_E_KERNEL);
+  if (device < 0 || device >= KGRAPH_N_DEVICES) return kgraph_fail(out, KGRAPH_E_DEVICE);
+  if (!x) return kgraph_fail(out, KGRAPH_E_NULL);
+  if (kgraph_bad_double(x, KGRAPH_N_LAUNCH)) return kgraph_fail(out, KGRAPH_E_FEATURE);
   kp = kgraph_code_proj[kernel];
   dp = kgraph_device_proj[device];
   for (j = 0; j < KGRAPH_N_LAUNCH; ++j) xf[j] = (float)x[j];
 {first}
-  kgraph_tail(a, b, out);
-  return KGRAPH_OK;
+  return kgraph_tail(a, b, out);
 }}
 
 int kgraph_predict(const char *kernel, const double *launch_features, int device, kgraph_prediction *out) {{
@@ -231,6 +263,11 @@ int kgraph_predict(const char *kernel, const double *launch_features, int device
 int kgraph_predict_embedding(const float *code, const double *x, const double *d, kgraph_prediction *out) {{
   float a[{max_h}], b[{max_h}];
   int o, j;
+  if (!out) return KGRAPH_E_NULL;
+  if (!code || !x || !d) return kgraph_fail(out, KGRAPH_E_NULL);
+  if (kgraph_bad_float(code, KGRAPH_CODE_DIM)) return kgraph_fail(out, KGRAPH_E_EMBEDDING);
+  if (kgraph_bad_double(x, KGRAPH_N_LAUNCH)) return kgraph_fail(out, KGRAPH_E_FEATURE);
+  if (kgraph_bad_double(d, KGRAPH_N_DEVICE_FEATURES)) return kgraph_fail(out, KGRAPH_E_DEVICE_FEATURE);
   for (o = 0; o < {h0}; ++o) {{
     float s = B0[o];
     for (j = 0; j < KGRAPH_CODE_DIM; ++j) s += W0C[o * KGRAPH_CODE_DIM + j] * code[j];
@@ -238,8 +275,7 @@ int kgraph_predict_embedding(const float *code, const double *x, const double *d
     for (j = 0; j < KGRAPH_N_DEVICE_FEATURES; ++j) s += W0D[o * KGRAPH_N_DEVICE_FEATURES + j] * (float)d[j];
     a[o] = s > 0.0f ? s : 0.0f;
   }}
-  kgraph_tail(a, b, out);
-  return KGRAPH_OK;
+  return kgraph_tail(a, b, out);
 }}
 {source_defs}
 """

@@ -12,6 +12,8 @@ C API (added to ``kgraph_model.h``)::
 
 ``args`` are the kernel's scalar arguments in parameter order (the ``args`` JSON order of the
 datasets); ``out`` receives ``KGRAPH_N_LAUNCH`` values, ready for ``kgraph_predict_index``.
+Inputs are validated first (codes and limits of :mod:`kgraph.models.export.c_api`); on an error ``out``
+is all NaN.
 """
 from __future__ import annotations
 
@@ -81,7 +83,10 @@ def to_features_c(kernel_names: list[str], sources: dict[str, tuple[str, str]], 
         raise ModelError("data/features.py changed its feature layout; update models/export/features_c.py")
     decls = """#define KGRAPH_HAS_FEATURES 1
 /* Launch + static features of registered kernel `kernel` (see kgraph_launch_feature_names).
-   args: the kernel's scalar arguments in parameter order. Returns KGRAPH_OK or an error code. */
+   dims: 1, 2 or 3; global/local[3]: whole numbers >= 1, local <= global, unused dimensions 1, at most
+   KGRAPH_MAX_ITEMS work-items; args: the kernel's n_args (0..KGRAPH_MAX_ARGS) finite scalar arguments in
+   parameter order. Returns KGRAPH_OK or KGRAPH_E_NULL, KGRAPH_E_KERNEL, KGRAPH_E_DEVICE, KGRAPH_E_DIMS,
+   KGRAPH_E_SIZE, KGRAPH_E_ARGS (then out is all NaN). */
 int kgraph_features(int kernel, int dims, const double global[3], const double local[3],
                     const double *args, int n_args, int device, double *out);
 """
@@ -98,12 +103,39 @@ static double kgraph_device_cus(int device) {{
   return exp2(kgraph_device_table[device][KGRAPH_HW_LOG2_CU]);
 }}
 
-int kgraph_features(int kernel, int dims, const double global[3], const double local[3],
-                    const double *args, int n_args, int device, double *out) {{
-  double w[9], c[{n_static}], items = 1.0, group = 1.0, groups = 1.0, cus;
+/* KGRAPH_OK or the code of the first invalid input of kgraph_features (see kgraph_model.h). */
+static int kgraph_check_launch(int kernel, int dims, const double global[3], const double local[3],
+                               const double *args, int n_args, int device) {{
+  double items = 1.0;
   int d, i;
   if (kernel < 0 || kernel >= KGRAPH_N_KERNELS) return KGRAPH_E_KERNEL;
   if (device < 0 || device >= KGRAPH_N_DEVICES) return KGRAPH_E_DEVICE;
+  if (!global || !local) return KGRAPH_E_NULL;
+  if (dims < 1 || dims > 3) return KGRAPH_E_DIMS;
+  for (d = 0; d < 3; ++d) {{
+    if (d >= dims ? global[d] != 1.0 || local[d] != 1.0
+                  : !(global[d] >= 1.0 && global[d] <= KGRAPH_MAX_ITEMS && floor(global[d]) == global[d] &&
+                      local[d] >= 1.0 && local[d] <= global[d] && floor(local[d]) == local[d]))
+      return KGRAPH_E_SIZE;
+    items *= global[d];
+  }}
+  if (items > KGRAPH_MAX_ITEMS) return KGRAPH_E_SIZE;
+  if (n_args < 0 || n_args > KGRAPH_MAX_ARGS || (n_args > 0 && !args)) return KGRAPH_E_ARGS;
+  for (i = 0; i < n_args; ++i)
+    if (!isfinite(args[i])) return KGRAPH_E_ARGS;
+  return KGRAPH_OK;
+}}
+
+int kgraph_features(int kernel, int dims, const double global[3], const double local[3],
+                    const double *args, int n_args, int device, double *out) {{
+  double w[9], c[{n_static}], items = 1.0, group = 1.0, groups = 1.0, cus;
+  int d, i, rc;
+  if (!out) return KGRAPH_E_NULL;
+  rc = kgraph_check_launch(kernel, dims, global, local, args, n_args, device);
+  if (rc != KGRAPH_OK) {{
+    for (i = 0; i < KGRAPH_N_LAUNCH; ++i) out[i] = NAN;
+    return rc;
+  }}
   cus = kgraph_device_cus(device);
   if (cus < 1.0) cus = 1.0;
   out[0] = (double)dims;

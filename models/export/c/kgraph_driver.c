@@ -4,6 +4,7 @@
  * stdin and prints "rc time_us log_t0 .. log_t4 bound p0 p1 p2" (%.9g) and then the natural-unit
  * fields of KGRAPH_FOR_EACH_TARGET (time_ns bandwidth_gbs footprint_bytes flops bytes, %.17g) per line.
  * Features mode (exports with kgraph_features): kgraph_driver --features, see features() below.
+ * Embedding mode: kgraph_driver --embedding, see embedding() below.
  * Bench mode: kgraph_driver --bench CALLS KERNEL DEVICE_INDEX F1 ... FN times CALLS calls of
  * kgraph_predict (name lookup included) in REPEATS=7 rounds and prints the median ns per call.
  * Build: gcc -O2 -std=c99 kgraph_driver.c kgraph_model.c -I<export dir> -lm
@@ -64,7 +65,7 @@ static int features(void) {
   double g[3], l[3], args[16], out[KGRAPH_N_LAUNCH];
   while (scanf("%511s %d %d %lf %lf %lf %lf %lf %lf %d", kernel, &device, &dims, &g[0], &g[1], &g[2],
                &l[0], &l[1], &l[2], &n_args) == 10) {
-    if (n_args < 0 || n_args > 16) return 2;
+    if (n_args > 16) return 2; /* a negative count is passed on: kgraph_features must refuse it */
     for (j = 0; j < n_args; ++j)
       if (scanf("%lf", &args[j]) != 1) return 2;
     rc = kgraph_features(kgraph_kernel_index(kernel), dims, g, l, args, n_args, device, out);
@@ -76,12 +77,32 @@ static int features(void) {
 }
 #endif
 
+/* Embedding mode: lines "CODE[KGRAPH_CODE_DIM] LAUNCH[KGRAPH_N_LAUNCH] DEVICE[KGRAPH_N_DEVICE_FEATURES]"
+   -> "rc time_us" of kgraph_predict_embedding. */
+static int embedding(void) {
+  float code[KGRAPH_CODE_DIM > 0 ? KGRAPH_CODE_DIM : 1];
+  double x[KGRAPH_N_LAUNCH > 0 ? KGRAPH_N_LAUNCH : 1], d[KGRAPH_N_DEVICE_FEATURES];
+  int j, rc;
+  kgraph_prediction p;
+  for (;;) {
+    for (j = 0; j < KGRAPH_CODE_DIM; ++j)
+      if (scanf("%f", &code[j]) != 1) return 0;
+    for (j = 0; j < KGRAPH_N_LAUNCH; ++j)
+      if (scanf("%lf", &x[j]) != 1) return 2;
+    for (j = 0; j < KGRAPH_N_DEVICE_FEATURES; ++j)
+      if (scanf("%lf", &d[j]) != 1) return 2;
+    rc = kgraph_predict_embedding(code, x, d, &p);
+    printf("%d %.9g\n", rc, p.time_us);
+  }
+}
+
 int main(int argc, char **argv) {
   char kernel[512];
   int device, j, rc;
   double x[KGRAPH_N_LAUNCH > 0 ? KGRAPH_N_LAUNCH : 1];
   kgraph_prediction p;
   if (argc > 1 && strcmp(argv[1], "--bench") == 0) return bench(argc, argv);
+  if (argc > 1 && strcmp(argv[1], "--embedding") == 0) return embedding();
 #ifdef KGRAPH_HAS_FEATURES
   if (argc > 1 && strcmp(argv[1], "--features") == 0) return features();
 #endif
