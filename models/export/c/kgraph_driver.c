@@ -70,7 +70,7 @@ static int features(void) {
       if (scanf("%lf", &args[j]) != 1) return 2;
     rc = kgraph_features(kgraph_kernel_index(kernel), dims, g, l, args, n_args, device, out);
     printf("%d", rc);
-    for (j = 0; j < KGRAPH_N_LAUNCH; ++j) printf(" %.17g", rc == KGRAPH_OK ? out[j] : 0.0);
+    for (j = 0; j < KGRAPH_N_LAUNCH; ++j) printf(" %.17g", out[j]); /* all NaN on an error */
     printf("\n");
   }
   return 0;
