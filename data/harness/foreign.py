@@ -13,24 +13,59 @@ OpenCL build. Inputs are seeded random numbers; there is no reference, so no cor
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from kgraph.data.dtypes import NUMPY_DTYPES
-from kgraph.errors import KGraphError, MeasurementError, UsageError
+from kgraph.errors import InputError, KGraphError, MeasurementError, UsageError
 
+MAX_ELEMENTS = 2**48          # a buffer or local size above this is refused before any device work
+DEFAULT_TIMEOUT_S = 60.0      # ``kgraph measure --timeout-s``: one launch's measurement, one sizing run
+BUILD_TIMEOUT_S = 120.0       # parsing and building in the worker (at least --timeout-s)
+SIZING_BUILD_S = 30.0         # a sizing run may take this much longer: it builds its instrumented program
 
 
 def foreign_spec(path: str, kernel: str, global_size: list[int], local_size: list[int] | None,
                  given: dict[str, str], buffers: dict[str, str] | None = None,
-                 defines: dict[str, str] | None = None):
+                 defines: dict[str, str] | None = None, extents: dict[str, int] | None = None):
     """A ``KernelSpec`` for kernel ``kernel`` of ``path`` at one launch (sizes fixed).
 
-    ``given``: ``--arg`` values (scalars, or element counts of buffer/local arguments); ``buffers``:
-    ``--buffer`` element counts of global buffers; ``defines``: ``-D`` macros.
+    Args:
+        given: ``--arg`` values (scalars, or element counts of buffer/local arguments).
+        buffers: ``--buffer`` element counts of global buffers; defines: ``-D`` macros.
+        extents: element counts of the buffers without a given size, from an earlier sizing run
+            (None: a sizing run here when some buffer has no size).
+
+    Every value is checked before any device work: scalars must be finite and fit their type,
+    sizes must be positive whole numbers (UsageError naming the option otherwise).
+    """
+    unit, params = _kernel_params(path, kernel, defines)
+    sizes, unsized = _check_arguments(kernel, params, global_size, local_size, given, buffers)
+    if unsized and extents is None:
+        extents = _inferred_extents(unit, kernel, global_size, local_size, given, unsized, defines)
+    return _assemble(unit, kernel, params, global_size, local_size, given, sizes, extents or {})
+
+
+def unsized_buffers(path: str, kernel: str, global_size: list[int], local_size: list[int] | None,
+                    given: dict[str, str], buffers: dict[str, str] | None = None,
+                    defines: dict[str, str] | None = None) -> list[str]:
+    """The global buffers a sizing run must size (every argument checked as :func:`foreign_spec` does,
+    with no device work).
+
+    Args: as :func:`foreign_spec`.
+    """
+    _, params = _kernel_params(path, kernel, defines)
+    return _check_arguments(kernel, params, global_size, local_size, given, buffers)[1]
+
+
+def _kernel_params(path: str, kernel: str, defines: dict | None):
+    """``(unit, params)`` of ``kernel`` in ``path`` (UsageError when there is no such kernel).
+
+    Args:
+        path: the OpenCL C file; kernel: the function's name; defines: ``-D`` macros.
     """
     from kgraph import parsers
-    from kgraph.data.corpus.spec import Arg, KernelSpec
 
     unit = parsers.parse_file(path, defines=dict(defines or {}))
     unit.raise_on_errors()
@@ -38,7 +73,22 @@ def foreign_spec(path: str, kernel: str, global_size: list[int], local_size: lis
     if not found:
         names = ", ".join(f.name for f in unit.kernels) or "none"
         raise UsageError(f"--kernel {kernel}: no such kernel in {path} (kernels: {names})")
-    params = found[0].params
+    for p in found[0].params:
+        if NUMPY_DTYPES.get(p.base_type) is None:
+            raise UsageError(f"{path}: parameter {p.name} of type {p.base_type} is not supported by measure")
+    return unit, found[0].params
+
+
+def _check_arguments(kernel: str, params, global_size, local_size, given: dict, buffers: dict | None):
+    """``(sizes, unsized)``: given element counts of global buffers, and the buffers without one.
+
+    Args:
+        kernel: the kernel's name; params: its parameters; global_size, local_size: the launch;
+        given: ``--arg`` values; buffers: ``--buffer`` values.
+
+    Raises UsageError for an unknown name, a scalar that is not a finite value of its type, or a size
+    that is not a positive whole number.
+    """
     unknown = sorted(set(given) - {p.name for p in params})
     if unknown:
         raise UsageError(f"--arg {unknown[0]}=...: {kernel} has no parameter {unknown[0]!r} "
@@ -51,25 +101,37 @@ def foreign_spec(path: str, kernel: str, global_size: list[int], local_size: lis
     sizes = {**{k: v for k, v in given.items() if k in global_buffers}, **dict(buffers or {})}
     for name, value in sizes.items():
         _count(value, name, "--buffer")
-    unsized = [n for n in global_buffers if n not in sizes]
-    extents = _inferred_extents(unit, kernel, global_size, local_size, given, unsized, defines) if unsized else {}
+    for p in params:
+        if not p.is_pointer:
+            _scalar(given.get(p.name, _default_scalar(p, global_size)), p.name, NUMPY_DTYPES[p.base_type])
+        elif p.address_space == "local":
+            _count(given.get(p.name, _default_local(local_size)), p.name)
+    return sizes, [n for n in global_buffers if n not in sizes]
+
+
+def _assemble(unit, kernel: str, params, global_size, local_size, given: dict, sizes: dict, extents: dict):
+    """The ``KernelSpec`` of the checked arguments (see :func:`foreign_spec`).
+
+    Args:
+        unit: the parsed file; kernel, params: the kernel and its parameters; global_size, local_size:
+        the launch; given: ``--arg`` values; sizes: given buffer sizes; extents: sized-run results.
+    """
+    from kgraph.data.corpus.spec import Arg, KernelSpec
+
     args = []
     for p in params:
-        dtype = NUMPY_DTYPES.get(p.base_type)
-        if dtype is None:
-            raise UsageError(f"{path}: parameter {p.name} of type {p.base_type} is not supported by measure")
+        dtype = NUMPY_DTYPES[p.base_type]
         if not p.is_pointer:
-            value = given.get(p.name, str(global_size[0]) if np.dtype(dtype).kind in "iu" else "1.0")
-            args.append(Arg(p.name, "scalar", dtype, _number(value, p.name)))
-            continue
-        if p.address_space == "local":
-            default = math.prod(local_size) if local_size else 256
-            args.append(Arg(p.name, "local", dtype, str(_count(given.get(p.name, default), p.name) * p.vector_width)))
-            continue
-        count = sizes.get(p.name, extents.get(p.name))
-        # a buffer the kernel never touches at this launch still needs a (small) allocation
-        count = max(_count(count, p.name, "--buffer"), 1) if count is not None else 1
-        args.append(Arg(p.name, "buffer", dtype, str(count * p.vector_width), role="inout"))
+            value = _scalar(given.get(p.name, _default_scalar(p, global_size)), p.name, dtype)
+            args.append(Arg(p.name, "scalar", dtype, value))
+        elif p.address_space == "local":
+            count = _count(given.get(p.name, _default_local(local_size)), p.name)
+            args.append(Arg(p.name, "local", dtype, str(count * p.vector_width)))
+        else:
+            count = sizes.get(p.name, extents.get(p.name))
+            # a buffer the kernel never touches at this launch still needs a (small) allocation
+            count = max(_count(count, p.name, "--buffer"), 1) if count is not None else 1
+            args.append(Arg(p.name, "buffer", dtype, str(count * p.vector_width), role="inout"))
     dims = len(global_size)
     return KernelSpec(kernel_id=f"foreign.{kernel}", family="foreign", variant={}, kernel_name=kernel,
                       source=unit.text, sizes={}, check_sizes={}, constraints=[], args=args,
@@ -78,21 +140,63 @@ def foreign_spec(path: str, kernel: str, global_size: list[int], local_size: lis
                       reference=lambda inputs, sizes: {})
 
 
-def _number(value, name) -> str:
+def _default_scalar(param, global_size) -> str:
+    """A scalar's value when ``--arg`` gives none: integers the NDRange's dim 0, floats 1.0."""
+    return str(global_size[0]) if np.dtype(NUMPY_DTYPES[param.base_type]).kind in "iub" else "1.0"
+
+
+def _default_local(local_size) -> int:
+    """A ``__local`` pointer's element count when ``--arg`` gives none: one per work-item of the group."""
+    return math.prod(local_size) if local_size else 256
+
+
+def _scalar(value, name: str, dtype: str) -> str:
+    """``value`` as the literal a ``KernelSpec`` holds; UsageError unless a finite value of ``dtype``.
+
+    Args:
+        value: the ``--arg`` text (or a default); name: the parameter; dtype: its numpy dtype name.
+    """
+    text = str(value).strip()
     try:
-        float(value)
+        number = float(text)
     except (TypeError, ValueError):
         raise UsageError(f"--arg {name}={value}: not a number") from None
-    return str(value)
+    if not math.isfinite(number):
+        raise UsageError(f"--arg {name}={value}: must be a finite number")
+    kind = np.dtype(dtype).kind
+    if kind in "iub":
+        try:
+            whole = int(text)
+        except ValueError:
+            if not number.is_integer():
+                raise UsageError(f"--arg {name}={value}: {dtype} parameter needs a whole number") from None
+            whole = int(number)
+        info = np.iinfo(np.dtype(dtype)) if kind != "b" else None
+        low, high = (0, 1) if info is None else (int(info.min), int(info.max))
+        if not low <= whole <= high:
+            raise UsageError(f"--arg {name}={value}: out of range for {dtype} ({low} .. {high})")
+        return str(whole)
+    limit = float(np.finfo(np.dtype(dtype)).max)
+    if abs(number) > limit:
+        raise UsageError(f"--arg {name}={value}: out of range for {dtype} (magnitude at most {limit:.4g})")
+    return repr(number)
 
 
 def _count(value, name, option: str = "--arg") -> int:
+    """A buffer or local element count: a positive whole number (UsageError otherwise).
+
+    Args:
+        value: the given text or number; name: the parameter; option: the option it came from.
+    """
     try:
-        count = int(value)
+        count = int(str(value).strip())
     except (TypeError, ValueError):
         raise UsageError(f"{option} {name}={value}: a buffer size must be a whole number of elements") from None
     if count <= 0:
         raise UsageError(f"{option} {name}={value}: a buffer size must be positive")
+    if count > MAX_ELEMENTS:
+        raise UsageError(f"{option} {name}={value}: more than {MAX_ELEMENTS} elements (2^48) is no buffer "
+                         f"a device can hold")
     return count
 
 
@@ -106,16 +210,12 @@ def _inferred_extents(unit, kernel, global_size, local_size, given, unsized, def
     function = next(f for f in unit.kernels if f.name == kernel)
     scalars, local_bytes = {}, {}
     for p in function.params:
-        dtype = NUMPY_DTYPES.get(p.base_type)
-        if dtype is None:
-            raise UsageError(f"{unit.filename}: parameter {p.name} of type {p.base_type} is not supported by measure")
+        dtype = NUMPY_DTYPES[p.base_type]
         if not p.is_pointer:
-            default = str(global_size[0]) if np.dtype(dtype).kind in "iu" else "1.0"
-            scalars[p.name] = float(_number(given.get(p.name, default), p.name))
-            if np.dtype(dtype).kind in "iu":
-                scalars[p.name] = int(scalars[p.name])
+            value = _scalar(given.get(p.name, _default_scalar(p, global_size)), p.name, dtype)
+            scalars[p.name] = int(value) if np.dtype(dtype).kind in "iub" else float(value)
         elif p.address_space == "local":
-            elems = _count(given.get(p.name, math.prod(local_size) if local_size else 256), p.name)
+            elems = _count(given.get(p.name, _default_local(local_size)), p.name)
             local_bytes[p.name] = elems * p.vector_width * np.dtype(dtype).itemsize
     try:
         extents, _ = infer_extents(unit.text, kernel, global_size, local_size, scalars, local_bytes=local_bytes,
@@ -135,47 +235,238 @@ def _with_defines(source: str, defines: dict | None) -> str:
     return "".join(f"#define {k} {v if v not in (None, '') else 1}\n" for k, v in defines.items()) + source
 
 
-def measure_foreign(spec, device_query: str | None, global_size, local_size, policy=None,
-                    defines: dict | None = None) -> dict:
-    """Build and time the foreign kernel once on a device; returns a dataset row (with derived).
+@dataclass(frozen=True)
+class ForeignRequest:
+    """What ``kgraph measure`` asks for, sent as is to the measuring worker (picklable).
 
-    Raises MeasurementError with the whole build log when the kernel does not build on the device."""
+    Args: as :func:`foreign_spec`.
+    """
+
+    path: str
+    kernel: str
+    global_size: tuple
+    local_size: tuple | None
+    given: dict
+    buffers: dict
+    defines: dict
+
+    def spec(self, extents: dict | None = None):
+        """The request's ``KernelSpec`` (a sizing run here unless ``extents`` sizes every buffer)."""
+        return foreign_spec(self.path, self.kernel, list(self.global_size), self._local(),
+                            dict(self.given), dict(self.buffers), dict(self.defines), extents)
+
+    def unsized(self) -> list[str]:
+        """Buffers without a given size (every argument checked; no device work)."""
+        return unsized_buffers(self.path, self.kernel, list(self.global_size), self._local(),
+                               dict(self.given), dict(self.buffers), dict(self.defines))
+
+    def sized_spec(self) -> tuple:
+        """``(spec, extents)``: the spec after the sizing run (when one is needed) and the element counts
+        that run found (parameter units, ``{}`` without one)."""
+        unit, params = _kernel_params(self.path, self.kernel, self.defines)
+        sizes, unsized = _check_arguments(self.kernel, params, self.global_size, self._local(),
+                                          self.given, self.buffers)
+        extents = (_inferred_extents(unit, self.kernel, list(self.global_size), self._local(), self.given,
+                                     unsized, self.defines) if unsized else {})
+        extents = {name: count for name, count in extents.items() if name in unsized}
+        spec = _assemble(unit, self.kernel, params, list(self.global_size), self._local(), self.given,
+                         sizes, extents)
+        return spec, extents
+
+    def _local(self) -> list[int] | None:
+        return list(self.local_size) if self.local_size else None
+
+
+def serve_foreign(conn, ctx, queue, device_id: str, policy, request: ForeignRequest) -> None:
+    """Worker side of ``kgraph measure`` (called by :func:`~kgraph.data.harness.worker.worker_main`).
+
+    Sends ``("sized", extents)`` after the sizing run (if any), ``("prepared", "ok", "")`` after the
+    build, ``("start", key)`` and ``("row", row)`` for the launch, then ``("done", phases)``;
+    ``("error", kind, message)`` instead when the request cannot be measured (``kind``: the
+    exception's class name).
+
+    Args:
+        conn: the pipe to the supervisor; ctx, queue: the worker's OpenCL context and profiling queue;
+        device_id: the device's slug; policy: ``TimingPolicy``; request: the ``ForeignRequest``.
+    """
+    import time
+
+    phases = {}
+    try:
+        start = time.perf_counter()
+        spec, extents = request.sized_spec()
+        if extents:
+            phases["sizing run"] = time.perf_counter() - start
+        conn.send(("sized", extents))
+        runner = _built_runner(ctx, queue, device_id, spec, policy, request.defines)
+    except KGraphError as exc:
+        conn.send(("error", type(exc).__name__, str(exc)))
+        return
+    except Exception as exc:  # noqa: BLE001 - a bug must reach the user as a message, not kill the worker
+        conn.send(("error", "internal", f"{type(exc).__name__}: {exc}"))
+        return
+    conn.send(("prepared", "ok", ""))
+    config = _config_of(spec, request)
+    for row in runner.measure([config], on_start=lambda key: conn.send(("start", key))):
+        conn.send(("row", row))
+    phases.update(runner.phases)
+    conn.send(("done", phases))
+
+
+def _built_runner(ctx, queue, device_id: str, spec, policy, defines: dict):
+    """A ``KernelRunner`` with the kernel built under the request's macros (MeasurementError with the
+    whole build log when it does not build)."""
     import pyopencl as cl
 
-    from kgraph.data import datasets_dir
     from kgraph.data.instrumented.extents import build_options
 
-    from .counts import static_counts
-    from .derived import derive
-    from .descriptor import load_descriptor, measure_descriptor
-    from .devices import pick_device
     from .runner import KernelRunner
-    from .sampling import LaunchConfig
-    from .timing import TimingPolicy
 
-    info = pick_device(device_query)
-    device = info.open()
-    ctx = cl.Context([device])
-    queue = cl.CommandQueue(ctx, properties=cl.command_queue_properties.PROFILING_ENABLE)
-    runner = KernelRunner(ctx, queue, info.device_id, spec, policy or TimingPolicy())
+    runner = KernelRunner(ctx, queue, device_id, spec, policy)
     try:
         runner.program = cl.Program(ctx, spec.source).build(options=build_options(defines))
     except cl.Error as err:
-        raise MeasurementError(f"kernel '{spec.kernel_name}' does not build on {info.device_id}:\n"
+        raise MeasurementError(f"kernel '{spec.kernel_name}' does not build on {device_id}:\n"
                                f"{str(err).strip()}") from None
-    config = LaunchConfig((), tuple(global_size), tuple(local_size) if local_size else tuple(spec.local_sizes[0]))
-    row = next(iter(runner.measure([config])))
-    if row["status"] == "ok":
-        scalars = {a.name: float(a.count) for a in spec.args if a.kind == "scalar"}
-        try:
-            row.update(static_counts(_with_defines(spec.source, defines), spec.lang, spec.kernel_name, scalars,
-                                     global_size, local_size))
-            row["counts_source"] = "static"
-        except Exception:
-            pass
+    return runner
+
+
+def _config_of(spec, request: ForeignRequest):
+    """The one ``LaunchConfig`` of a request."""
+    from .sampling import LaunchConfig
+
+    local = tuple(request.local_size) if request.local_size else tuple(spec.local_sizes[0])
+    return LaunchConfig((), tuple(request.global_size), local)
+
+
+@dataclass
+class ForeignResult:
+    """What :func:`measure_foreign` found: the dataset row, the spec it measured, the worker's phases."""
+
+    row: dict
+    spec: object
+    phases: dict = field(default_factory=dict)
+
+
+def measure_foreign(request: ForeignRequest, device_query: str | None, policy=None,
+                    timeout_s: float = DEFAULT_TIMEOUT_S) -> ForeignResult:
+    """Size (when needed), build and time the request's kernel once, in the campaign's isolated
+    worker process (:mod:`kgraph.data.harness.worker`); returns the row (with derived columns).
+
+    A launch (or sizing run) silent for ``timeout_s`` is killed (status ``timeout``), a worker that
+    dies (segfault, illegal instruction in the driver) gives ``crash``; a launch needing more memory
+    than the device has gives ``out_of_resources``. Raises MeasurementError with the whole build log
+    when the kernel does not build, UsageError for bad arguments (before any device work).
+
+    Args:
+        request: the ``ForeignRequest``; device_query: ``--device``; policy: ``TimingPolicy``;
+        timeout_s: ``--timeout-s``.
+    """
+    from .devices import pick_device
+    from .timing import TimingPolicy
+    from .worker import Worker, WorkerDied, WorkerTimeout
+
+    if not timeout_s > 0:
+        raise UsageError(f"--timeout-s {timeout_s}: must be positive")
+    unsized = request.unsized()
+    info = pick_device(device_query)
+    worker = Worker(info, "", policy or TimingPolicy(), counts_mode="none")
+    result = ForeignResult(row={}, spec=None)
+    stage = "sizing run" if unsized else "build"
+    config = None
+    try:
+        worker.send(("foreign", request))
+        while True:
+            wait = {"sizing run": timeout_s + SIZING_BUILD_S, "launch": timeout_s}.get(
+                stage, max(BUILD_TIMEOUT_S, timeout_s))
+            msg = worker.recv(wait)
+            if msg[0] == "error":
+                raise _worker_error(msg[1], msg[2])
+            if msg[0] == "sized":
+                result.spec = request.spec(msg[1])
+                config = _config_of(result.spec, request)
+                stage = "build"
+            elif msg[0] == "start":
+                stage = "launch"
+            elif msg[0] == "row":
+                result.row = msg[1]
+            elif msg[0] == "done":
+                result.phases = msg[1]
+                break
+    except (WorkerTimeout, WorkerDied, BrokenPipeError, OSError) as exc:
+        worker.kill()
+        status = "timeout" if isinstance(exc, WorkerTimeout) else "crash"
+        why = f"{stage}: {exc}"
+        if status == "timeout" and stage != "build":
+            why += (f" (--timeout-s {timeout_s:g}" +
+                    (f", plus {SIZING_BUILD_S:g} s to build the sizing run)" if stage == "sizing run" else ")"))
+        result.row = _failed_row(result, request, info.device_id, config, status, why, unsized)
+    try:
+        _finish_row(result, request, worker, info, timeout_s)
+    finally:
+        worker.close()
+    return result
+
+
+def _worker_error(kind: str, message: str) -> KGraphError:
+    """The exception a worker's ``("error", kind, message)`` stands for."""
+    if kind == "internal":
+        return MeasurementError(f"the measuring worker failed: {message}")
+    classes = {"UsageError": UsageError, "InputError": InputError, "MeasurementError": MeasurementError}
+    return classes.get(kind, MeasurementError)(message)
+
+
+def _failed_row(result: ForeignResult, request: ForeignRequest, device_id: str, config, status: str,
+                message: str, unsized: list[str]) -> dict:
+    """The row of a launch (or sizing run) whose worker timed out or died.
+
+    Args:
+        result: what is known so far (``spec``: None before the sizing run answered);
+        request: the request; device_id: the device's slug; config: the launch (None: not built yet);
+        status: "timeout" or "crash"; message: what happened; unsized: buffers the sizing run sizes.
+    """
+    from .columns import source_id_of
+    from .runner import base_row
+
+    if result.spec is None:  # the sizing run never answered: the row shows one element per unsized buffer
+        result.spec = request.spec({name: 1 for name in unsized})
+        message += (f" (the bounds-checked sizing run of buffer(s) {', '.join(unsized)}; give "
+                    f"--buffer NAME=ELEMENTS for each to skip it)")
+    config = config or _config_of(result.spec, request)
+    row = base_row(device_id, result.spec, config, source_id_of(result.spec.source))
+    row.update(status=status, message=message)
+    return row
+
+
+def _finish_row(result: ForeignResult, request: ForeignRequest, worker, info, timeout_s: float) -> None:
+    """Static counts and derived columns of an ok row (the descriptor: the device's dataset folder, else
+    measured by the worker)."""
+    from kgraph.data import datasets_dir
+
+    from .counts import static_counts
+    from .derived import derive
+    from .descriptor import load_descriptor
+    from .worker import WorkerDied, WorkerTimeout
+
+    row = result.row
+    if row.get("status") != "ok":
+        return
+    spec = result.spec
+    scalars = {a.name: float(a.count) for a in spec.args if a.kind == "scalar"}
+    local = list(request.local_size) if request.local_size else None
+    try:
+        row.update(static_counts(_with_defines(spec.source, request.defines), spec.lang, spec.kernel_name,
+                                 scalars, list(request.global_size), local))
+        row["counts_source"] = "static"
+    except Exception:  # noqa: BLE001 - counts are optional in a measure row
+        pass
     try:
         descriptor = load_descriptor(datasets_dir() / info.device_id)
-    except Exception:
-        descriptor = measure_descriptor(info, ctx, queue)
+    except KGraphError:
+        try:
+            worker.send(("descriptor",))
+            descriptor = worker.recv(max(BUILD_TIMEOUT_S, timeout_s))[1]
+        except (WorkerTimeout, WorkerDied, BrokenPipeError, OSError) as exc:
+            row["message"] = f"no derived columns: measuring the device descriptor failed ({exc})"
+            return
     row.update(derive(row, descriptor["roofline"]))
-    return row

@@ -130,9 +130,18 @@ class KernelRunner:
         counts = [spec.buffer_counts(c.sizes_dict, list(c.local_size)) for c in configs]
         buffer_args = [a for a in spec.args if a.kind == "buffer"]
         capacity = {a.name: max(max(c[a.name] for c in counts), 1) for a in buffer_args}
-        buffers = {a.name: cl.Buffer(self.ctx, cl.mem_flags.READ_WRITE, capacity[a.name] * np.dtype(a.dtype).itemsize)
-                   for a in buffer_args}
+        buffers = {}
+        try:
+            for a in buffer_args:
+                buffers[a.name] = cl.Buffer(self.ctx, cl.mem_flags.READ_WRITE,
+                                            capacity[a.name] * np.dtype(a.dtype).itemsize)
+        except cl.Error as err:  # more than the device can allocate: the biggest launch says so
+            for buf in buffers.values():
+                buf.release()
+            yield self._unallocated_row(configs, counts, skip, err)
+            return
         kernel = cl.Kernel(self.program, spec.kernel_name)
+        static_local = self._static_local_bytes(kernel)  # before set_args: the kernel's own __local only
         uploaded_for = None
         try:
             if spec.make_inputs is None and configs:
@@ -145,6 +154,11 @@ class KernelRunner:
                 row = base_row(self.device_id, spec, config, self.source_id)
                 if on_start is not None:
                     on_start(row["key"])
+                too_much = self._local_memory_excess(static_local, config)
+                if too_much:
+                    row.update(status="out_of_resources", message=too_much)
+                    yield row
+                    return
                 try:
                     if uploaded_for != "all" and uploaded_for != config.sizes:
                         self._upload_structured(buffers, config.sizes_dict)
@@ -187,6 +201,53 @@ class KernelRunner:
         finally:
             for buf in buffers.values():
                 buf.release()
+
+    def _unallocated_row(self, configs, counts, skip, err) -> dict:
+        """The row of the launch needing the most global memory, when a visit's buffers cannot be allocated.
+
+        Args:
+            configs: the visit's configurations; counts: their buffer element counts (same order);
+            skip: ``skip(config) -> bool`` or None; err: the driver's ``pyopencl.Error``.
+        """
+        nbytes = [sum(c[a.name] * np.dtype(a.dtype).itemsize for a in self.spec.args if a.kind == "buffer")
+                  for c in counts]
+        order = sorted(range(len(configs)), key=lambda i: -nbytes[i])
+        index = next((i for i in order if skip is None or not skip(configs[i])), order[0])
+        row = base_row(self.device_id, self.spec, configs[index], self.source_id)
+        row.update(status=status_of_cl_error(err),
+                   message=_clip(f"cannot allocate {nbytes[index]} bytes of buffers: {err}"))
+        return row
+
+    def _static_local_bytes(self, kernel) -> int:
+        """Bytes of the kernel's own ``__local`` variables (0 when the driver does not say); call it
+        before any ``set_args``, after which drivers add the ``__local`` arguments."""
+        import pyopencl as cl
+
+        try:
+            return int(kernel.get_work_group_info(cl.kernel_work_group_info.LOCAL_MEM_SIZE, self.queue.device))
+        except cl.Error:
+            return 0
+
+    def _local_memory_excess(self, static: int, config) -> str:
+        """Why ``config`` needs more local memory per work-group than the device has ("" when it fits).
+
+        Drivers differ here (PoCL accepts any ``__local`` argument size and may crash at run time), so
+        the limit is checked before the launch: the kernel's own ``__local`` variables plus the
+        ``__local`` arguments at this configuration.
+
+        Args:
+            static: bytes of the kernel's own ``__local`` variables; config: the ``LaunchConfig``.
+        """
+        local_args = [a for a in self.spec.args if a.kind == "local"]
+        if not local_args and static == 0:
+            return ""
+        counts = self.spec.buffer_counts(config.sizes_dict, list(config.local_size))
+        dynamic = sum(counts[a.name] * np.dtype(a.dtype).itemsize for a in local_args)
+        limit = int(self.queue.device.local_mem_size)
+        if static + dynamic <= limit:
+            return ""
+        return (f"needs {static + dynamic} bytes of local memory per work-group ({dynamic} in __local "
+                f"arguments, {static} in the kernel), the device has {limit}")
 
     def _fill_defaults(self, buffers, capacity, skip) -> None:
         """Device-generated default inputs for every buffer not in ``skip`` (zeros for ``out``)."""

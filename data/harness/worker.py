@@ -9,10 +9,14 @@ kernel visit at a time over a pipe. It answers with messages::
     ("ceiling", work)               this kernel got too slow at this problem-size product
     ("done", phases)                end of the visit; phases: seconds per phase since the last "done"
     ("descriptor", dict)            answer to a ("descriptor",) request
+    ("sized", extents)              ``kgraph measure`` (a ("foreign", request) message): after the sizing run
+    ("error", kind, message)        ``kgraph measure``: the request cannot be measured (bad input, build error)
 
 The supervisor waits with a timeout on each message; a silent worker is killed (status
 ``timeout``), a dead one (segfault in the driver) is reported as ``crash``; both are restarted on
 the next visit.
+
+The worker dies with its supervisor (:mod:`kgraph.data.harness.lifeline`), also while a kernel hangs.
 """
 from __future__ import annotations
 
@@ -93,6 +97,11 @@ def worker_main(conn, platform_index: int, device_index: int, device_id: str, pr
                         if (d.platform_index, d.device_index) == (platform_index, device_index))
             conn.send(("descriptor", measure_descriptor(info, ctx, queue)))
             continue
+        if msg[0] == "foreign":  # ("foreign", ForeignRequest): kgraph measure of a kernel without host code
+            from .foreign import serve_foreign
+
+            serve_foreign(conn, ctx, queue, device_id, policy, msg[1])
+            continue
         if msg[0] == "prefetch":  # ("prefetch", [(kernel_id, [sizes, ...]), ...]): no reply
             if not specs:
                 specs = {s.kernel_id: s for s in load_specs(provider)}
@@ -129,6 +138,16 @@ def worker_main(conn, platform_index: int, device_index: int, device_id: str, pr
                 conn.send(("ceiling", work))
             conn.send(("row", row))
         conn.send(("done", _take(phases)))
+
+
+def _signal_name(number: int) -> str:
+    """`` (SIGSEGV)`` for 11, "" for a number that names no signal."""
+    import signal
+
+    try:
+        return f" ({signal.Signals(number).name})"
+    except ValueError:
+        return ""
 
 
 def _take(phases: dict) -> dict:
@@ -197,7 +216,8 @@ class Worker:
             self.process.join(5)
             code = self.process.exitcode
             self.process = None
-            how = f"killed by signal {-code}" if code is not None and code < 0 else f"exit status {code}"
+            how = f"killed by signal {-code}{_signal_name(-code)}" if code is not None and code < 0 \
+                else f"exit status {code}"
             raise WorkerDied(f"worker process died ({how})") from None
 
     def kill(self) -> None:
