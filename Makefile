@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-all export-c clean-venv
+.PHONY: demo test test-all export-c starpu-example clean-venv
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
@@ -25,6 +25,13 @@ test-all: $(STAMP)
 # build output, never committed: the shipped compact head as C99 (kgraph_model.c/.h), with the StarPU tile kernels
 export-c: $(STAMP)
 	$(BIN)/kgraph export --format c --out build/model --kernels data/corpus/tiles/*.cl
+
+# the walk-through of docs/RUNTIME.md: your OpenCL kernel (user_saxpy.cl) -> C model -> a StarPU codelet run
+# under dmda on PoCL OpenCL workers, checked (kgraph perfmodel called, predictions used, results exact)
+starpu-example: $(STAMP)
+	$(BIN)/kgraph export --format c --out build/user_model --only --kernels kgraph/app/runtime/starpu/user_saxpy.cl \
+	    --device data/datasets/pocl-skylake-avx512-intel-xeon/device.json
+	$(BIN)/python -m kgraph.app.runtime.starpu_runner --model-dir build/user_model --build build/starpu-example
 
 clean-venv:
 	rm -rf $(VENV)

@@ -187,9 +187,10 @@ def from_checkpoint(path: str | Path) -> CompactBundle:
         raise ModelError(f"{path}: not a readable torch checkpoint ({exc.__class__.__name__}: {exc})") from None
     if not isinstance(blob, dict) or blob.get("kind") != "kgraph-compact":
         raise ModelError(f"{path}: not a kgraph compact-head checkpoint (write one with kgraph.models.compact.to_checkpoint)")
-    head = CompactHead(CompactConfig(**blob["config"]))
-    head.load_state_dict(blob["state_dict"])
-    head.eval()
+    head = _head_of(blob, path)
+    for key in ("code_table", "devices"):
+        if not isinstance(blob.get(key), dict) or not all(isinstance(v, torch.Tensor) for v in blob[key].values()):
+            raise ModelError(f"{path}: the checkpoint's '{key}' is not a dict of tensors")
     for name, emb in blob["code_table"].items():
         if emb.shape != (head.config.code_dim,):
             raise ModelError(f"{path}: code embedding of {name!r} has shape {tuple(emb.shape)}, "
@@ -200,6 +201,25 @@ def from_checkpoint(path: str | Path) -> CompactBundle:
                              f"expected ({len(head.config.device_names)},)")
     sources = {k: tuple(v) for k, v in blob.get("sources", {}).items()}
     return CompactBundle(head, dict(blob["code_table"]), dict(blob["devices"]), blob.get("metrics", {}), sources)
+
+
+def _head_of(blob: dict, path: Path) -> CompactHead:
+    """The head of a checkpoint dict; ModelError naming what does not fit (keys, shapes)."""
+    config = blob.get("config")
+    known = set(CompactConfig.__dataclass_fields__)
+    if not isinstance(config, dict) or not isinstance(blob.get("state_dict"), dict):
+        raise ModelError(f"{path}: the checkpoint has no 'config' or 'state_dict' dict")
+    unknown = sorted(set(map(str, config)) - known)
+    if unknown:
+        raise ModelError(f"{path}: unknown compact-head config key(s) {', '.join(unknown)} "
+                         f"(known: {', '.join(sorted(known))})")
+    try:
+        head = CompactHead(CompactConfig(**config))
+        head.load_state_dict(blob["state_dict"])
+    except (TypeError, ValueError, RuntimeError) as exc:  # missing keys, wrong types, mismatched shapes
+        raise ModelError(f"{path}: the checkpoint's config and weights do not fit ({exc.__class__.__name__}: "
+                         f"{str(exc).splitlines()[0]})") from None
+    return head.eval()
 
 
 def to_compact_inputs(features, code: Tensor | None = None) -> Tensor:

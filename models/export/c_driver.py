@@ -11,8 +11,9 @@ from kgraph.data.targets import BOUND_CLASSES, TARGETS
 from kgraph.parsers.errors import ModelError
 
 CFLAGS = ("-O2", "-std=c99")
-# AddressSanitizer + UndefinedBehaviorSanitizer, every report fatal (tests of hostile inputs)
-SANITIZE_FLAGS = ("-g", "-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer")
+# AddressSanitizer + UndefinedBehaviorSanitizer (and float casts/divisions), every report fatal (tests of hostile inputs)
+SANITIZE_FLAGS = ("-g", "-fsanitize=address,undefined,float-cast-overflow,float-divide-by-zero",
+                  "-fno-sanitize-recover=all", "-fno-omit-frame-pointer")
 DRIVER_SOURCE = Path(__file__).resolve().parent / "c" / "kgraph_driver.c"
 # columns of predict_c: the natural-unit fields (time_ns, bandwidth_gbs, ...) follow rc, time_us,
 # the log targets, bound and the bound probabilities

@@ -130,6 +130,7 @@ int kgraph_features(int kernel, int dims, const double global[3], const double l
                     const double *args, int n_args, int device, double *out) {{
   double w[9], c[{n_static}], items = 1.0, group = 1.0, groups = 1.0, cus;
   int d, i, rc;
+  (void)kgraph_floor_log2; /* used by some kernels' static counts only */
   if (!out) return KGRAPH_E_NULL;
   rc = kgraph_check_launch(kernel, dims, global, local, args, n_args, device);
   if (rc != KGRAPH_OK) {{

@@ -55,20 +55,64 @@ def pocl_icd_dir(work: Path) -> Path | None:
     return vendors
 
 
-def build(model_dir: str | Path, build_dir: str | Path) -> Path:
-    """``make -C kgraph/app/runtime/starpu MODEL_DIR=... BUILD=... KERNEL_DIR=...``; returns the workload binary."""
+def _make(model_dir: str | Path, build_dir: str | Path, *targets_and_vars: str) -> None:
+    """``make -C kgraph/app/runtime/starpu MODEL_DIR=... BUILD=... [targets and variables]``."""
     reason = starpu_available()
     if reason:
         raise KGraphError(reason)
-    build_dir = Path(build_dir)
+    proc = subprocess.run(["make", "-s", "-C", str(runtime_dir() / "starpu"), f"MODEL_DIR={Path(model_dir).resolve()}",
+                           f"BUILD={Path(build_dir).resolve()}", *targets_and_vars], capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise KGraphError(f"building the StarPU programs failed:\n{proc.stdout}\n{proc.stderr}")
+
+
+def build(model_dir: str | Path, build_dir: str | Path) -> Path:
+    """``make -C kgraph/app/runtime/starpu MODEL_DIR=... BUILD=... KERNEL_DIR=...``; returns the workload binary."""
     from kgraph.data.corpus import tile_kernel_files
 
-    kernel_dir = tile_kernel_files()[0].parent
-    proc = subprocess.run(["make", "-s", "-C", str(runtime_dir() / "starpu"), f"MODEL_DIR={Path(model_dir).resolve()}",
-                           f"BUILD={build_dir.resolve()}", f"KERNEL_DIR={kernel_dir}"], capture_output=True, text=True)
-    if proc.returncode != 0:
-        raise KGraphError(f"building the StarPU workload failed:\n{proc.stdout}\n{proc.stderr}")
-    return build_dir / "tiled_workload"
+    _make(model_dir, build_dir, f"KERNEL_DIR={tile_kernel_files()[0].parent}")
+    return Path(build_dir) / "tiled_workload"
+
+
+def build_example(model_dir: str | Path, build_dir: str | Path) -> Path:
+    """``make ... example``: the walk-through's ``user_codelet`` against an export holding ``user_saxpy``."""
+    _make(model_dir, build_dir, "example")
+    return Path(build_dir) / "user_codelet"
+
+
+def example_kernel() -> Path:
+    """The walk-through's user kernel, ``user_saxpy.cl``."""
+    return runtime_dir() / "starpu" / "user_saxpy.cl"
+
+
+def starpu_env(work: Path, starpu_home: Path, sched: str = "dmda", ncpu: int = 1, nopencl: int = 1,
+               env: dict | None = None) -> dict:
+    """The environment of a StarPU run: scheduler, worker counts, OpenCL on CPUs through PoCL (its ICD
+    under ``work`` when the system has none), STARPU_HOME (its perfmodel files) and ``env`` on top."""
+    full_env = dict(os.environ, STARPU_HOME=str(starpu_home), STARPU_SCHED=sched, STARPU_NCPU=str(ncpu),
+                    STARPU_NOPENCL=str(nopencl), STARPU_OPENCL_ON_CPUS="1", STARPU_NCUDA="0", STARPU_SILENT="1",
+                    STARPU_OPENCL_ONLY_ON_CPUS="1")
+    icd = pocl_icd_dir(work)
+    if icd is not None:
+        full_env["OCL_ICD_VENDORS"] = str(icd)
+    full_env.update(env or {})
+    return full_env
+
+
+def run_example(binary: Path, kernel: Path, device_id: str, *, work: Path, tasks: int = 8, n: int = 1 << 16,
+                ncpu: int = 0, env: dict | None = None, timeout: float = 300.0) -> dict:
+    """Run the walk-through's ``user_codelet`` under dmda with one PoCL OpenCL worker; returns its
+    summary line as a dict (``tasks, cost_calls, cost_failures, predicted_us, model_agrees, correct``)
+    and ``returncode`` (0 when every check of the program held)."""
+    work.mkdir(parents=True, exist_ok=True)
+    full_env = starpu_env(work, work / "starpu-home", "dmda", ncpu, 1, env)
+    proc = subprocess.run([str(binary), str(kernel), device_id, str(tasks), str(n)], env=full_env,
+                          capture_output=True, text=True, timeout=timeout)
+    line = next((ln for ln in proc.stdout.splitlines() if ln.startswith("user_codelet ")), None)
+    if line is None:
+        raise MeasurementError(f"{binary.name} failed ({proc.returncode}):\n{proc.stderr.strip()[-2000:]}")
+    words = line.split()[1:]
+    return {"returncode": proc.returncode, **{k: float(v) for k, v in zip(words[::2], words[1::2])}}
 
 
 @dataclass
@@ -83,13 +127,7 @@ def run_workload(binary: Path, workload: str, tiles: int, tile: int, model: str,
     """Run ``tiled_workload`` once; ``model`` in ``kgraph|history|regression|none``."""
     work.mkdir(parents=True, exist_ok=True)
     trace = work / f"trace-{workload}-{tiles}-{tile}-{model}-{sched}.csv"
-    full_env = dict(os.environ, STARPU_HOME=str(starpu_home), STARPU_SCHED=sched, STARPU_NCPU=str(ncpu),
-                    STARPU_NOPENCL=str(nopencl), STARPU_OPENCL_ON_CPUS="1", STARPU_NCUDA="0", STARPU_SILENT="1",
-                    STARPU_OPENCL_ONLY_ON_CPUS="1")
-    icd = pocl_icd_dir(work)
-    if icd is not None:
-        full_env["OCL_ICD_VENDORS"] = str(icd)
-    full_env.update(env or {})
+    full_env = starpu_env(work, starpu_home, sched, ncpu, nopencl, env)
     proc = subprocess.run([str(binary), workload, str(tiles), str(tile), model, str(trace)], env=full_env,
                           capture_output=True, text=True, timeout=timeout)
     if proc.returncode != 0:
@@ -111,3 +149,29 @@ def run_workload(binary: Path, workload: str, tiles: int, tile: int, model: str,
         kind, t, arch, pred, meas = ln.split(",")
         rows.append({"kind": kind, "tile": int(t), "arch": arch, "predicted_us": float(pred), "measured_us": float(meas)})
     return WorkloadRun(summary, rows)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m kgraph.app.runtime.starpu_runner --model-dir DIR --build DIR [--device ID]``: build and
+    run the walk-through's ``user_codelet`` (docs/RUNTIME.md) against an export holding ``user_saxpy``."""
+    import argparse
+
+    p = argparse.ArgumentParser(prog="python -m kgraph.app.runtime.starpu_runner", description=main.__doc__)
+    p.add_argument("--model-dir", required=True, help="kgraph export --format c ... --kernels user_saxpy.cl")
+    p.add_argument("--build", required=True, help="build folder")
+    p.add_argument("--device", default="pocl-skylake-avx512-intel-xeon",
+                   help="device id of the export the OpenCL workers are mapped to")
+    p.add_argument("--tasks", type=int, default=8)
+    p.add_argument("--n", type=int, default=1 << 16, help="floats per task")
+    args = p.parse_args(argv)
+    binary = build_example(args.model_dir, args.build)
+    summary = run_example(binary, example_kernel(), args.device, work=Path(args.build) / "run", tasks=args.tasks,
+                          n=args.n)
+    print(" ".join(f"{k} {v:g}" for k, v in summary.items()))
+    return int(summary["returncode"])
+
+
+if __name__ == "__main__":
+    from kgraph.errors import run_guarded
+
+    raise SystemExit(run_guarded(main, "python -m kgraph.app.runtime.starpu_runner"))
