@@ -7,9 +7,13 @@
  *   kgraph_starpu_map_arch(STARPU_OPENCL_WORKER, -1, kgraph_device_index("nvidia-h200"));
  *   gemm_codelet.model = &gemm_model;
  *
- * The device ids are those of the export's device table (kgraph_device_ids; the shipped compact head:
- * 0 = nvidia-h200, 1 = pocl-skylake-avx512-intel-xeon, 2 = nvidia-h100; kgraph_model.h lists them);
- * kgraph_device_index returns -1 for any other id, which kgraph_starpu_map_arch rejects.
+ * The kernel is a name of the export's code table: a corpus kernel id, a tile kernel, or a kernel of
+ * your own exported with `kgraph export --format c --kernels my.cl` (its function name). The device ids
+ * are those of the export's device table (kgraph_device_ids; the shipped compact head: 0 = nvidia-h200,
+ * 1 = pocl-skylake-avx512-intel-xeon, 2 = nvidia-h100, then any `--device` of the export; kgraph_model.h
+ * and `kgraph export` list them); kgraph_device_index returns KGRAPH_E_DEVICE (< 0) for any other id,
+ * which kgraph_starpu_map_arch rejects. A complete program with a user's kernel: user_codelet.c
+ * (docs/RUNTIME.md, "Walk-through").
  */
 #ifndef KGRAPH_STARPU_H
 #define KGRAPH_STARPU_H
