@@ -88,7 +88,11 @@ class Dialect:
         name: ``opencl``, ``cuda`` or ``c``.
 
     Attributes: ``name, language (tree_sitter.Language), config (merged dialect.json), tables (merged
-    builtins.json), queries (dict: query file stem → tree_sitter.Query), qualifiers (spelling → entry)``.
+    builtins.json), queries (dict: query file stem → tree_sitter.Query), qualifiers (spelling → entry),
+    spellings (alternate keyword spelling → keyword: ``__const`` → ``const``, rewritten before parsing),
+    call_rules (``dialect.json`` ``calls``: ``undefined`` = ``error`` reports calls of functions defined
+    nowhere; ``recursion`` = ``any`` reports every call cycle, ``kernel`` calls of a kernel from device
+    code; absent: no check, as in C, whose programs link libraries and may recurse)``.
     Use :meth:`builtin`, :meth:`type_info` and :meth:`captures` rather than the raw tables.
     """
 
@@ -113,6 +117,11 @@ class Dialect:
         self.language = _grammar(self.config["grammar"])
         self.queries = {stem: ts.Query(self.language, path.read_text()) for stem, path in query_files.items()}
         self.qualifiers: dict[str, dict] = self.config.get("qualifiers", {})
+        self.spellings: dict[str, str] = self.config.get("spellings", {})
+        self.call_rules: dict[str, str] = self.config.get("calls", {})
+        library = self.tables.get("library", {})
+        self._library = frozenset(library.get("functions", ()))
+        self._library_prefixes = tuple(library.get("prefixes", ()))
         self.extensions: tuple[str, ...] = tuple(self.config["extensions"])
         self.declaration_nodes = frozenset(self.config["declaration_nodes"])
         self.kernel_qualifiers = frozenset(self.config["kernel_rule"]["kernel_qualifiers"])
@@ -164,6 +173,11 @@ class Dialect:
                     if base is not None and base.category == "math":
                         return Builtin(name, "math", base.kind, None, base.flops)
         return hit
+
+    def is_library(self, name: str) -> bool:
+        """Whether the compiler provides a function ``name`` (a builtin of the cost tables, or a name or
+        name prefix of the ``library`` table of ``builtins.json``): calling it needs no definition."""
+        return name in self._library or name.startswith(self._library_prefixes) or self.builtin(name) is not None
 
     @property
     def builtins(self) -> dict[str, Builtin]:

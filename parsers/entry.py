@@ -20,17 +20,20 @@ from kgraph.parsers.unit import TranslationUnit
 
 
 def parse_source(text: str, lang: str | None = None, filename: str = "<string>", *,
-                 defines: dict[str, str] | None = None, max_bytes: int = DEFAULT_MAX_BYTES) -> TranslationUnit:
+                 defines: dict[str, str] | None = None, max_bytes: int = DEFAULT_MAX_BYTES,
+                 check_calls: bool = True) -> TranslationUnit:
     """Parse a kernel source text (see :func:`kgraph.parsers.frontend.parse_source`), with its
     ``#if``/``#ifdef``/``#elif``/``#else`` evaluated under ``defines`` (``-D`` macros)."""
     text = check_text(text, filename, max_bytes)
     if "#" not in text:
-        return frontend.parse_source(text, lang, filename, defines=defines, max_bytes=max_bytes)
+        return frontend.parse_source(text, lang, filename, defines=defines, max_bytes=max_bytes,
+                                     check_calls=check_calls)
     visible, problems, seen = preprocessor.visible_source(text, lang or lang_from_path(filename), defines)
     if not seen and not problems:
-        return frontend.parse_source(text, lang, filename, defines=defines, max_bytes=max_bytes)
+        return frontend.parse_source(text, lang, filename, defines=defines, max_bytes=max_bytes,
+                                     check_calls=check_calls)
     unit = frontend.parse_source(visible if visible.strip() else text, lang, filename, defines=defines,
-                                 max_bytes=max_bytes)
+                                 max_bytes=max_bytes, check_calls=check_calls)
     unit.text = text
     original = text.encode("utf-8")
     for offset, severity, message in problems:

@@ -10,13 +10,13 @@ import threading
 
 import tree_sitter as ts
 
-from kgraph.parsers import limits, preprocessor
+from kgraph.parsers import calls, limits, preprocessor
 from kgraph.parsers.constexpr import literal_fits
 from kgraph.parsers.declarations import return_type, to_param
 from kgraph.parsers.diagnostics import position, syntax_diagnostics
 from kgraph.parsers.dialect import LANGS, Dialect, get_dialect, lang_from_path
 from kgraph.parsers.errors import Diagnostic, SourceError, UsageError
-from kgraph.parsers.masking import find_qualifiers, mask
+from kgraph.parsers.masking import find_qualifiers, mask, respell
 from kgraph.parsers.source_input import DEFAULT_MAX_BYTES, check_text, read_source
 from kgraph.parsers.unit import Function, TranslationUnit
 
@@ -47,7 +47,8 @@ def _check_lang(lang: str | None, filename: str) -> str:
 
 
 def parse_source(text: str, lang: str | None = None, filename: str = "<string>", *,
-                 defines: dict[str, str] | None = None, max_bytes: int = DEFAULT_MAX_BYTES) -> TranslationUnit:
+                 defines: dict[str, str] | None = None, max_bytes: int = DEFAULT_MAX_BYTES,
+                 check_calls: bool = True) -> TranslationUnit:
     """Parse a kernel source text.
 
     Args:
@@ -56,6 +57,8 @@ def parse_source(text: str, lang: str | None = None, filename: str = "<string>",
         filename: shown in diagnostics; quoted ``#include``s are looked up next to it.
         defines: macros given on the compiler's command line (``-DTILE=16`` → ``{"TILE": "16"}``).
         max_bytes: inputs larger than this raise :class:`InputError`.
+        check_calls: report calls of undefined functions and recursion (:mod:`kgraph.parsers.calls`);
+            False for a snippet whose names are defined elsewhere (an expanded macro body).
 
     Syntax errors do not raise: they are in ``unit.diagnostics``. Bad input raises InputError; an
     unknown language UsageError.
@@ -67,7 +70,7 @@ def parse_source(text: str, lang: str | None = None, filename: str = "<string>",
     # nesting, statements, literals: refused before any work grows with them
     limits.check_source(original, filename, literal_fits=literal_fits)
     spans = find_qualifiers(original, dialect.qualifiers)
-    source = mask(original, spans)
+    source = respell(mask(original, spans), dialect.spellings)
     if source.startswith(_BOM):
         source = b"   " + source[3:]
     tree = _parser(dialect).parse(source)
@@ -92,6 +95,8 @@ def parse_source(text: str, lang: str | None = None, filename: str = "<string>",
     limits.check_functions([caps["function"][0] for caps in found], filename, original)
     unit.functions = [_function(unit, caps, original, pragmas, starts) for caps in found]
     _check_array_sizes(unit, original)
+    if check_calls and not unit.errors:  # calls of functions defined nowhere, recursion: code that parsed
+        unit.diagnostics.extend(calls.check_calls(unit))
     unit.diagnostics.sort(key=lambda d: (d.line, d.col))
     return unit
 
@@ -116,6 +121,11 @@ def _check_array_sizes(unit: TranslationUnit, original: bytes) -> None:
 
 def _function(unit: TranslationUnit, caps: dict, original: bytes, pragmas: list, starts: list[int]) -> Function:
     node, name_node, body = caps["function"][0], caps["name"][0], caps["body"][0]
+    scope = ""
+    if name_node.type == "qualified_identifier":  # C++ `void Aig::build(...)`: named by its last component
+        scope = unit.node_text(name_node)
+        while name_node.type == "qualified_identifier" and name_node.child_by_field_name("name") is not None:
+            name_node = name_node.child_by_field_name("name")
     params = []
     for p in unit.dialect.captures("params", caps["params"][0]).get("param", []):
         if p.child_by_field_name("declarator") is None and p.child_by_field_name("type") is not None \
@@ -131,7 +141,7 @@ def _function(unit: TranslationUnit, caps: dict, original: bytes, pragmas: list,
     is_kernel = rule_kernel or (unit.dialect.any_non_static_is_kernel and "static" not in quals)
     line, col = position(original, name_node.start_byte, name_node.start_point.row)
     fn = Function(name=name_node.text.decode(), is_kernel=is_kernel, params=params, return_type=return_type(node),
-                  node=node, body=body, qualifiers=quals, line=line, col=col)
+                  node=node, body=body, qualifiers=quals, line=line, col=col, qualified_name=scope or None)
     _attributes(unit, fn)
     fn.attributes["pragmas"] = pragmas[bisect.bisect_left(starts, body.start_byte):
                                        bisect.bisect_left(starts, body.end_byte)] if pragmas else []

@@ -80,6 +80,24 @@ def find_qualifiers(source: bytes, qualifiers: dict[str, dict]) -> list[Qualifie
             for w, e, a, b, n in hits]
 
 
+def respell(source: bytes, spellings: dict[str, str]) -> bytes:
+    """``source`` with each alternate keyword spelling (``__const``, ``__restrict``: GNU spellings a
+    compiler accepts, the grammar not everywhere) replaced by its keyword, padded with spaces to the
+    same byte length; comments, strings and preprocessor lines are left alone."""
+    if not spellings or not any(w.encode() in source for w in spellings):
+        return source
+    skips = [(m.start(), m.end()) for m in _SKIP.finditer(source)]
+    skip_starts = [a for a, _ in skips]
+    buf = bytearray(source)
+    for m in _word_regex(tuple(spellings)).finditer(source):
+        k = bisect.bisect_right(skip_starts, m.start()) - 1
+        if k >= 0 and m.start() < skips[k][1]:
+            continue
+        keyword = spellings[m.group().decode()].encode()
+        buf[m.start():m.end()] = keyword.ljust(m.end() - m.start())
+    return bytes(buf)
+
+
 def mask(source: bytes, spans: list[QualifierSpan]) -> bytes:
     """``source`` with every masked qualifier replaced by spaces of the same byte length."""
     buf = bytearray(source)

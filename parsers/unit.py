@@ -57,6 +57,8 @@ class Function:
             ``launch_bounds`` (tuple), ``pragmas`` (list of :class:`Pragma` inside the body), any other
             ``__attribute__`` by name (tuple of argument texts).
         line, col: 1-based position of the name.
+        qualified_name: the name as written when a C++ scope qualifies it (``Aig::buildHashTable``;
+            ``name`` is then ``buildHashTable``), else None.
     """
 
     name: str
@@ -69,6 +71,7 @@ class Function:
     attributes: dict[str, Any] = field(default_factory=dict)
     line: int = 0
     col: int = 0
+    qualified_name: str | None = None
 
 
 @dataclass(frozen=True)
@@ -125,6 +128,8 @@ class TranslationUnit:
     _fold_work: list[int] = field(default_factory=lambda: [FOLD_TOKEN_BUDGET], init=False, repr=False,
                                   compare=False)
     _by_name: tuple | None = field(default=None, init=False, repr=False, compare=False)
+    _overloads: tuple | None = field(default=None, init=False, repr=False, compare=False)
+    _declared: tuple | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def kernels(self) -> list[Function]:
@@ -136,6 +141,24 @@ class TranslationUnit:
         if cached is None or cached[0] is not self.functions or cached[1] != len(self.functions):
             cached = self._by_name = (self.functions, len(self.functions), {f.name: f for f in self.functions})
         return cached[2]
+
+    def overloads(self) -> dict[str, list[Function]]:
+        """Name → every definition of that name in source order (C++ overloads; one entry in C), built once
+        per ``functions`` list. :func:`kgraph.parsers.calls.callee` picks the one a call reaches."""
+        cached = self._overloads
+        if cached is None or cached[0] is not self.functions or cached[1] != len(self.functions):
+            table: dict[str, list[Function]] = {}
+            for f in self.functions:
+                table.setdefault(f.name, []).append(f)
+            cached = self._overloads = (self.functions, len(self.functions), table)
+        return cached[2]
+
+    def callee(self, call: ts.Node, caller: Function | None = None) -> Function | None:
+        """The function of this unit a ``call_expression`` reaches (overloads told apart by their
+        arguments, :func:`kgraph.parsers.calls.callee`); None for builtins, macros and unknown names."""
+        from kgraph.parsers.calls import callee
+
+        return callee(self, caller, call)
 
     @property
     def errors(self) -> list[Diagnostic]:

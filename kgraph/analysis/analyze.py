@@ -27,7 +27,7 @@ HALF = sp.Rational(1, 2)
 
 def analyze(function, unit) -> KernelAnalysis:
     """Static analysis of ``function`` (a kernel or helper of ``unit``): see docs/ANALYSIS.md."""
-    return _Analyzer(function, unit, (function.name,)).run()
+    return _Analyzer(function, unit, (id(function),)).run()
 
 
 class _Analyzer:
@@ -43,7 +43,7 @@ class _Analyzer:
         self.accesses: list[Access] = []
         self.notes: list[str] = []
         self.weight = sp.Integer(1)
-        self.helpers: dict[str, KernelAnalysis] = {}
+        self.helpers: dict[int, KernelAnalysis] = {}  # by id of the helper's Function (overloads share names)
         self.declared: dict[str, tuple] = {}  # name -> (initialiser node, open loops at the declaration)
         self.assigned = assigned_names(function.body)
         self.conditions: list[tuple] = []  # (condition node, negated) of the enclosing ifs / early returns
@@ -293,12 +293,12 @@ class _Analyzer:
 
     def inline(self, call) -> dict:
         callee = call.callee
-        if callee.name in self.stack:
+        if id(callee) in self.stack:
             self.notes.append(f"line {call.node.start_point[0] + 1}: recursive call of {callee.name} not inlined")
             return zero_counts()
-        if callee.name not in self.helpers:
-            self.helpers[callee.name] = _Analyzer(callee, self.unit, self.stack + (callee.name,)).run()
-        sub = self.helpers[callee.name]
+        if id(callee) not in self.helpers:
+            self.helpers[id(callee)] = _Analyzer(callee, self.unit, self.stack + (id(callee),)).run()
+        sub = self.helpers[id(callee)]
         mapping, offsets = {}, {}
         for p, arg in zip(callee.params, call.args):
             if p.is_pointer:

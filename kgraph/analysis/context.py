@@ -60,6 +60,14 @@ class Context:
         for p in function.params:
             self.scope.declare(self.param_variable(p))
 
+    def callee(self, call):
+        """The helper a ``call_expression`` of this function reaches (C++ overloads told apart by their
+        arguments: :meth:`TranslationUnit.callee`), or None (builtin, macro, unknown name)."""
+        resolve = getattr(self.unit, "callee", None)
+        if resolve is not None:
+            return resolve(call, self.function)
+        return self.helpers.get(node_text(call.child_by_field_name("function")))
+
     # -- types ----------------------------------------------------------------------------------
     def spelling_type(self, spelling: str) -> CType | None:
         return from_spelling(spelling, self.dialect)

@@ -295,7 +295,7 @@ class ExpressionCounter:
         types = [self.visit(a) for a in args]
         if m:
             return self.ctx.spelling_type(m.group(1)) or UNKNOWN
-        callee = self.ctx.helpers.get(name)
+        callee = self.ctx.callee(node)
         if callee is not None:
             self.calls.append(CallSite(callee, args, node))
             return self.ctx.spelling_type(str(getattr(callee, "return_type", ""))) or UNKNOWN

@@ -127,6 +127,8 @@ class SymbolicEnv:
         self.values: dict[str, sp.Expr] = {}
         self.pointers: set[str] = set()
         self.macro_depth = 0
+        self.helper_stack: tuple = ()  # ids of the helpers whose value is being computed (no recursion)
+        self.helper_values: dict = {}  # (id of helper, argument values) -> value, shared with nested envs
         for p in ctx.function.params:
             if p.is_pointer:
                 self.pointers.add(p.name)
@@ -244,7 +246,7 @@ class SymbolicEnv:
             finally:
                 self.macro_depth -= 1
         vals = [self.to_sympy(a) for a in args]
-        helper = self.ctx.helpers.get(fn)
+        helper = self.ctx.callee(node)
         if helper is not None:
             value = self._helper_value(helper, vals)
             return value if value is not None else sp.Symbol("call_" + fn)
@@ -257,20 +259,27 @@ class SymbolicEnv:
 
     def _helper_value(self, helper, vals):
         """The value of a call of a helper whose body is a single ``return e;`` (scalar parameters only):
-        ``e`` with the parameters bound to the arguments; None otherwise."""
+        ``e`` with the parameters bound to the arguments; None otherwise, and for a helper whose value
+        is being computed (recursion). Values are kept per (helper, arguments): a helper called many
+        times with the same arguments, or calling others several times, is evaluated once each."""
         from kgraph.analysis.context import Context
 
         body = helper.body
         stmts = [c for c in (body.named_children if body is not None else []) if c.type != "comment"]
-        if (self.macro_depth >= MAX_DEPTH or len(stmts) != 1 or stmts[0].type != "return_statement"
-                or not stmts[0].named_children or len(helper.params) != len(vals)
-                or any(p.is_pointer for p in helper.params)):
+        if (self.macro_depth >= MAX_DEPTH or id(helper) in self.helper_stack or len(stmts) != 1
+                or stmts[0].type != "return_statement" or not stmts[0].named_children
+                or len(helper.params) != len(vals) or any(p.is_pointer for p in helper.params)):
             return None
-        env = SymbolicEnv(Context(helper, self.ctx.unit), set())
-        env.macro_depth = self.macro_depth + 1
-        for p, v in zip(helper.params, vals):
-            env.bind(p.name, v)
-        return env.to_sympy(stmts[0].named_children[0])
+        key = (id(helper), tuple(vals))
+        if key not in self.helper_values:
+            env = SymbolicEnv(Context(helper, self.ctx.unit), set())
+            env.macro_depth = self.macro_depth + 1
+            env.helper_stack = self.helper_stack + (id(helper),)
+            env.helper_values = self.helper_values
+            for p, v in zip(helper.params, vals):
+                env.bind(p.name, v)
+            self.helper_values[key] = env.to_sympy(stmts[0].named_children[0])
+        return self.helper_values[key]
 
     def _conditional(self, node):
         """``c ? r : s`` as ``Max(r, s)``/``Min(r, s)`` when the integer comparison ``c`` tests which arm is
