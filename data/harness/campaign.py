@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from kgraph.errors import KGraphError, UsageError
+from kgraph.errors import InputError, KGraphError, UsageError
 
 from .builds import Prebuilder, default_jobs
 from .columns import source_id_of
@@ -27,7 +27,7 @@ from .descriptor import load_descriptor, save_descriptor
 from .devices import pick_device
 from .runner import base_row
 from .sampling import DeviceLimits, sample_launches
-from .store import DatasetStore
+from .store import DatasetStore, damaged
 from .timing import TimingPolicy
 from .worker import Worker, WorkerDied, WorkerTimeout, load_specs, work_of
 
@@ -111,7 +111,7 @@ def run_campaign(opts: CampaignOptions) -> CampaignSummary:
         if not (out / "device.json").exists():
             worker.send(("descriptor",))
             save_descriptor(worker.recv(opts.build_timeout_s)[1], out)
-        descriptor = load_descriptor(out)
+        descriptor = _folder_descriptor(out)
         limits = device_limits(descriptor)
         plan_start = time.monotonic()
         plans = {}
@@ -165,6 +165,14 @@ def run_campaign(opts: CampaignOptions) -> CampaignSummary:
     summary.failed_kernels = len(store.failed_kernels)
     summary.elapsed_s = time.monotonic() - start
     return summary
+
+
+def _folder_descriptor(out: Path) -> dict:
+    """The dataset folder's ``device.json`` (InputError saying how to repair a damaged one)."""
+    try:
+        return load_descriptor(out)
+    except InputError as exc:
+        raise damaged(out, f"device.json cannot be used ({exc})") from None
 
 
 def _build_jobs(specs, counts_mode: str) -> list[tuple]:

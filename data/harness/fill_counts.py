@@ -93,6 +93,8 @@ class FillReport:
 
 def _check_options(opts: FillOptions) -> None:
     directory = Path(opts.directory)
+    if directory.exists() and not directory.is_dir():
+        raise UsageError(f"{directory}: a file, not a dataset folder")
     if not (directory / "manifest.json").exists():
         raise UsageError(f"{directory}: not a dataset folder (no manifest.json)")
     for donor in opts.donors:
@@ -200,9 +202,15 @@ def fill_counts(opts: FillOptions) -> FillReport:
 def _roofline(directory: Path) -> dict | None:
     if not (directory / "device.json").exists():
         return None
-    from .descriptor import load_descriptor
+    from kgraph.errors import InputError
 
-    return load_descriptor(directory)["roofline"]
+    from .descriptor import load_descriptor
+    from .store import damaged
+
+    try:
+        return load_descriptor(directory)["roofline"]
+    except InputError as exc:
+        raise damaged(directory, f"device.json cannot be used ({exc})") from None
 
 
 def _commit(store, filled: dict, rows: dict, roofline) -> None:

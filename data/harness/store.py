@@ -11,14 +11,25 @@ Layout (``data/datasets/<device_id>/``)::
 Every finished launch is appended to the journal at once (a ``kill -9`` loses at most the launch in
 flight). Every ``shard_rows`` rows or ``flush_s`` seconds the journal becomes a shard: the shard is
 written to a temporary name and renamed, then ``sources.parquet`` and ``manifest.json`` the same
-way, then the journal is emptied. On open, shards missing from the manifest are deleted and
-journal entries whose keys the manifest already holds are dropped, so no row is ever duplicated.
+way, then the journal is emptied. Every file is written to a temporary name, fsync'ed, renamed into
+place, and the folder fsync'ed, so a power cut leaves the old file or the new one. On open, journal
+entries whose keys the manifest already holds are dropped, and a shard missing from the manifest is
+deleted only when it is the leftover of such a cut (every row of it in the journal or the manifest),
+so no row is ever duplicated or lost.
+
+Shard names in the manifest are plain ``launches-NNNNN.parquet`` names inside the folder: any other
+name (``../../etc/passwd``, an absolute path, a symbolic link) is refused before a file is opened.
+A folder whose files disagree (unreadable or missing shard, wrong row count, orphan shard, bad
+manifest) is answered with an InputError saying what is wrong and how to repair it
+(``kgraph dataset repair DIR``, :mod:`kgraph.data.harness.repair`).
 """
 from __future__ import annotations
 
 import fcntl
 import json
 import os
+import re
+import sys
 import time
 from pathlib import Path
 
@@ -32,21 +43,146 @@ from .columns import HARNESS_VERSION, LAUNCH_COLUMNS, LAUNCH_SCHEMA, SOURCE_SCHE
 MANIFEST = "manifest.json"
 JOURNAL = "journal.jsonl"
 SOURCES = "sources.parquet"
+DAMAGED = "damaged"  # where ``kgraph dataset repair`` moves files it cannot use (never deleted)
+SHARD_NAME = re.compile(r"launches-(\d{5})\.parquet")
+MANIFEST_FORMAT = 1
 
 
-def _atomic_write_bytes(path: Path, data: bytes) -> None:
+def repair_hint(directory) -> str:
+    """The sentence every damaged-folder message ends with."""
+    return (f"repair: `kgraph dataset repair {directory}` rebuilds the manifest from the intact shards "
+            f"(damaged files are moved to {Path(directory) / DAMAGED}, nothing is deleted)")
+
+
+def damaged(directory, what: str) -> InputError:
+    """The error for a dataset folder whose files are damaged: ``what`` is wrong, and how to repair it.
+
+    Args:
+        directory: the dataset folder; what: the problem, one sentence.
+    """
+    return InputError(f"{directory}: {what}\n{repair_hint(directory)}")
+
+
+def _fsync_dir(directory: Path) -> None:
+    """Make a rename inside ``directory`` durable (no-op where directories cannot be opened)."""
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path``: temporary file, fsync, rename into place, fsync of the folder."""
     tmp = path.with_name(path.name + ".tmp")
     with open(tmp, "wb") as fh:
         fh.write(data)
         fh.flush()
         os.fsync(fh.fileno())
     os.replace(tmp, path)
+    _fsync_dir(path.parent)
 
 
-def _write_parquet_atomic(table: pa.Table, path: Path) -> None:
+def write_parquet_atomic(table: pa.Table, path: Path) -> None:
+    """Write ``table`` to ``path`` as :func:`atomic_write_bytes` does (zstd parquet)."""
     tmp = path.with_name(path.name + ".tmp")
-    pq.write_table(table, tmp, compression="zstd", compression_level=6)
+    with open(tmp, "wb") as fh:
+        pq.write_table(table, fh, compression="zstd", compression_level=6)
+        fh.flush()
+        os.fsync(fh.fileno())
     os.replace(tmp, path)
+    _fsync_dir(path.parent)
+
+
+def shard_path(directory, name) -> Path:
+    """The path of shard ``name`` of ``directory``; InputError unless it is a plain
+    ``launches-NNNNN.parquet`` name of a file (not a link) in the folder itself.
+
+    Args:
+        directory: the dataset folder; name: the ``file`` of a manifest shard entry.
+    """
+    directory = Path(directory)
+    if not isinstance(name, str) or not SHARD_NAME.fullmatch(name):
+        raise damaged(directory, f"{MANIFEST} names a shard {name!r}: shard names must be "
+                                 f"launches-NNNNN.parquet inside the folder; refused")
+    path = directory / name
+    if path.is_symlink():
+        raise damaged(directory, f"shard {name} is a symbolic link; refused (shards are plain files)")
+    return path
+
+
+def check_manifest(manifest, directory) -> dict:
+    """``manifest`` when it has the structure every reader relies on; InputError saying what is wrong.
+
+    Args:
+        manifest: the parsed ``manifest.json``; directory: its folder (for messages and shard names).
+    """
+    if not isinstance(manifest, dict):
+        raise damaged(directory, f"{MANIFEST} is not a JSON object")
+    fmt = manifest.get("format", MANIFEST_FORMAT)
+    if fmt != MANIFEST_FORMAT:
+        raise InputError(f"{directory}: {MANIFEST} has format {fmt!r}; this kgraph reads format {MANIFEST_FORMAT}")
+    shards, keys = manifest.get("shards"), manifest.get("keys")
+    if not isinstance(shards, list) or not all(isinstance(e, dict) for e in shards):
+        raise damaged(directory, f"{MANIFEST}: 'shards' must be a list of {{\"file\", \"rows\"}} objects")
+    if not isinstance(keys, list) or not all(isinstance(k, str) for k in keys):
+        raise damaged(directory, f"{MANIFEST}: 'keys' must be a list of strings")
+    for entry in shards:
+        shard_path(directory, entry.get("file"))
+        rows = entry.get("rows")
+        if not isinstance(rows, int) or isinstance(rows, bool) or rows < 0:
+            raise damaged(directory, f"{MANIFEST}: shard {entry['file']} has rows {rows!r}, not a count")
+    if len({e["file"] for e in shards}) != len(shards):
+        raise damaged(directory, f"{MANIFEST} lists a shard twice")
+    for name in ("failed_kernels", "ceilings"):
+        if not isinstance(manifest.setdefault(name, {}), dict):
+            raise damaged(directory, f"{MANIFEST}: {name!r} must be an object")
+    return manifest
+
+
+def read_manifest(directory) -> dict:
+    """The checked ``manifest.json`` of a dataset folder (InputError when missing, unreadable or malformed)."""
+    directory = Path(directory)
+    path = directory / MANIFEST
+    if directory.exists() and not directory.is_dir():
+        raise InputError(f"{directory}: a file, not a dataset folder")
+    if not path.exists():
+        raise InputError(f"{directory}: not a dataset folder (no {MANIFEST})")
+    try:
+        manifest = json.loads(path.read_bytes())
+    except json.JSONDecodeError as exc:
+        raise damaged(directory, f"{MANIFEST}:{exc.lineno}:{exc.colno}: not valid JSON: {exc.msg}") from None
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise damaged(directory, f"{MANIFEST} is not JSON text ({exc.__class__.__name__})") from None
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    return check_manifest(manifest, directory)
+
+
+def read_shard(directory, name: str, columns=None) -> pa.Table:
+    """Shard ``name`` of ``directory`` (confined, see :func:`shard_path`); InputError when it is missing
+    or not a readable parquet file (truncated, garbage).
+
+    Args:
+        directory: the dataset folder; name: the shard's file name; columns: only these columns.
+    """
+    path = shard_path(directory, name)
+    if not path.is_file():
+        raise damaged(directory, f"shard {name} is listed in {MANIFEST} but missing")
+    try:
+        return pq.read_table(path, columns=columns)
+    except (pa.ArrowException, OSError, ValueError) as exc:
+        raise damaged(directory, f"shard {name} cannot be read (truncated or not parquet: "
+                                 f"{_first_line(exc)})") from None
+
+
+def _first_line(exc: Exception) -> str:
+    return (str(exc).strip().splitlines() or [exc.__class__.__name__])[0][:300]
 
 
 class DatasetStore:
@@ -61,12 +197,27 @@ class DatasetStore:
     def __init__(self, directory, device_id: str | None = None, shard_rows: int = 2000,
                  flush_s: float = 60.0):
         self.directory = Path(directory)
-        self.directory.mkdir(parents=True, exist_ok=True)
-        self._lock = open(self.directory / ".lock", "w")
+        if self.directory.exists() and not self.directory.is_dir():
+            raise UsageError(f"{self.directory}: a file, not a dataset folder; give a folder (new or existing)")
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            self._lock = open(self.directory / ".lock", "w")
+        except OSError as exc:
+            raise InputError(f"{self.directory}: cannot use as a dataset folder ({exc.strerror or exc})") from None
         try:
             fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
+            self._lock.close()
             raise UsageError(f"--out {self.directory}: another campaign is writing this folder") from None
+        try:
+            self._open(device_id, shard_rows, flush_s)
+        except BaseException:  # a damaged folder: give the lock back before saying so
+            fcntl.flock(self._lock, fcntl.LOCK_UN)
+            self._lock.close()
+            raise
+
+    def _open(self, device_id: str | None, shard_rows: int, flush_s: float) -> None:
+        """Load the manifest and sources, settle what a killed run left, open the journal (lock held)."""
         self.shard_rows, self.flush_s = shard_rows, flush_s
         self.manifest = self._load_manifest()
         if device_id is not None:
@@ -75,50 +226,82 @@ class DatasetStore:
                                  f"not {device_id!r}; use one folder per device")
             self.manifest["device_id"] = device_id
         self.completed_keys: set[str] = set(self.manifest["keys"])
+        self._check_shards()
         self._source_rows = self._load_sources()
         self.source_ids = {row["source_id"] for row in self._source_rows}
         self._pending: list[dict] = []
         self._new_sources = False
         self._last_flush = time.monotonic()
-        self._remove_orphans()
-        self._replay_journal()
+        entries = self._journal_entries()
+        self._remove_orphans(entries)
+        self._replay_journal(entries)
         self._journal = open(self.directory / JOURNAL, "a", encoding="utf-8")
 
     # -- state -------------------------------------------------------------------------------
     def _load_manifest(self) -> dict:
-        path = self.directory / MANIFEST
-        if not path.exists():
-            return {"format": 1, "device_id": None, "harness_version": HARNESS_VERSION, "shards": [],
-                    "keys": [], "failed_kernels": {}, "ceilings": {}}
-        try:
-            return json.loads(path.read_text())
-        except json.JSONDecodeError as exc:
-            raise InputError(f"{path}:{exc.lineno}:{exc.colno}: manifest is not valid JSON: {exc.msg}") from None
+        if not (self.directory / MANIFEST).exists():
+            return {"format": MANIFEST_FORMAT, "device_id": None, "harness_version": HARNESS_VERSION,
+                    "shards": [], "keys": [], "failed_kernels": {}, "ceilings": {}}
+        return read_manifest(self.directory)
 
     def _load_sources(self) -> list[dict]:
-        path = self.directory / SOURCES
-        return pq.read_table(path).to_pylist() if path.exists() else []
+        return read_sources_table(self.directory).to_pylist()
 
-    def _remove_orphans(self) -> None:
-        listed = {s["file"] for s in self.manifest["shards"]}
-        for path in self.directory.iterdir():
-            if path.name.endswith(".tmp") or (
-                    path.name.startswith("launches-") and path.suffix == ".parquet" and path.name not in listed):
-                path.unlink()
-
-    def _replay_journal(self) -> None:
-        path = self.directory / JOURNAL
-        if not path.exists():
-            return
-        for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+    def _check_shards(self) -> None:
+        """Every listed shard is there, a parquet file (footer only) with the manifest's row count;
+        InputError saying how to repair otherwise (nothing is written into a damaged folder)."""
+        for entry in self.manifest["shards"]:
+            path = shard_path(self.directory, entry["file"])
+            if not path.is_file():
+                raise damaged(self.directory, f"shard {entry['file']} is listed in {MANIFEST} but missing")
             try:
-                entry = json.loads(line)
-            except json.JSONDecodeError:
-                continue  # the line being written when the process died
+                rows = pq.read_metadata(path).num_rows
+            except (pa.ArrowException, OSError, ValueError) as exc:
+                raise damaged(self.directory, f"shard {entry['file']} cannot be read (truncated or not parquet: "
+                                              f"{_first_line(exc)})") from None
+            if rows != entry["rows"]:
+                raise damaged(self.directory, f"shard {entry['file']} holds {rows} rows, {MANIFEST} says "
+                                              f"{entry['rows']}")
+
+    def _journal_entries(self) -> list[dict]:
+        """The journal's entries (a line cut short by a kill is skipped)."""
+        return journal_entries(self.directory)
+
+    def _remove_orphans(self, entries: list[dict]) -> None:
+        """Delete temporary files and the shards a kill left between their rename and the manifest's
+        (every row of such a shard is in the journal or already committed); any other shard the manifest
+        does not list is moved to ``damaged/`` with a message on stderr (never deleted)."""
+        listed = {s["file"] for s in self.manifest["shards"]}
+        journaled = {e.get("key") for e in entries if e.get("t") == "row"}
+        for path in sorted(self.directory.iterdir()):
+            if path.name.endswith(".tmp") and path.is_file():
+                path.unlink()
+            elif SHARD_NAME.fullmatch(path.name) and path.name not in listed:
+                keys = _shard_keys_or_none(path)
+                if keys is not None and not path.is_symlink() and set(keys) <= journaled | self.completed_keys:
+                    path.unlink()
+                    continue
+                why = "unreadable" if keys is None else f"{len(set(keys) - journaled - self.completed_keys)} rows " \
+                                                        f"stored nowhere else"
+                moved = move_aside(self.directory, path)
+                print(f"{self.directory}: shard {path.name} is not in {MANIFEST} ({why}): moved to {moved}; "
+                      f"its launches count as not measured", file=sys.stderr)
+
+    def _replay_journal(self, entries: list[dict]) -> None:
+        """Commit what the journal holds beyond the manifest (a run killed before its last flush)."""
+        if not (self.directory / JOURNAL).exists():
+            return
+        for entry in entries:
             self._apply(entry)
         self.flush()
 
     def _apply(self, entry: dict) -> None:
+        try:
+            self._apply_entry(dict(entry))
+        except (KeyError, TypeError, ValueError):
+            pass  # a malformed journal line (hand-edited or garbage): nothing to commit from it
+
+    def _apply_entry(self, entry: dict) -> None:
         kind = entry.pop("t", None)
         if kind == "row" and entry.get("key") not in self.completed_keys:
             self.completed_keys.add(entry["key"])
@@ -172,17 +355,18 @@ class DatasetStore:
     def flush(self) -> None:
         """Turn pending rows into a shard and commit the manifest; then empty the journal."""
         if self._pending:
-            index = max((int(s["file"][9:14]) for s in self.manifest["shards"]), default=-1) + 1
+            index = max((int(SHARD_NAME.fullmatch(s["file"]).group(1)) for s in self.manifest["shards"]),
+                        default=-1) + 1
             name = f"launches-{index:05d}.parquet"
             table = pa.Table.from_pylist(self._pending, schema=LAUNCH_SCHEMA)
-            _write_parquet_atomic(table, self.directory / name)
+            write_parquet_atomic(table, self.directory / name)
             self.manifest["shards"].append({"file": name, "rows": len(self._pending)})
             self.manifest["keys"].extend(row["key"] for row in self._pending)
         if self._new_sources:
-            _write_parquet_atomic(pa.Table.from_pylist(self._source_rows, schema=SOURCE_SCHEMA),
+            write_parquet_atomic(pa.Table.from_pylist(self._source_rows, schema=SOURCE_SCHEMA),
                                   self.directory / SOURCES)
         self.manifest["harness_version"] = HARNESS_VERSION
-        _atomic_write_bytes(self.directory / MANIFEST, json.dumps(self.manifest, indent=1).encode())
+        atomic_write_bytes(self.directory / MANIFEST, json.dumps(self.manifest, indent=1).encode())
         self._pending, self._new_sources = [], False
         self._last_flush = time.monotonic()
         if hasattr(self, "_journal"):
@@ -204,12 +388,12 @@ class DatasetStore:
         for shard in self.manifest["shards"]:
             if not left:
                 break
-            path = self.directory / shard["file"]
-            keys = pq.read_table(path, columns=["key"]).column("key").to_pylist()
+            path = shard_path(self.directory, shard["file"])
+            keys = read_shard(self.directory, shard["file"], columns=["key"]).column("key").to_pylist()
             hit = [i for i, key in enumerate(keys) if key in left]
             if not hit:
                 continue
-            table = pq.read_table(path)
+            table = read_shard(self.directory, shard["file"])
             for name in sorted({name for i in hit for name in left[keys[i]]}):
                 index = table.schema.get_field_index(name)
                 if index < 0:
@@ -220,7 +404,7 @@ class DatasetStore:
                         values[i] = left[keys[i]][name]
                 field = table.schema.field(index)
                 table = table.set_column(index, field, pa.array(values, type=field.type))
-            _write_parquet_atomic(table, path)
+            write_parquet_atomic(table, path)
             changed += len(hit)
             for i in hit:
                 left.pop(keys[i], None)
@@ -238,25 +422,27 @@ class DatasetStore:
         keys = set(keys)
         removed, emptied = 0, []
         for shard in self.manifest["shards"]:
-            path = self.directory / shard["file"]
-            shard_keys = pq.read_table(path, columns=["key"]).column("key").to_pylist()
+            path = shard_path(self.directory, shard["file"])
+            shard_keys = read_shard(self.directory, shard["file"], columns=["key"]).column("key").to_pylist()
             keep = [i for i, key in enumerate(shard_keys) if key not in keys]
             if len(keep) == len(shard_keys):
                 continue
             removed += len(shard_keys) - len(keep)
             shard["rows"] = len(keep)
-            if keep:
-                _write_parquet_atomic(pq.read_table(path).take(pa.array(keep, type=pa.int64())), path)
-            else:
+            # an emptied shard is first written empty: a kill before the manifest leaves no lost rows in it
+            write_parquet_atomic(read_shard(self.directory, shard["file"]).take(pa.array(keep, type=pa.int64())),
+                                  path)
+            if not keep:
                 emptied.append(shard["file"])
         if not removed:
             return 0
         self.manifest["shards"] = [s for s in self.manifest["shards"] if s["file"] not in emptied]
         self.manifest["keys"] = [k for k in self.manifest["keys"] if k not in keys]
         self.completed_keys -= keys
-        _atomic_write_bytes(self.directory / MANIFEST, json.dumps(self.manifest, indent=1).encode())
+        atomic_write_bytes(self.directory / MANIFEST, json.dumps(self.manifest, indent=1).encode())
         for name in emptied:
             (self.directory / name).unlink(missing_ok=True)
+        _fsync_dir(self.directory)
         return removed
 
     def close(self) -> None:
@@ -287,20 +473,34 @@ def _json_default(value):
     raise TypeError(f"cannot store {type(value).__name__} in a launch row")
 
 
-def read_launches(directory):
-    """All committed launch rows of a dataset folder as a pandas DataFrame (manifest's shards)."""
-    import pandas as pd
+def read_launches(directory, check_rows: bool = True):
+    """All committed launch rows of a dataset folder as a pandas DataFrame (manifest's shards).
 
+    Args:
+        directory: the dataset folder.
+        check_rows: refuse (InputError) a shard whose row count differs from the manifest's.
+
+    Raises InputError saying what is wrong and how to repair it for a missing, unreadable or wrongly
+    named shard and a malformed manifest.
+    """
     directory = Path(directory)
-    path = directory / MANIFEST
-    if not path.exists():
-        raise InputError(f"{directory}: not a dataset folder (no {MANIFEST})")
-    manifest = json.loads(path.read_text())
-    tables = [pq.read_table(directory / s["file"]) for s in manifest["shards"]]
+    manifest = read_manifest(directory)
+    tables = []
+    for entry in manifest["shards"]:
+        table = read_shard(directory, entry["file"])
+        if check_rows and table.num_rows != entry["rows"]:
+            raise damaged(directory, f"shard {entry['file']} holds {table.num_rows} rows, {MANIFEST} says "
+                                     f"{entry['rows']}")
+        if "key" not in table.schema.names:
+            raise damaged(directory, f"shard {entry['file']} has no 'key' column: not a launch shard")
+        tables.append(table)
     if not tables:
         return LAUNCH_SCHEMA.empty_table().to_pandas()
     # shards of older harness versions lack newer columns: unify to LAUNCH_SCHEMA (nulls there)
-    tables = [t if t.schema.names == LAUNCH_SCHEMA.names else _to_schema(t) for t in tables]
+    try:
+        tables = [t if t.schema.names == LAUNCH_SCHEMA.names else _to_schema(t) for t in tables]
+    except (pa.ArrowException, ValueError) as exc:
+        raise damaged(directory, f"a shard's columns do not convert to the launch schema ({_first_line(exc)})") from None
     return pa.concat_tables(tables).to_pandas() if len(tables) > 1 else tables[0].to_pandas()
 
 
@@ -311,8 +511,65 @@ def _to_schema(table):
     return pa.Table.from_arrays(columns, schema=LAUNCH_SCHEMA)
 
 
+def read_sources_table(directory) -> pa.Table:
+    """``sources.parquet`` of a dataset folder as a pyarrow Table (empty if absent; InputError with the
+    repair hint when it cannot be read)."""
+    path = Path(directory) / SOURCES
+    if not path.exists():
+        return SOURCE_SCHEMA.empty_table()
+    try:
+        table = pq.read_table(path)
+    except (pa.ArrowException, OSError, ValueError) as exc:
+        raise damaged(directory, f"{SOURCES} cannot be read (truncated or not parquet: {_first_line(exc)})") from None
+    if "source_id" not in table.schema.names:
+        raise damaged(directory, f"{SOURCES} has no 'source_id' column")
+    return table
+
+
 def read_sources(directory):
     """``sources.parquet`` of a dataset folder as a pandas DataFrame (empty if absent)."""
-    path = Path(directory) / SOURCES
-    table = pq.read_table(path) if path.exists() else SOURCE_SCHEMA.empty_table()
-    return table.to_pandas()
+    return read_sources_table(directory).to_pandas()
+
+
+def journal_entries(directory) -> list[dict]:
+    """The entries of a dataset folder's ``journal.jsonl`` (rows not yet in a shard, sources, failures,
+    ceilings); a line cut short by a kill, or not an object, is skipped."""
+    path = Path(directory) / JOURNAL
+    if not path.is_file():
+        return []
+    entries = []
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            entry = json.loads(line)
+        except json.JSONDecodeError:
+            continue  # the line being written when the process died
+        if isinstance(entry, dict):
+            entries.append(entry)
+    return entries
+
+
+def move_aside(directory, path: Path) -> Path:
+    """Move ``path`` (a file of the dataset folder) into its ``damaged/`` folder, never over another file;
+    returns the new path.
+
+    Args:
+        directory: the dataset folder; path: the file to move.
+    """
+    target_dir = Path(directory) / DAMAGED
+    target_dir.mkdir(exist_ok=True)
+    target = target_dir / path.name
+    n = 1
+    while target.exists() or target.is_symlink():
+        target = target_dir / f"{path.name}.{n}"
+        n += 1
+    os.replace(path, target)
+    _fsync_dir(Path(directory))
+    return target
+
+
+def _shard_keys_or_none(path: Path) -> list | None:
+    """The ``key`` column of a parquet file, None when it cannot be read."""
+    try:
+        return pq.read_table(path, columns=["key"]).column("key").to_pylist()
+    except (pa.ArrowException, OSError, ValueError, KeyError):
+        return None

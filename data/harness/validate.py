@@ -5,15 +5,23 @@
 * ok rows: positive ``min <= median <= max`` times, ``cv >= 0``, ``repeats >= 1``, counts known
   (>= 0, with a ``counts_source``), derived columns present and a known bound class;
 * every ``source_id`` is in ``sources.parquet``; the manifest's keys are the shards' keys.
+
+Before the rows, the folder itself (:func:`folder_problems`): a readable manifest whose shard names
+stay inside the folder, every listed shard present, readable and holding the rows the manifest says,
+no shard the manifest does not list (orphan), no row left uncommitted in the journal (a campaign
+killed or still running), a readable ``sources.parquet`` and ``device.json``. Each problem ends with
+how to repair it.
 """
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 
+from kgraph.errors import InputError
+
 from .columns import BOUND_CLASSES, COUNT_COLUMNS, DERIVED_COLUMNS, LAUNCH_COLUMNS, STATUSES
-from .store import MANIFEST, read_launches, read_sources
+from .store import (MANIFEST, SHARD_NAME, journal_entries, read_launches, read_manifest, read_shard,
+                    read_sources, repair_hint)
 
 MAX_LISTED = 20  # problems of one kind listed by key; the rest are counted
 
@@ -21,8 +29,10 @@ MAX_LISTED = 20  # problems of one kind listed by key; the rest are counted
 def validate_dataset(directory) -> list[str]:
     """Every problem found in the dataset folder, one line each (empty list: valid)."""
     directory = Path(directory)
-    df = read_launches(directory)
-    problems: list[str] = []
+    fatal, problems = folder_problems(directory)
+    if fatal:
+        return fatal + problems
+    df = read_launches(directory, check_rows=False)
 
     def report(what: str, keys) -> None:
         keys = list(keys)
@@ -60,9 +70,77 @@ def validate_dataset(directory) -> list[str]:
         report("ok row with unknown bound class", ok["key"][~ok["bound"].isin(BOUND_CLASSES)])
     for column in ("median_time_ns", "min_time_ns", "max_time_ns"):
         report(f"negative {column}", df["key"][df[column] < 0])
-    sources = read_sources(directory)
-    report("source_id not in sources.parquet", df["key"][~df["source_id"].isin(set(sources["source_id"]))])
-    manifest = json.loads((directory / MANIFEST).read_text())
-    if set(manifest.get("keys", [])) != set(df["key"]):
-        problems.append(f"manifest lists {len(set(manifest.get('keys', [])))} keys, shards hold {df['key'].nunique()}")
+    try:
+        sources = read_sources(directory)
+    except InputError:  # reported by folder_problems
+        sources = None
+    if sources is not None:
+        report("source_id not in sources.parquet", df["key"][~df["source_id"].isin(set(sources["source_id"]))])
+    manifest = read_manifest(directory)
+    if set(manifest["keys"]) != set(df["key"]):
+        problems.append(f"manifest lists {len(set(manifest['keys']))} keys, shards hold {df['key'].nunique()}; "
+                        f"{repair_hint(directory)}")
     return problems
+
+
+def folder_problems(directory) -> tuple[list[str], list[str]]:
+    """``(fatal, other)``: what is wrong with the folder's files, one line each with its repair.
+
+    ``fatal`` problems leave the committed rows unreadable (no or bad manifest, a missing or unreadable
+    shard); the ``other`` ones (row counts, orphans, uncommitted rows, sources, device.json) do not.
+
+    Args:
+        directory: the dataset folder.
+    """
+    directory = Path(directory)
+    try:
+        manifest = read_manifest(directory)
+    except InputError as exc:
+        return [_one_line(exc, directory)], []
+    fatal, other = [], []
+    for entry in manifest["shards"]:
+        try:
+            rows = read_shard(directory, entry["file"], columns=["key"]).num_rows
+        except InputError as exc:
+            fatal.append(_one_line(exc, directory))
+            continue
+        if rows != entry["rows"]:
+            other.append(f"shard {entry['file']} holds {rows} rows, {MANIFEST} says {entry['rows']}; "
+                         f"{repair_hint(directory)}")
+    listed = {e["file"] for e in manifest["shards"]}
+    for path in sorted(directory.iterdir()):
+        if SHARD_NAME.fullmatch(path.name) and path.name not in listed:
+            other.append(f"orphan shard {path.name}: not in {MANIFEST} (its rows are not part of the dataset); "
+                         f"{repair_hint(directory)}")
+    committed = set(manifest["keys"])
+    waiting = {e.get("key") for e in journal_entries(directory) if e.get("t") == "row"} - committed
+    if waiting:
+        other.append(f"{len(waiting)} row(s) in journal.jsonl not yet committed (a campaign was killed, or is "
+                     f"still running); repair: re-run the campaign (it resumes), or `kgraph dataset repair "
+                     f"{directory}` to commit them")
+    other += _side_file_problems(directory)
+    return fatal, other
+
+
+def _side_file_problems(directory: Path) -> list[str]:
+    """Problems of ``sources.parquet`` and ``device.json`` (unreadable, malformed)."""
+    from .descriptor import load_descriptor
+
+    out = []
+    try:
+        read_sources(directory)
+    except InputError as exc:
+        out.append(_one_line(exc, directory))
+    if (directory / "device.json").exists():
+        try:
+            load_descriptor(directory)
+        except InputError as exc:
+            out.append(f"device.json: {exc}; {repair_hint(directory)} (a campaign then measures the device again)")
+    return out
+
+
+def _one_line(exc: Exception, directory) -> str:
+    """An InputError's message on one line, without the folder's name in front."""
+    text = str(exc).replace("\n", "; ")
+    prefix = f"{directory}: "
+    return text[len(prefix):] if text.startswith(prefix) else text

@@ -1,4 +1,6 @@
-"""``kgraph dataset``: build (campaign), validate, fill missing counts, import and describe measured datasets."""
+"""``kgraph dataset``: build (campaign), validate, repair, fill missing counts, import and describe measured
+datasets. Every action answers a damaged folder (unreadable or missing shard, bad manifest, orphan shard,
+uncommitted rows) with what is wrong and how to repair it (``kgraph dataset repair DIR``)."""
 from __future__ import annotations
 
 import json
@@ -13,6 +15,9 @@ def add_arguments(parser) -> None:
     add_campaign_arguments(sub.add_parser("campaign", help="measure corpus kernels on a device (resumable)"))
     p = sub.add_parser("validate", help="check a dataset folder; exit 1 with the list of problems")
     p.add_argument("dir", help="dataset folder (data/datasets/<device_id>)")
+    p = sub.add_parser("repair", help="rebuild a damaged folder's manifest from its intact shards (damaged "
+                                      "files are moved to DIR/damaged/, nothing is deleted)")
+    p.add_argument("dir", help="dataset folder")
     from kgraph.data.harness.fill_counts import add_fill_arguments
 
     add_fill_arguments(sub.add_parser(
@@ -29,7 +34,7 @@ def add_arguments(parser) -> None:
 
 def run(args) -> int:
     if args.action is None:
-        raise UsageError("dataset: choose an action: campaign, validate, fill-counts, import or describe")
+        raise UsageError("dataset: choose an action: campaign, validate, repair, fill-counts, import or describe")
     if args.action == "campaign":
         from kgraph.data.harness.campaign import options_from_args, print_summary, run_campaign
 
@@ -44,6 +49,13 @@ def run(args) -> int:
         if not problems:
             print(f"{args.dir}: valid")
         return 1 if problems else 0
+    if args.action == "repair":
+        from kgraph.data.harness.repair import repair_dataset
+
+        for line in repair_dataset(args.dir):
+            print(f"{args.dir}: {line}")
+        print(f"{args.dir}: check the result with `kgraph dataset validate {args.dir}`")
+        return 0
     if args.action == "fill-counts":
         from kgraph.data.harness.fill_counts import fill_counts, options_from_args
 
@@ -58,9 +70,14 @@ def run(args) -> int:
         for device_id, n in written.items():
             print(f"{device_id}: {n} rows imported into {args.out}")
         return 0
+    import sys
+
     from kgraph.data.harness.describe import describe_dataset, to_markdown
+    from kgraph.data.harness.validate import folder_problems
 
     for directory in args.dirs:
         summary = describe_dataset(directory)
+        for line in folder_problems(directory)[1]:  # the rows are readable; say what else is wrong
+            print(f"{directory}: warning: {line}", file=sys.stderr)
         print(json.dumps(summary, indent=2) if args.json else to_markdown(summary, directory))
     return 0
