@@ -21,6 +21,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "dataset": ("kgraph.app.cli.dataset", "build, validate, import and describe measured datasets"),
     "estimate": ("kgraph.app.cli.estimate", "predict time, bandwidth, footprint and bound class"),
     "pretrain-lm": ("kgraph.app.cli.pretrain_lm", "train the BPE tokenizer and masked-LM code encoder"),
+    "lm": ("kgraph.app.cli.lm", "build the code-LM corpus (Debian, PyPI) and its BPE tokenizer"),
     "sweep": ("kgraph.app.cli.sweep", "run a W&B sweep definition locally as a grid"),
     "report": ("kgraph.app.cli.report", "markdown ablation table and plots from runs"),
     "export": ("kgraph.app.cli.export", "export the compact model to ONNX or C"),
