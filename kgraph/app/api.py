@@ -21,36 +21,95 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 from collections import OrderedDict
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from kgraph.errors import UsageError
+from kgraph.errors import KGraphError, UsageError
 
 KERNEL_CACHE = 256  # source files whose kernels (graphs and their analyses) a Model keeps
 
 
 def _sizes(value, option: str) -> list[int] | None:
-    """An int, a sequence of ints, or ``"G0,G1"`` text -> list of ints (validated by ``make_launch``)."""
+    """An int, a sequence of ints, or ``"G0,G1"`` text -> list of ints (validated by ``make_launch``).
+
+    Args:
+        value: the sizes as given (None or "" for none).
+        option: the option named in the messages (``--global`` ...).
+    """
     if value is None or value == "":
         return None
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         value = [value]
     parts = value if isinstance(value, (list, tuple)) else str(value).split(",")
-    out = []
-    for p in parts:
-        try:
-            number = float(str(p).strip())
-        except ValueError:
-            raise UsageError(f"{option} {value}: '{p}' is not an integer (expected 1 to 3 comma-separated "
-                             "positive integers, e.g. 4096,4096)") from None
-        if number != int(number) or number <= 0:
-            raise UsageError(f"{option} {value}: sizes must be positive integers, got {p}")
-        out.append(int(number))
+    out = [_size(p, value, option) for p in parts]
     if not 1 <= len(out) <= 3:
         raise UsageError(f"{option} {value}: {len(out)} dimensions; expected 1 to 3")
     return out
+
+
+def _size(part, value, option: str) -> int:
+    """One positive integer size (exact for integers of any magnitude: 2^64 + 1 stays itself)."""
+    text = str(part).strip()
+    if isinstance(part, bool) or not text:
+        number = None
+    else:
+        try:
+            number = int(text)
+        except ValueError:
+            try:
+                number = float(text)
+            except ValueError:
+                number = None
+    if number is None:
+        raise UsageError(f"{option} {value}: '{part}' is not an integer (expected 1 to 3 comma-separated "
+                         "positive integers, e.g. 4096,4096)")
+    if isinstance(number, float) and (not math.isfinite(number) or number != int(number)) or number <= 0:
+        raise UsageError(f"{option} {value}: sizes must be positive integers, got {part}")
+    return int(number)
+
+
+def _scalar_args(args, at: str) -> dict[str, float]:
+    """Scalar argument values by name: numbers (or numeric text), finite; UsageError naming the one
+    that is not.
+
+    Args:
+        args: the request's ``args`` (a dict, or None).
+        at: message prefix.
+    """
+    if args is None:
+        return {}
+    if not isinstance(args, dict):
+        raise UsageError(f"{at}--arg: scalar arguments are an object of NAME: number, got a "
+                         f"{type(args).__name__}")
+    out = {}
+    for name, value in args.items():
+        number = None
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            number = float(value) if not isinstance(value, int) or abs(value) < 2**1023 else math.inf
+        elif isinstance(value, str):
+            try:
+                number = float(value)
+            except ValueError:
+                number = None
+        if number is None:
+            raise UsageError(f"{at}--arg {name}={str(value)[:40]}: not a number")
+        if not math.isfinite(number):
+            raise UsageError(f"{at}--arg {name}={str(value)[:40]}: the value must be finite")
+        out[str(name)] = number
+    return out
+
+
+def _defines(defines, at: str) -> dict[str, str]:
+    """``-D`` macros of a request as text by name; UsageError when they are not an object of values."""
+    if defines is None:
+        return {}
+    if not isinstance(defines, dict) or not all(isinstance(v, (str, int, float)) and not isinstance(v, bool)
+                                                for v in defines.values()):
+        raise UsageError(f"{at}-D: macros are an object of NAME: value (text or a number)")
+    return {str(k): str(v) for k, v in defines.items()}
 
 
 class Model:
@@ -64,13 +123,15 @@ class Model:
     def __init__(self, directory: str | Path | None = None):
         from kgraph.models.shipped import DEFAULT_DIR
 
+        from kgraph.models.predictor import read_config
+
         self.directory = Path(directory) if directory is not None else DEFAULT_DIR
-        self.config = {}
+        self.config, self._config_error = {}, None
         if (self.directory / "config.json").is_file():
             try:
-                self.config = json.loads((self.directory / "config.json").read_text())
-            except (ValueError, UnicodeDecodeError):
-                self.config = {}  # reported with its reason when the predictor loads the directory
+                self.config = read_config(self.directory)
+            except KGraphError as exc:  # raised when the devices or the weights are needed
+                self._config_error = exc
         self._predictor = None
         self._kernels: OrderedDict = OrderedDict()  # (path, lang, defines) -> (stamp, kernel graphs)
 
@@ -98,8 +159,11 @@ class Model:
 
     @property
     def devices(self) -> dict[str, dict]:
-        """Descriptors of the devices the model knows by name (``device_id`` -> ``device.json`` dict)."""
-        return dict(self.config.get("devices", {}) if isinstance(self.config, dict) else {})
+        """Descriptors of the devices the model knows by name (``device_id`` -> ``device.json`` dict);
+        the ModelError of a damaged ``config.json``."""
+        if self._config_error is not None:
+            raise self._config_error
+        return dict(self.config.get("devices", {}))
 
     @property
     def predictor(self):
@@ -135,41 +199,66 @@ class Model:
         and ``defines`` (``-D`` macros)."""
         import dataclasses
 
+        from kgraph.app.launch_checks import check_launch, peak_warnings
         from kgraph.models.launches import make_launch
-        from kgraph.models.predictor import resolve_device
 
-        files, devices, launches, inputs = {}, {}, [], []
-        for req in requests:
+        files, devices, launches, inputs, as_grid = {}, {}, [], [], []
+        for n, req in enumerate(requests):
+            if not isinstance(req, dict):
+                raise UsageError(f"request {n}: a launch is a dict (file, kernel, global, ...), got a "
+                                 f"{type(req).__name__}")
             at = f"{req['where']}: " if req.get("where") else ""
             file = req.get("file") or default_file
-            device = req.get("device") or default_device
             if not file:
                 raise UsageError(f"{at}no source file (give FILE or a file column)")
-            if not device:
-                raise UsageError(f"{at}--device: required (a device id such as "
-                                 f"{', '.join(sorted(self.devices)) or 'h200'}, or a device.json file)")
             file = str(file)
-            defines = {str(k): str(v) for k, v in dict(req.get("defines") or {}).items()}
+            defines = _defines(req.get("defines"), at)
             fkey = (file, json.dumps(defines, sort_keys=True))
             if fkey not in files:
                 files[fkey] = self.kernels(file, lang, defines)
-            key = device if isinstance(device, str) else json.dumps(device, sort_keys=True)
-            if key not in devices:
-                devices[key] = device if isinstance(device, dict) else resolve_device(device, self.devices)
+            descriptor = self._device(req.get("device") or default_device, at, devices)
             kernel = req.get("kernel")
-            if not kernel:
-                raise UsageError(f"{at}--kernel: required; kernels in {file}: {', '.join(files[fkey])}")
+            if not kernel or not isinstance(kernel, str):
+                raise UsageError(f"{at}--kernel: required (a kernel name); kernels in {file}: "
+                                 f"{', '.join(files[fkey])}")
             g, local = _launch_sizes(req, at)
-            launch = make_launch(files[fkey], kernel, g, local, dict(req.get("args") or {}), devices[key],
-                                 req.get("where", ""))
+            args = _scalar_args(req.get("args"), at)
+            launch = make_launch(files[fkey], kernel, g, local, args, descriptor, req.get("where", ""))
+            as_grid.append(bool(req.get("grid")))
+            check_launch(launch, at, as_grid[-1])
             if defines:  # the model reads the source text: the macros go in front of it
                 launch = dataclasses.replace(launch, source=_with_defines(launch.source, defines))
             launches.append(launch)
             inputs.append({"file": file, "kernel": kernel, "device": launch.device["device_id"],
                            "global": launch.global_size, "local": launch.local_size, "args": launch.args})
-        predictions = _with_static_checks(launches, self.predictor.predict(launches),
-                                          [bool(r.get("grid")) for r in requests])
+        predictions = _with_static_checks(launches, self.predictor.predict(launches), as_grid)
+        for launch, pred in zip(launches, predictions):  # a prediction past the device's peaks is flagged
+            pred["warnings"] = list(pred["warnings"] or []) + peak_warnings(launch, pred)
         return [{**i, **p} for i, p in zip(inputs, predictions)]
+
+    def _device(self, device, at: str, resolved: dict) -> dict:
+        """The descriptor of a request's device (an id, part of one, a ``device.json`` path or a
+        descriptor dict, validated), resolved once per distinct value in ``resolved``.
+
+        Args:
+            device: the request's device.
+            at: message prefix.
+            resolved: key -> descriptor of the devices resolved so far (updated).
+        """
+        from kgraph.data.harness.descriptor import validate_descriptor
+        from kgraph.models.predictor import resolve_device
+
+        if not device:
+            raise UsageError(f"{at}--device: required (a device id such as "
+                             f"{', '.join(sorted(self.devices)) or 'h200'}, or a device.json file)")
+        if not isinstance(device, (str, dict, os.PathLike)):
+            raise UsageError(f"{at}--device: a device id, a device.json path or a descriptor dict, got a "
+                             f"{type(device).__name__}")
+        key = json.dumps(device, sort_keys=True, default=str) if isinstance(device, dict) else str(device)
+        if key not in resolved:
+            resolved[key] = (validate_descriptor(device, f"{at}--device (a descriptor dict)")
+                             if isinstance(device, dict) else resolve_device(str(device), self.devices))
+        return resolved[key]
 
     def unseen_devices(self, records: list[dict]) -> list[str]:
         """Device ids in ``records`` whose measurements the model was not trained on."""

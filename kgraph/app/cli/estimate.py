@@ -17,9 +17,10 @@ arguments describe gets a warning on stderr (``kgraph.app.static_checks``: e.g. 
 from __future__ import annotations
 
 import csv
+import io
 import json
-import sys
 import math
+import sys
 from pathlib import Path
 
 from kgraph.app.cli.common import add_define_option, add_progress_option, parse_defines, progress, progress_enabled
@@ -61,33 +62,81 @@ def parse_arg(text: str, option: str = "--arg") -> tuple[str, float]:
 
 
 def read_batch(path: str) -> list[dict]:
-    """Rows ``{where, file, kernel, global, local, args, device}`` of a CSV or JSONL batch file."""
+    """Rows ``{where, file, kernel, global, local, args, device}`` of a CSV or JSONL batch file.
+
+    Args:
+        path: the ``--batch`` file (``.csv``, ``.jsonl`` or ``.json``).
+
+    Raises:
+        InputError: naming the file (and line) when it is missing, not UTF-8 text, or a row is malformed.
+        UsageError: for another extension.
+    """
     p = Path(path)
     if not p.is_file():
         raise InputError(f"--batch {p}: no such file")
-    rows = []
-    if p.suffix.lower() in (".jsonl", ".json"):
-        for n, line in enumerate(p.read_text().splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputError(f"{p}:{n}:{exc.colno}: invalid JSON: {exc.msg}") from None
-            if not isinstance(obj, dict):
-                raise InputError(f"{p}:{n}: expected a JSON object per line")
-            rows.append({"where": f"{p}:{n}", **obj, "args": dict(obj.get("args") or {})})
-    elif p.suffix.lower() == ".csv":
-        with p.open(newline="") as f:
-            for n, rec in enumerate(csv.DictReader(f), 2):
-                fixed = {k: rec.pop(k, None) for k in ("file", "kernel", "global", "local", "grid", "block",
-                                                       "device")}
-                args = {k: parse_arg(f"{k}={v}", f"{p}:{n}: column")[1] for k, v in rec.items() if k and v not in (None, "")}
-                rows.append({"where": f"{p}:{n}", **fixed, "args": args})
-    else:
+    suffix = p.suffix.lower()
+    if suffix not in (".jsonl", ".json", ".csv"):
         raise UsageError(f"--batch {p}: unknown format '{p.suffix}' (use .csv or .jsonl)")
+    text = _batch_text(p)
+    rows = _jsonl_rows(p, text) if suffix in (".jsonl", ".json") else _csv_rows(p, text)
     if not rows:
         raise InputError(f"--batch {p}: no launch in the file")
+    return rows
+
+
+def _batch_text(p: Path) -> str:
+    """The text of a batch file; InputError for a binary (not UTF-8, or NUL bytes) or unreadable one."""
+    try:
+        data = p.read_bytes()
+    except OSError as exc:
+        raise InputError(f"--batch {p}: cannot be read ({exc.strerror or type(exc).__name__})") from None
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[:exc.start].count(b"\n") + 1
+        raise InputError(f"{p}:{line}: not UTF-8 text (byte 0x{data[exc.start]:02x}): --batch takes a CSV or "
+                         "JSONL text file") from None
+    if "\0" in text:
+        line = text[:text.index("\0")].count("\n") + 1
+        raise InputError(f"{p}:{line}: a NUL byte: --batch takes a CSV or JSONL text file, not a binary one")
+    return text
+
+
+def _jsonl_rows(p: Path, text: str) -> list[dict]:
+    rows = []
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"{p}:{n}:{exc.colno}: invalid JSON: {exc.msg}") from None
+        except RecursionError:
+            raise InputError(f"{p}:{n}: JSON nested too deeply") from None
+        if not isinstance(obj, dict):
+            raise InputError(f"{p}:{n}: expected a JSON object per line")
+        for key, kind in (("args", dict), ("defines", dict)):
+            if obj.get(key) is not None and not isinstance(obj[key], kind):
+                raise InputError(f"{p}:{n}: '{key}' must be a JSON object (NAME: value), got "
+                                 f"{type(obj[key]).__name__}")
+        rows.append({"where": f"{p}:{n}", **obj, "args": dict(obj.get("args") or {})})
+    return rows
+
+
+def _csv_rows(p: Path, text: str) -> list[dict]:
+    rows = []
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    try:
+        for n, rec in enumerate(reader, 2):
+            fixed = {k: rec.pop(k, None) for k in ("file", "kernel", "global", "local", "grid", "block", "device")}
+            extra = rec.pop(None, None)
+            if extra:
+                raise InputError(f"{p}:{n}: {len(extra)} more field(s) than the header has columns")
+            args = {k: parse_arg(f"{k}={v}", f"{p}:{n}: column")[1] for k, v in rec.items()
+                    if k and v not in (None, "")}
+            rows.append({"where": f"{p}:{n}", **fixed, "args": args})
+    except csv.Error as exc:
+        raise InputError(f"{p}:{reader.line_num}: not a CSV row ({exc})") from None
     return rows
 
 
