@@ -2,8 +2,9 @@
 
 Every ok launch of the dataset is rebuilt from its source text, sizes and arguments, predicted by each
 model (exactly what ``kgraph estimate`` would answer) and compared with the measured median time:
-MAPE, median APE, share within 2x, Spearman, the launches predicted below their physical floor, and the
-bound class (three-way, balanced accuracy with the class mix). Used for the out-of-corpus set
+MAPE, median APE, share within 2x, Spearman, the launches predicted below their physical floor, the
+bound class (three-way, balanced accuracy with the class mix) and the two-way roofline class
+(``kgraph.data.targets.roofline_class`` of the predicted FLOPs and bytes against the measured counts). Used for the out-of-corpus set
 (``data/datasets/holdout-*``, never trained on)::
 
     python -m benchmarks.dataset_eval --data data/datasets/holdout-nvidia-h200 \\
@@ -64,6 +65,24 @@ def bound_metrics(true: pd.Series, pred: pd.Series) -> dict:
             "bound_mix": {k: int(v) for k, v in true[known].value_counts().items()}}
 
 
+def roofline_metrics(rows: pd.DataFrame, records: list[dict], roofline: dict) -> dict:
+    """Balanced accuracy and class mix of the two-way roofline class (predicted vs measured counts)."""
+    from sklearn.metrics import balanced_accuracy_score
+
+    from kgraph.data.targets import ROOFLINE_CLASSES, roofline_class
+
+    fp32, fp64 = rows["flops_fp32"].to_numpy(np.float64), rows["flops_fp64"].to_numpy(np.float64)
+    share = np.where(fp32 + fp64 > 0, fp64 / np.maximum(fp32 + fp64, 1), 0.0)
+    true = roofline_class(fp32 + fp64, rows["global_load_bytes"] + rows["global_store_bytes"], share, roofline)
+    pred = roofline_class([r["flops"] for r in records], [r["bytes"] for r in records], share, roofline)
+    known = (true >= 0) & (pred >= 0)
+    if not known.any():
+        return {"roofline_bacc": float("nan"), "roofline_mix": {}}
+    names = np.array(ROOFLINE_CLASSES)
+    return {"roofline_bacc": 100 * balanced_accuracy_score(names[true[known]], names[pred[known]]),
+            "roofline_mix": {c: int((true[known] == i).sum()) for i, c in enumerate(ROOFLINE_CLASSES)}}
+
+
 def evaluate(dataset: Path, models: dict[str, str]) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(summary per model, per-launch predictions) of every model on ``dataset``."""
     import kgraph
@@ -82,7 +101,8 @@ def evaluate(dataset: Path, models: dict[str, str]) -> tuple[pd.DataFrame, pd.Da
         floor = np.array([r["floor_ns"] for r in records])
         true = rows["median_time_ns"].to_numpy(np.float64)
         summary.append({"model": name, **metrics(true, pred, floor),
-                        **bound_metrics(rows["bound"], pd.Series([r["bound"] for r in records]))})
+                        **bound_metrics(rows["bound"], pd.Series([r["bound"] for r in records])),
+                        **roofline_metrics(rows, records, known["roofline"])})
         for fam, idx in rows.groupby("family").indices.items():
             summary.append({"model": name, "family": fam, **metrics(true[idx], pred[idx], floor[idx])})
         per_launch.append(pd.DataFrame({"model": name, "key": rows["key"], "family": rows["family"],

@@ -25,7 +25,6 @@ Grouped splits take max(1, round(G * fraction)) of the G groups (while leaving o
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
@@ -36,6 +35,7 @@ import torch
 from torch.utils.data import DataLoader, Dataset
 from torch_geometric.data import Batch
 
+from kgraph.data.batch import LaunchBatch
 from kgraph.data.features import feature_names, to_launch_features, to_targets
 from kgraph.data.graph_dataset import KernelGraphs, load_tokenizer
 from kgraph.errors import InputError, UsageError
@@ -44,27 +44,6 @@ SPLITS = ("random", "unseen_launch", "leave_kernel_out", "leave_family_out", "le
           "generated_to_written", "written_to_generated")
 #: kernel ids of the program generator (kgraph.data.generator) start with this
 GENERATED_PREFIX = "gen."
-
-
-@dataclass
-class LaunchBatch:
-    """A batch of B launches over U distinct kernels.
-
-    Shapes: graphs: PyG Batch of U graphs (or None); tokens: {"input_ids", "attention_mask"} Long[U, L]
-    (or None); source_index, bound, family, row: Long[B]; features: Float[B, F]; targets: Float[B, T].
-    """
-
-    graphs: Batch | None
-    tokens: dict[str, torch.Tensor] | None
-    source_index: torch.Tensor
-    features: torch.Tensor
-    targets: torch.Tensor
-    bound: torch.Tensor
-    family: torch.Tensor
-    row: torch.Tensor
-
-    def __len__(self) -> int:
-        return int(self.source_index.numel())
 
 
 def read_dataset(directory: str | Path) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
@@ -172,13 +151,16 @@ class KGraphDataModule(L.LightningDataModule):
         tokenizer: local HF model directory whose tokenizer is used, or None for no tokens (set from
             ``model.arch.tokens.path`` when ``use_tokens``).
         max_tokens: tokens kept per source (set from ``model.arch.tokens.max_length``).
+        resident: build every batch on the trainer's device from tables and graphs moved there once
+            (:mod:`kgraph.data.resident`) instead of DataLoader workers collating on the CPU; same batches,
+            no ``num_workers`` needed. For GPUs; on a CPU trainer it is the same work without the workers.
     """
 
     def __init__(self, datasets: list[str] | None = None, split: str = "random",
                  val_fraction: float = VAL_FRACTION, test_fraction: float = TEST_FRACTION,
                  test_devices: list[str] | None = None, seed: int = 0, batch_size: int = 64,
                  num_workers: int = 0, cache_dir: str = "runs/cache", with_graphs: bool = True,
-                 tokenizer: str | None = None, max_tokens: int = 512):
+                 tokenizer: str | None = None, max_tokens: int = 512, resident: bool = False):
         super().__init__()
         self.save_hyperparameters()  # datasets, split, seed, ...: in checkpoints and the logger's config
         if split not in SPLITS:
@@ -197,6 +179,8 @@ class KGraphDataModule(L.LightningDataModule):
         self.batch_size, self.num_workers = batch_size, num_workers
         self.cache_dir, self.with_graphs = cache_dir, with_graphs
         self.tokenizer, self.max_tokens = tokenizer, max_tokens
+        self.resident = resident
+        self._resident_store = None
         self.table: pd.DataFrame | None = None
 
     @property
@@ -269,11 +253,30 @@ class KGraphDataModule(L.LightningDataModule):
         return LaunchBatch(graphs, tokens, torch.from_numpy(inverse.reshape(-1)).long(), self.features[idx],
                            self.targets[idx], self.bound[idx], self.family[idx], idx)
 
-    def _loader(self, name: str, shuffle: bool) -> DataLoader:
+    def _loader(self, name: str, shuffle: bool):
+        if self.resident:
+            return self._resident_loader(name, shuffle)
         rows = self.splits[name]
         return DataLoader(_Rows(rows), batch_size=self.batch_size, shuffle=shuffle,
                           collate_fn=self.collate, num_workers=self.num_workers,
                           generator=torch.Generator().manual_seed(self.seed) if shuffle else None)
+
+    def _resident_loader(self, name: str, shuffle: bool):
+        """A :class:`~kgraph.data.resident.ResidentLoader` on the trainer's device (CPU without a trainer);
+        tables and graphs are moved there once and shared by every split's loader."""
+        from kgraph.data.resident import ResidentGraphs, ResidentLoader
+
+        trainer = getattr(self, "trainer", None)
+        device = trainer.strategy.root_device if trainer is not None else torch.device("cpu")
+        if self._resident_store is None or self._resident_store[0] != device:
+            tables = {"features": self.features.to(device), "targets": self.targets.to(device),
+                      "bound": self.bound.to(device), "family": self.family.to(device)}
+            graphs = ResidentGraphs(self.graphs.items, device, self.pad_id)
+            self._resident_store = (device, tables, graphs, torch.from_numpy(self.item).to(device))
+        _, tables, graphs, item = self._resident_store
+        rank, world = (trainer.global_rank, trainer.world_size) if trainer is not None else (0, 1)
+        return ResidentLoader(torch.from_numpy(self.splits[name]).long(), item, tables, graphs, self.batch_size,
+                              shuffle, self.with_graphs, bool(self.tokenizer), self.seed, rank, world)
 
     def train_dataloader(self) -> DataLoader:
         return self._loader("train", shuffle=True)

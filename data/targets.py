@@ -32,6 +32,9 @@ from dataclasses import dataclass
 import numpy as np
 
 BOUND_CLASSES = ("memory", "compute", "latency")
+#: the two-way roofline class of the LLM study (arithmetic intensity against the ridge point); see
+#: :func:`roofline_class` and docs/DESIGN.md beside the three-way measured class above
+ROOFLINE_CLASSES = ("bandwidth", "compute")
 
 
 @dataclass(frozen=True)
@@ -135,6 +138,28 @@ def bound_index(names) -> np.ndarray:
     """Long[N]: index of each bound-class name in :data:`BOUND_CLASSES`, -1 for unknown or missing."""
     index = {name: i for i, name in enumerate(BOUND_CLASSES)}
     return np.array([index.get(b, -1) for b in names], dtype=np.int64)
+
+
+def roofline_class(flops, nbytes, fp64_share, roofline: dict) -> np.ndarray:
+    """The two-way roofline class of launches, as indices into :data:`ROOFLINE_CLASSES` (-1 = unknown).
+
+    ``compute`` when the arithmetic intensity ``flops / nbytes`` (FLOP per global byte loaded + stored)
+    reaches the device's ridge point ``peak FLOP/s / copy bandwidth``, else ``bandwidth``. The peak is
+    fp64's for launches whose FLOPs are mostly fp64 (``fp64_share > 0.5``), else fp32's. Unlike the
+    three-way class (which compares the *measured* utilisations), this one needs no timing: it is the
+    static roofline call of the LLM study ("compute- or bandwidth-bound").
+
+    Args:
+        flops, nbytes, fp64_share: Float[N] (NaN or negative = unknown).
+        roofline: the device descriptor's ``roofline`` (``fp32_gflops``, ``fp64_gflops``, ``copy_bw_gbs``).
+    """
+    flops, nbytes = np.asarray(flops, np.float64), np.asarray(nbytes, np.float64)
+    peak = np.where(np.asarray(fp64_share, np.float64) > 0.5, roofline["fp64_gflops"], roofline["fp32_gflops"])
+    ridge = peak / roofline["copy_bw_gbs"]  # FLOP per byte
+    with np.errstate(all="ignore"):
+        intensity = np.where(nbytes > 0, flops / nbytes, np.where(flops > 0, np.inf, 0.0))
+    known = np.isfinite(flops) & np.isfinite(nbytes) & (flops >= 0) & (nbytes >= 0)
+    return np.where(known, (intensity >= ridge).astype(np.int64), -1)
 
 
 def metadata() -> dict[str, str]:
