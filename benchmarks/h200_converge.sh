@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# The GPU call that trains to convergence on device-resident batches (--data.resident): the bounded model
+# and its unbounded ablation on unseen launches, the bounded model on unseen families and generated-only ->
+# hand-written, FITS at once on one GPU, each a full cosine schedule of EPOCHS epochs (MAX_TIME only a
+# safety cap); GPU utilisation sampled every 5 s; then the bounded unseen-launch model converted to a model
+# directory and scored on the out-of-corpus sets. Everything packed into $OUT. Usage (repo root, after
+# `source benchmarks/device_env.sh`):  EPOCHS=30 MAX_TIME=00:00:06:30 bash benchmarks/h200_converge.sh
+set -u
+OUT=${OUT:-out/converge}; mkdir -p "$OUT"
+export PYTHONUNBUFFERED=1 WANDB_MODE=offline
+D=data/datasets
+ALL=${DATASETS:-"$D/nvidia-h200 $D/nvidia-h100 $D/pocl-skylake-avx512-intel-xeon $D/pocl-amd-epyc $D/generated-nvidia-h200 $D/generated-pocl-xeon"}
+CACHE=${CACHE:-runs/conv/cache}
+nvidia-smi --query-gpu=timestamp,utilization.gpu,memory.used --format=csv -l 5 > "$OUT/gpu_util.csv" 2>&1 &
+SMI=$!
+# 1. the graph cache once, before the fits share it (a shared cache built by several fits at once would race)
+python3 - "$CACHE" $ALL <<'PY' > "$OUT/cache.log" 2>&1
+import sys, time
+from kgraph.data.datamodule import KGraphDataModule
+t = time.time()
+dm = KGraphDataModule(datasets=sys.argv[2:], cache_dir=sys.argv[1], split="unseen_launch")
+dm.setup("fit")
+print(f"{len(dm.graphs)} graphs, {len(dm.graphs.failed)} failed, {len(dm.table)} launches, {time.time() - t:.0f} s")
+print(list(dm.graphs.failed.items())[:10])
+PY
+# 2. the fits
+timeout ${GRID_TIMEOUT_S:-480} python3 -m benchmarks.ablation --datasets $ALL --out runs/conv \
+  --variants ${VARIANTS:-bounded graph_only} --splits ${SPLITS:-unseen_launch leave_family_out generated_to_written} \
+  --trainer conf/trainer/gpu.yaml --cache-dir "$CACHE" --max-time ${MAX_TIME:-00:00:06:30} --parallel ${FITS:-4} \
+  --extra --data.resident=true --data.batch_size=${BATCH:-512} --trainer.max_epochs=${EPOCHS:-30} > "$OUT/grid.log" 2>&1
+kill $SMI
+# 3. the bounded unseen-launch model as a model directory, on the out-of-corpus sets
+python3 -m benchmarks.strip_checkpoints 'runs/conv/bounded-unseen_launch/ckpt/best-*.ckpt' --to runs/conv/best.ckpt
+python3 -m kgraph.models.predictor --from-ckpt runs/conv/best.ckpt --out runs/conv/model --datasets $ALL --trained-on $ALL \
+  > "$OUT/convert.log" 2>&1
+for h in holdout-nvidia-h200 holdout-pocl-xeon; do
+  timeout ${EVAL_TIMEOUT_S:-150} python3 -m benchmarks.dataset_eval --data $D/$h --models conv=runs/conv/model \
+    shipped=models/default --out runs/conv/$h > "$OUT/$h.log" 2>&1
+done
+tar czf "$OUT/pred.tgz" runs/conv/status.json runs/conv/*/pred runs/conv/*/fit.log runs/conv/*/predict.log \
+  runs/conv/model runs/conv/holdout-* runs/conv/best.ckpt 2>/dev/null
+ls -la "$OUT"; tail -n 4 "$OUT/grid.log" "$OUT"/holdout-*.log "$OUT/cache.log"
