@@ -10,6 +10,7 @@ most ``max_bytes`` long are read. The package's license comes from its Debian co
 from __future__ import annotations
 
 import fnmatch
+import gzip
 import json
 import re
 import subprocess
@@ -137,6 +138,11 @@ def open_package(src: Source, fetched: Path, max_bytes: int) -> tuple[Package, I
                         if member.name.endswith("debian/copyright") and member.isfile():
                             pkg._licenses.append(license_of_copyright(
                                 tf.extractfile(member).read().decode("utf-8", "replace")))
+            for diff in sorted(fetched.glob("*.diff.gz")):  # source format 1.0: debian/ as a patch
+                text = gzip.decompress(diff.read_bytes()).decode("utf-8", "replace")
+                m = re.search(r"^\+\+\+ [^\n]*debian/copyright\n@@[^\n]*\n((?:\+[^\n]*\n)*)", text, re.M)
+                if m:
+                    pkg._licenses.append(license_of_copyright(re.sub(r"^\+", "", m.group(1), flags=re.M)))
             for orig in sorted(fetched.glob("*.orig*.tar.*")):
                 if not orig.name.endswith((".asc", ".sig")):
                     yield from _archive_files(orig, src, pkg, max_bytes)

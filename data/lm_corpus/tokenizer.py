@@ -88,8 +88,8 @@ def stats(tok, texts: list[str], qualifiers: list[str] = ()) -> dict:
     enc = tok.encode_batch(texts, add_special_tokens=False)
     n_tokens = sum(len(e.ids) for e in enc)
     n_bytes = sum(len(t.encode("utf-8")) for t in texts)
-    single = [q for q in qualifiers if len(tok.encode(f"x = {q}(y);", add_special_tokens=False).ids) ==
-              len(tok.encode("x = z(y);", add_special_tokens=False).ids)]
+    single = [q for q in qualifiers
+              if {q, f" {q}", f"\u0120{q}"} & set(tok.encode(f"x = {q}(y);", add_special_tokens=False).tokens)]
     return {"vocab_size": tok.get_vocab_size(), "tokens": n_tokens, "bytes": n_bytes,
             "bytes_per_token": n_bytes / max(n_tokens, 1), "qualifiers": len(qualifiers),
             "qualifiers_single_token": len(single)}

@@ -60,6 +60,7 @@ def parse_args(argv=None):
     p.add_argument("--eval-every-minutes", type=float, default=5.0)
     p.add_argument("--no-kernel-corpus", action="store_true", help="skip the data/corpus perplexity")
     p.add_argument("--peak-tflops", type=float, default=None, help="accelerator bf16 peak for MFU")
+    p.add_argument("--threads", type=int, default=None, help="CPU threads for torch (default: torch's own)")
     p.add_argument("--seed", type=int, default=0)
     return p.parse_args(argv)
 
@@ -201,6 +202,16 @@ def plot_curve(curve: list[dict], path: Path) -> None:
 
 def main(argv=None) -> int:
     args = parse_args(argv)
+    threads = torch.get_num_threads()
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    try:
+        return _main(args)
+    finally:
+        torch.set_num_threads(threads)
+
+
+def _main(args) -> int:
     t_start = time.time()
     corpus = Path(args.corpus)
     device = torch.device("cuda" if args.device == "auto" and torch.cuda.is_available() else
