@@ -393,7 +393,8 @@ def test_row8_measure_huge_buffer_is_out_of_resources(capsys, kernels):
 
 def test_row8_measure_huge_global_is_reported_not_fatal(kernels):
     """2^40 work-items kill PoCL with SIGILL: the worker dies, the command reports it."""
-    from kgraph.data.harness.foreign import ForeignRequest, measure_foreign
+    from kgraph.data.harness.foreign import ForeignRequest
+    from kgraph.data.harness.foreign_run import measure_foreign
 
     request = ForeignRequest(str(kernels), "scale", (2**40,), None, {"n": "16"}, {"x": "16", "y": "16"}, {})
     row = measure_foreign(request, "pocl", timeout_s=5).row
@@ -427,7 +428,8 @@ def test_row11_measure_local_memory_beyond_device_limit(capsys, kernels):
 
 
 def test_row11_measure_runs_in_worker_and_probes_only_unsized_buffers(kernels):
-    from kgraph.data.harness.foreign import ForeignRequest, measure_foreign
+    from kgraph.data.harness.foreign import ForeignRequest
+    from kgraph.data.harness.foreign_run import measure_foreign
 
     sized = measure_foreign(ForeignRequest(str(kernels), "scale", (256,), (64,), {"n": "256"},
                                            {"x": "256", "y": "256"}, {}), "pocl")

@@ -79,7 +79,8 @@ def _launch(args) -> tuple[list[int], list[int] | None]:
 
 
 def run(args) -> int:
-    from kgraph.data.harness.foreign import ForeignRequest, measure_foreign
+    from kgraph.data.harness.foreign import ForeignRequest
+    from kgraph.data.harness.foreign_run import measure_foreign
 
     gsize, lsize = _launch(args)
     if not args.timeout_s > 0:
