@@ -46,7 +46,9 @@ def one_run(variant: str, split: str, args) -> dict:
     out.mkdir(parents=True, exist_ok=True)
     common = run_configs(variant, split, args.trainer) + [
         f"--data.datasets={json.dumps(args.datasets)}", f"--data.cache_dir={args.cache_dir or out / 'cache'}",
-        f"--data.num_workers={args.num_workers}", f"--trainer.logger.init_args.save_dir={out}",
+        f"--data.num_workers={args.num_workers}",
+        *(["--trainer.logger=lightning.pytorch.loggers.CSVLogger"] if args.logger == "csv" else []),
+        f"--trainer.logger.init_args.save_dir={out}",
         *(f"--data.test_devices={json.dumps(args.test_devices)}" for _ in [0] if split == "leave_device_out"),
         *args.extra]
     fit = [sys.executable, "-m", "kgraph.models.cli", "fit", *common, f"--trainer.max_time={args.max_time}",
@@ -83,6 +85,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-time", default="00:00:04:00", help="Lightning max_time of each fit (DD:HH:MM:SS)")
     parser.add_argument("--cache-dir", help="graph cache shared by every run (default: one per run); "
                         "pre-built, it saves each run the parsing of every kernel")
+    parser.add_argument("--logger", choices=["wandb", "csv"], default="wandb",
+                        help="W&B (offline; the default) or Lightning's CSV logger (no wandb installed)")
     parser.add_argument("--parallel", type=int, default=1, help="runs at once")
     parser.add_argument("--num-workers", type=int, default=0, help="DataLoader workers per run")
     parser.add_argument("--extra", nargs=argparse.REMAINDER, default=[], help="more LightningCLI arguments")

@@ -26,7 +26,7 @@ PY
 # 2. the fits
 timeout ${GRID_TIMEOUT_S:-480} python3 -m benchmarks.ablation --datasets $ALL --out runs/conv \
   --variants ${VARIANTS:-bounded graph_only} --splits ${SPLITS:-unseen_launch leave_family_out generated_to_written} \
-  --trainer conf/trainer/gpu.yaml --cache-dir "$CACHE" --max-time ${MAX_TIME:-00:00:06:30} --parallel ${FITS:-4} \
+  --trainer conf/trainer/gpu.yaml --cache-dir "$CACHE" --max-time ${MAX_TIME:-00:00:06:30} --parallel ${FITS:-4} --logger ${LOGGER:-wandb} \
   --extra --data.resident=true --data.batch_size=${BATCH:-512} --trainer.max_epochs=${EPOCHS:-30} > "$OUT/grid.log" 2>&1
 kill $SMI
 # 3. the bounded unseen-launch model as a model directory, on the out-of-corpus sets
