@@ -33,7 +33,7 @@ kill $SMI
 python3 -m benchmarks.strip_checkpoints 'runs/conv/bounded-unseen_launch/ckpt/best-*.ckpt' --to runs/conv/best.ckpt
 python3 -m kgraph.models.predictor --from-ckpt runs/conv/best.ckpt --out runs/conv/model --datasets $ALL --trained-on $ALL \
   > "$OUT/convert.log" 2>&1
-for h in holdout-nvidia-h200 holdout-pocl-xeon; do
+for h in ${EVAL_SETS-holdout-nvidia-h200 holdout-pocl-xeon}; do  # EVAL_SETS= : score them elsewhere (CPU work)
   timeout ${EVAL_TIMEOUT_S:-150} python3 -m benchmarks.dataset_eval --data $D/$h --models conv=runs/conv/model \
     shipped=models/default --out runs/conv/$h > "$OUT/$h.log" 2>&1
 done
