@@ -280,3 +280,83 @@ __kernel void k(__global int *a, int n) {
     assert any("recursive call of 'f'" in d.message for d in unit.errors)
     analyze(unit.kernels[0], unit)
     assert time.perf_counter() - start < 2.0
+
+
+# -- function-like macros used as statements or given a type ------------------------------------
+KERNEL_LOOP_CU = """#define KERNEL_LOOP(i, n) \\
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < (n); i += blockDim.x * gridDim.x)
+__global__ void k(float *a, const float *b, int n) {
+    KERNEL_LOOP(i, n) {
+        a[i] = b[i] * 2.0f;
+    }
+}
+"""
+SWAP_CU = """#define SWP(K, a, b, T, x, y) { T t_ = x; x = y; y = t_; K[a] = x; K[b] = y; }
+#define SET_FLAG(f, i) f[i] = 1;
+#define DECLARE(T, name) T name = (T)0
+__global__ void k(int *K, int *flag, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int x = i, y = n - i;
+    DECLARE(float, acc);
+    if (i < n) {
+        SWP(K, i, n - 1 - i,
+            int, x, y)
+        SET_FLAG(flag, i)
+    }
+    K[0] = bad_call(acc);
+}
+"""
+
+
+def test_loop_macro_followed_by_a_block_is_expanded_and_counted():
+    unit = parse_source(KERNEL_LOOP_CU, "cuda")
+    assert unit.diagnostics == []
+    a = analyze(unit.kernels[0], unit)
+    env = {"n": 4096, "gsz0": 1024}
+    assert a.total(env)["flops_fp32"] == 4096 and a.total(env)["global_store_bytes"] == 4 * 4096
+    assert "for (int i = blockIdx.x" in unit.text.splitlines()[3]  # unit.text holds the expansion, same line
+
+
+def test_statement_macros_with_type_arguments_expand_and_keep_line_numbers():
+    unit = parse_source(SWAP_CU, "cuda", "swap.cu")
+    # the only diagnostic is the real one, at its place in the file as written (line 13, after the expansions)
+    assert _messages(unit) == ["13:12: error: call to undefined function 'bad_call'"]
+    assert len(unit.text.splitlines()) == len(SWAP_CU.splitlines())
+    a = analyze(unit.kernels[0], unit)
+    assert a.total({"n": 64, "gsz0": 64})["global_store_bytes"] == 64 * 4 * 3 + 64 * 4
+
+
+def test_expansion_maps_diagnostic_columns_back():
+    # the expansion "a[0] = 0;" is 3 bytes shorter than "STMT(a[0])": unmapped, the column would be 53
+    src = "#define STMT(x) x = 0;\n__kernel void k(__global int *a) { STMT(a[0]) a[1] = @; }\n"
+    assert _messages(parse_source(src, "opencl")) == ["2:54: error: unexpected '@'"]
+
+
+def test_expression_macros_and_self_referencing_macros_are_not_expanded():
+    from kgraph.parsers import expansion, get_dialect
+
+    d = get_dialect("opencl")
+    src = "#define MAD(a, b, c) ((a) * (b) + (c))\n#define LOOP(i) for (;;) LOOP(i)\nfloat f(float x) { return MAD(x, x, 1.0f); }\n"
+    assert expansion.expand(src, lambda w: d.type_info(w) is not None).edits == []
+
+
+def test_stringise_paste_and_variadic_arguments():
+    from kgraph.parsers import expansion
+
+    src = ('#define DECL(T, n, ...) T v_##n = #n[0]; f(__VA_ARGS__);\n'
+           'void g(void) { DECL(int, one, 1, 2) }\n')
+    out = expansion.expand(src, lambda w: w == "int")
+    assert out.text.splitlines()[1] == 'void g(void) { int v_one = "one"[0]; f(1, 2); }'
+
+
+def test_expansions_stay_within_the_source_limit():
+    """3000 uses of a 32 KB statement macro would make 96 MB: expansion stops at the source limit and the
+    front end answers with a limit error at the use passing it (the second), in about a second (not minutes)."""
+    from kgraph.errors import LimitError
+
+    body = "x += 1; " * 4000
+    src = f"#define BIG(x) {{ {body} }}\n__kernel void k(__global int *a) {{ int x = 0;\n" + "BIG(x)\n" * 3000 + "}\n"
+    start = time.perf_counter()
+    with pytest.raises(LimitError, match=r"<string>:4:1: error: more than 5000 statements"):
+        parse_source(src, "opencl")
+    assert time.perf_counter() - start < 5.0
