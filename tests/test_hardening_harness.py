@@ -227,6 +227,21 @@ def test_row9_uncommitted_rows_after_kill(capsys, dataset):
     assert len(_manifest(dataset)["keys"]) == 7
 
 
+def test_row9_killed_before_first_commit(capsys, tmp_path):
+    from kgraph.data.harness.store import DatasetStore
+
+    folder = tmp_path / "new"
+    store = DatasetStore(folder, "dev", shard_rows=100)
+    store.add_source(_source())
+    store.append(_row(1))
+    store._lock.close()  # kill -9 before the first shard: only the journal exists
+    assert not (folder / "manifest.json").exists()
+    rc, out, _ = kgraph(capsys, "dataset", "validate", folder)
+    assert rc == 1 and "1 row(s) in journal.jsonl not committed" in out and "kgraph dataset repair" in out
+    out = _repaired(capsys, folder)
+    assert "committed 1 row(s)" in out and _manifest(folder)["keys"] == [_row(1)["key"]]
+
+
 def test_row9_bad_sources_parquet(capsys, dataset):
     (dataset / "sources.parquet").write_bytes(b"PAR1 but not really")
     rc, out, _ = kgraph(capsys, "dataset", "validate", dataset)
@@ -427,14 +442,31 @@ def test_row11_measure_local_memory_beyond_device_limit(capsys, kernels):
     assert rc == 1 and row["status"] == "out_of_resources" and "local memory" in row["message"], row
 
 
-def test_row11_measure_runs_in_worker_and_probes_only_unsized_buffers(kernels):
+def test_row11_measure_runs_in_worker_without_probe_when_every_size_is_given(kernels, monkeypatch):
+    import kgraph.data.harness.foreign as foreign
     from kgraph.data.harness.foreign import ForeignRequest
     from kgraph.data.harness.foreign_run import measure_foreign
 
+    def no_probe(*args, **kwargs):
+        raise AssertionError("a sizing run in the command's own process")
+
+    monkeypatch.setattr(foreign, "_inferred_extents", no_probe)  # this process; the worker is another one
     sized = measure_foreign(ForeignRequest(str(kernels), "scale", (256,), (64,), {"n": "256"},
                                            {"x": "256", "y": "256"}, {}), "pocl")
-    assert sized.row["status"] == "ok" and "sizing run" not in sized.phases
+    assert sized.row["status"] == "ok" and "timing" in sized.phases and "sizing run" not in sized.phases
     assert sized.row["median_time_ns"] > 0 and sized.row["counts_source"] == "static"
+
+
+@pytest.mark.slow
+def test_row11_measure_sizing_run_happens_in_the_worker(kernels, monkeypatch):
+    import kgraph.data.harness.foreign as foreign
+    from kgraph.data.harness.foreign import ForeignRequest
+    from kgraph.data.harness.foreign_run import measure_foreign
+
+    def no_probe(*args, **kwargs):
+        raise AssertionError("a sizing run in the command's own process")
+
+    monkeypatch.setattr(foreign, "_inferred_extents", no_probe)
     probed = measure_foreign(ForeignRequest(str(kernels), "scale", (256,), (64,), {"n": "256"}, {}, {}), "pocl")
     assert probed.row["status"] == "ok" and "sizing run" in probed.phases
     assert [(a.name, a.count) for a in probed.spec.args if a.kind == "buffer"] == [("x", "256"), ("y", "256")]

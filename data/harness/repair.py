@@ -29,7 +29,7 @@ import pyarrow.parquet as pq
 from kgraph.errors import InputError, UsageError
 
 from .columns import HARNESS_VERSION
-from .store import (MANIFEST, MANIFEST_FORMAT, SHARD_NAME, SOURCES, DatasetStore, atomic_write_bytes,
+from .store import (JOURNAL, MANIFEST, MANIFEST_FORMAT, SHARD_NAME, SOURCES, DatasetStore, atomic_write_bytes,
                     write_parquet_atomic, check_manifest, move_aside, read_sources_table)
 
 
@@ -44,8 +44,9 @@ def repair_dataset(directory) -> list[str]:
     directory = Path(directory)
     if not directory.is_dir():
         raise UsageError(f"{directory}: not a folder")
-    if not (directory / MANIFEST).exists() and not any(SHARD_NAME.fullmatch(p.name) for p in directory.iterdir()):
-        raise UsageError(f"{directory}: not a dataset folder (no {MANIFEST} and no launches-*.parquet)")
+    if not (directory / MANIFEST).exists() and not (directory / JOURNAL).exists() and \
+            not any(SHARD_NAME.fullmatch(p.name) for p in directory.iterdir()):
+        raise UsageError(f"{directory}: not a dataset folder (no {MANIFEST}, {JOURNAL} or launches-*.parquet)")
     done: list[str] = []
     with _locked(directory):
         old = _old_manifest(directory, done)
