@@ -312,10 +312,31 @@ def serve_foreign(conn, ctx, queue, device_id: str, policy, request: ForeignRequ
         return
     conn.send(("prepared", "ok", ""))
     config = _config_of(spec, request)
-    for row in runner.measure([config], on_start=lambda key: conn.send(("start", key))):
-        conn.send(("row", row))
+    try:
+        for row in runner.measure([config], on_start=lambda key: conn.send(("start", key))):
+            conn.send(("row", row))
+    except Exception as exc:  # noqa: BLE001 - e.g. a driver error while writing the inputs
+        conn.send(("row", _error_row(runner, config, exc)))
     phases.update(runner.phases)
     conn.send(("done", phases))
+
+
+def _error_row(runner, config, exc: Exception) -> dict:
+    """The row of a launch whose inputs or buffers failed outside the launch itself.
+
+    Args:
+        runner: the ``KernelRunner``; config: the launch; exc: what was raised (a ``pyopencl.Error``
+            gives ``out_of_resources`` or ``launch_error``, anything else ``launch_error``).
+    """
+    import pyopencl as cl
+
+    from .runner import base_row, status_of_cl_error
+
+    row = base_row(runner.device_id, runner.spec, config, runner.source_id)
+    status = status_of_cl_error(exc) if isinstance(exc, cl.Error) else (
+        "out_of_resources" if isinstance(exc, MemoryError) else "launch_error")
+    row.update(status=status, message=f"{type(exc).__name__}: {str(exc)[:2000]}")
+    return row
 
 
 def _built_runner(ctx, queue, device_id: str, spec, policy, defines: dict):
