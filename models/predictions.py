@@ -90,29 +90,115 @@ def write_predictions(out_dir: str | Path, frame: pd.DataFrame, devices: dict[st
 
 
 def read_runs(paths: list[str | Path]) -> tuple[pd.DataFrame, dict]:
-    """All predictions of run directories (or single parquet files) and their merged ``run.json``."""
-    frames, meta = [], {"devices": {}, "models": {}}
+    """All predictions of run directories (or single parquet files) and their merged ``run.json``.
+
+    Files with no rows are left out and listed in ``meta["empty"]``; InputError naming the file when one
+    is not a predictions parquet (:func:`read_predictions`), a ``run.json`` is damaged
+    (:func:`read_run_meta`) or no file has a row.
+
+    Args:
+        paths: run directories or ``predictions-*.parquet`` files.
+    """
+    frames, meta = [], {"devices": {}, "models": {}, "empty": []}
     for p in map(Path, paths):
-        files = sorted(p.glob("predictions-*.parquet")) if p.is_dir() else [p]
         if not p.exists():
             raise InputError(f"{p}: no such run directory or predictions file")
+        files = sorted(p.glob("predictions-*.parquet")) if p.is_dir() else [p]
         if not files:
             raise InputError(f"{p}: no predictions-*.parquet in this run directory (see docs/BASELINES.md)")
         for f in files:
-            try:
-                frame = pd.read_parquet(f)
-            except Exception as exc:  # pyarrow raises several types for a non-parquet file
-                raise InputError(f"{f}: not a predictions parquet ({exc.__class__.__name__}: {exc})") from None
-            missing = [c for c in ("model", "split", "true_log_time", "pred_log_time") if c not in frame]
-            if missing:
-                raise InputError(f"{f}: not a predictions file: lacks column(s) {', '.join(missing)}")
-            frames.append(frame)
+            frame = read_predictions(f)
+            if len(frame):
+                frames.append(frame)
+            else:
+                meta["empty"].append(str(f))
         meta_path = (p if p.is_dir() else p.parent) / "run.json"
         if meta_path.is_file():
-            m = json.loads(meta_path.read_text())
-            meta["devices"].update(m.get("devices", {}))
-            meta["models"].update(m.get("models", {}))
+            m = read_run_meta(meta_path)
+            meta["devices"].update(m["devices"])
+            meta["models"].update(m["models"])
+    if not frames:
+        raise InputError(f"{', '.join(map(str, paths))}: no predictions to report: every predictions file has "
+                         f"0 rows ({', '.join(meta['empty'][:3])})")
     return pd.concat(frames, ignore_index=True), meta
+
+
+def read_predictions(path: Path) -> pd.DataFrame:
+    """One predictions parquet, checked: ``model``, ``split`` and the time columns present, every
+    ``true_log_*``/``pred_log_*`` column numeric; the columns the format allows to be absent are filled
+    (targets not predicted: NaN; ``family``, bound classes: ""; ``fallback``: False).
+
+    Args:
+        path: a ``predictions-*.parquet`` file.
+    """
+    try:
+        frame = pd.read_parquet(path)
+    except Exception as exc:  # noqa: BLE001 - pyarrow raises several types for a non-parquet file
+        raise InputError(f"{path}: not a predictions parquet ({exc.__class__.__name__}: {exc})") from None
+    missing = [c for c in ("model", "split", "true_log_time", "pred_log_time") if c not in frame]
+    if missing:
+        raise InputError(f"{path}: not a predictions file: lacks column(s) {', '.join(missing)}")
+    for t in REGRESSION_TARGETS:
+        for column in (f"true_log_{t}", f"pred_log_{t}"):
+            if column not in frame:
+                frame[column] = np.nan
+            elif not pd.api.types.is_numeric_dtype(frame[column]) or pd.api.types.is_bool_dtype(frame[column]):
+                raise InputError(f"{path}: column {column} must be numeric (log units), it holds "
+                                 f"{frame[column].dtype}")
+    for column in ("family", "true_bound", "pred_bound"):
+        frame[column] = frame[column].fillna("").astype(str) if column in frame else ""
+    for column in ("model", "split"):
+        empty = int(frame[column].isna().sum())
+        if empty:
+            raise InputError(f"{path}: column {column} is empty in {empty} row(s) (every row names its {column})")
+        frame[column] = frame[column].astype(str)
+    for column in ID_COLUMNS:  # written by every writer ("" where unknown): filled the same way when absent
+        frame[column] = frame[column].fillna("").astype(str) if column in frame else ""
+    if "fallback" in frame:
+        frame["fallback"] = frame["fallback"].fillna(False).astype(bool)
+    return frame
+
+
+def read_run_meta(path: Path) -> dict:
+    """A run's ``run.json`` checked: an object whose ``devices`` maps device ids to rooflines (the
+    numbers the roofline chart reads, finite and positive; ``fp64_gflops`` may be 0) and whose
+    ``models`` maps names to objects. InputError naming the file and the key otherwise.
+
+    Args:
+        path: the ``run.json`` file.
+    """
+    try:
+        meta = json.loads(path.read_bytes().decode("utf-8"))
+    except UnicodeDecodeError:
+        raise InputError(f"{path}: not UTF-8 text (a binary or damaged file); rewrite it or remove it "
+                         "(it only feeds the roofline plots)") from None
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{path}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}") from None
+    except (OSError, RecursionError) as exc:
+        raise InputError(f"{path}: cannot be read ({exc.__class__.__name__})") from None
+    if not isinstance(meta, dict):
+        raise InputError(f"{path}: a run.json is a JSON object (devices, models), got a {type(meta).__name__}")
+    devices, models = meta.get("devices", {}), meta.get("models", {})
+    if not isinstance(devices, dict) or not isinstance(models, dict):
+        raise InputError(f"{path}: 'devices' and 'models' must be JSON objects (by device id, by model)")
+    for device_id, roofline in devices.items():
+        _check_roofline(roofline, f"{path}: devices.{device_id}")
+    for name, info in models.items():
+        if not isinstance(info, dict):
+            raise InputError(f"{path}: models.{name} must be a JSON object, got {json.dumps(info)[:40]}")
+    return {"devices": devices, "models": models}
+
+
+def _check_roofline(roofline, where: str) -> None:
+    """InputError naming ``where`` and the key when ``roofline`` lacks a number the roofline chart draws."""
+    if not isinstance(roofline, dict):
+        raise InputError(f"{where} must be a roofline object (copy_bw_gbs, fp32_gflops, fp64_gflops), got "
+                         f"{json.dumps(roofline)[:40]}")
+    for key in ("copy_bw_gbs", "fp32_gflops", "fp64_gflops"):
+        value = roofline.get(key)
+        number = isinstance(value, (int, float)) and not isinstance(value, bool) and np.isfinite(value)
+        if not number or value < 0 or (value == 0 and key != "fp64_gflops"):
+            raise InputError(f"{where}.{key} must be a finite positive number, got {json.dumps(value)[:40]}")
 
 
 def _writer_base():

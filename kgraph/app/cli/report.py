@@ -5,6 +5,7 @@ A RUN is a directory written by ``python -m kgraph.models.baselines.run`` or by 
 """
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from kgraph.app.cli.common import add_progress_option, progress
@@ -24,8 +25,11 @@ def run(args) -> int:
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise UsageError(f"--out {out}: exists and is not a directory")
+    warnings: list[str] = []
     with progress(args, desc="report", unit="step") as bar:
-        path = write_report(args.runs, out, plots=not args.no_plots, progress=bar)
+        path = write_report(args.runs, out, plots=not args.no_plots, progress=bar, warn=warnings.append)
+    for message in warnings:
+        print(f"kgraph report: warning: {message}", file=sys.stderr)
     print(path.read_text().split("## Split")[0].rstrip())
     print(f"\nwrote {path} (and metrics.csv{', PNG plots' if not args.no_plots else ''}) in {out}")
     return 0

@@ -31,9 +31,18 @@ class _NoProgress:
         pass
 
 
-def write_report(runs: list[str | Path], out: str | Path, plots: bool = True, progress=None) -> Path:
+def write_report(runs: list[str | Path], out: str | Path, plots: bool = True, progress=None,
+                 warn=None) -> Path:
     """Write the report of ``runs`` into ``out``; returns the path of ``report.md``.
-    ``progress``: a tqdm-like bar (``total``, ``update``, ``set_postfix_str``) advanced per step."""
+
+    Args:
+        runs: run directories or predictions files (:func:`kgraph.models.predictions.read_runs`).
+        out: output directory.
+        plots: draw the PNG plots.
+        progress: a tqdm-like bar (``total``, ``update``, ``set_postfix_str``) advanced per step.
+        warn: called with each warning (a predictions file with no rows, left out); default: ignored.
+    """
+    warn = warn or (lambda message: None)
     from kgraph.models.predictions import read_runs
 
     from kgraph.app.report.plots import device_colors, to_family_png, to_roofline_png, to_scatter_png
@@ -41,6 +50,8 @@ def write_report(runs: list[str | Path], out: str | Path, plots: bool = True, pr
     bar = progress if progress is not None else _NoProgress()
     bar.set_postfix_str("reading runs")
     frame, meta = read_runs(runs)
+    for path in meta["empty"]:
+        warn(f"{path}: 0 rows, left out of the report")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     splits = list(dict.fromkeys(frame["split"]))
@@ -75,10 +86,10 @@ def write_report(runs: list[str | Path], out: str | Path, plots: bool = True, pr
                     images.append(name)
                     bar.update(1)
     notes = {}
-    for info in meta["models"].values():
+    for name, info in meta["models"].items():
         extra = [f"{k}={info[k]}" for k in ("encoder", "efficiency_factor") if k in info]
         if extra:
-            notes[info["model"]] = ", ".join(extra)
+            notes[str(info.get("model", name))] = ", ".join(extra)
     path = out / "report.md"
     path.write_text(to_markdown(metrics, families, notes, images, devices))
     metrics.to_csv(out / "metrics.csv", index=False)

@@ -43,15 +43,18 @@ def to_scatter_png(frame: pd.DataFrame, path: str | Path, title: str = "") -> Pa
     cols = min(3, len(models))
     rows = math.ceil(len(models) / cols)
     fig, axes = plt.subplots(rows, cols, figsize=(4 * cols, 3.8 * rows), squeeze=False)
-    true_all = np.exp(frame["true_log_time"].to_numpy(np.float64))
-    lo, hi = np.nanmin(true_all) / 3, np.nanmax(true_all) * 3
+    lo, hi = _limits(np.exp(frame["true_log_time"].to_numpy(np.float64)),
+                     np.exp(frame["pred_log_time"].to_numpy(np.float64)))
     colors = device_colors(frame["device_id"]) if "device_id" in frame else {}
     for ax, model in zip(axes.flat, models):
         part = frame[frame["model"] == model]
         t, p = np.exp(part["true_log_time"].to_numpy(np.float64)), np.exp(part["pred_log_time"].to_numpy(np.float64))
         fallback = part["fallback"].to_numpy(bool) if "fallback" in part else np.zeros(len(part), dtype=bool)
         ok = np.isfinite(t) & np.isfinite(p) & (t > 0) & (p > 0)
-        if len(part) > DENSITY_POINTS:
+        if not ok.any():
+            ax.text(0.5, 0.5, "no finite positive times", ha="center", va="center", transform=ax.transAxes)
+            ax.set_title(model)
+        elif len(part) > DENSITY_POINTS:
             hb = ax.hexbin(t[ok], p[ok], xscale="log", yscale="log", bins="log", gridsize=70, mincnt=1,
                            cmap="viridis", extent=(np.log10(lo), np.log10(hi), np.log10(lo), np.log10(hi)))
             fig.colorbar(hb, ax=ax, label="launches")
@@ -79,6 +82,16 @@ def to_scatter_png(frame: pd.DataFrame, path: str | Path, title: str = "") -> Pa
     return Path(path)
 
 
+def _limits(*values: np.ndarray) -> tuple[float, float]:
+    """Axis limits of a log-log time plot: a factor 3 around the finite positive values (1 to 10 ns
+    when there are none, so that an empty panel still draws)."""
+    every = np.concatenate([np.asarray(v, dtype=np.float64) for v in values])
+    good = every[np.isfinite(every) & (every > 0)]
+    if not len(good):
+        return 1.0, 10.0
+    return float(good.min()) / 3, float(good.max()) * 3
+
+
 def to_family_png(family_table: pd.DataFrame, path: str | Path, title: str = "") -> Path:
     """Grouped bars of time MAPE (%) per family (rows of ``family_table``) and model (its columns)."""
     plt = _pyplot()
@@ -89,7 +102,9 @@ def to_family_png(family_table: pd.DataFrame, path: str | Path, title: str = "")
     for i, m in enumerate(models):
         ax.bar(x + i * width - 0.4 + width / 2, family_table[m].to_numpy(np.float64), width, label=m)
     ax.set_xticks(x, fams, rotation=45, ha="right", fontsize=8)
-    ax.set_yscale("log")
+    values = family_table.to_numpy(np.float64)
+    if (np.isfinite(values) & (values > 0)).any():  # a log axis needs a positive value to draw
+        ax.set_yscale("log")
     ax.set_ylabel("time MAPE (%)")
     ax.legend(fontsize=7)
     if title:
