@@ -20,7 +20,8 @@ from kgraph.analysis.loops import Loop, for_loop, while_loop
 from kgraph.analysis.patterns import classify
 from kgraph.analysis.result import Access, KernelAnalysis
 from kgraph.analysis.statements import statement_costs, statement_key
-from kgraph.analysis.symbolic import SymbolicEnv, assigned_names, average_over_ids, id_symbols, tidy
+from kgraph.analysis.symbolic import (SymbolicEnv, assigned_names, average_over_ids, id_symbols, sum_over_affine, tidy,
+                                      unclip)
 
 HALF = sp.Rational(1, 2)
 
@@ -62,9 +63,9 @@ class _Analyzer:
         counts = self.block(self.function.body.named_children) if self.function.body is not None else zero_counts()
         final = {}
         for k in COUNT_KEYS:
-            final[k] = tidy(average_over_ids(sp.sympify(counts[k])))
+            final[k] = tidy(average_over_ids(unclip(sp.sympify(counts[k]), keep=True)))
         for a in self.accesses:
-            a.executions = average_over_ids(sp.sympify(a.executions))
+            a.executions = average_over_ids(unclip(sp.sympify(a.executions), keep=True))
         params = [p.name for p in self.function.params if not p.is_pointer]
         return KernelAnalysis(self.function.name, self.unit.lang, final, self.loops, self.accesses, params, self.notes)
 
@@ -97,6 +98,8 @@ class _Analyzer:
             out = self.entry(node, "stmt")
             if t == "declaration":
                 self.ctx.declare(node)
+            elif t == "expression_statement":
+                self.bind_assignment(node)
             return out
         if t == "if_statement":
             return self.if_statement(node)
@@ -198,6 +201,11 @@ class _Analyzer:
         """Sum of ``expr`` over the loop's iterations (``expr`` may depend on the loop variable)."""
         if sym is None or sym not in expr.free_symbols:
             return loop.trip * expr
+        if not loop.geometric and loop.raw_trip == loop.trip:  # guards on the variable: clipped, summed exactly
+            exact = sum_over_affine(expr, sym, loop.start, loop.step, loop.trip)
+            if exact is not None:
+                return exact
+        expr = unclip(expr, sym)
         if loop.geometric:
             k = sp.Symbol("k_iter", integer=True, nonnegative=True)
             ratio = sp.Rational(1, 2) if loop.note.startswith("geometric (halving") else 2
@@ -232,6 +240,24 @@ class _Analyzer:
             self.declared[name] = (d.child_by_field_name("value"), tuple(self.open_loops))
             if name not in self.env.multi_assigned:
                 self.env.bind(name, self.env.to_sympy(d.child_by_field_name("value")))
+
+    def bind_assignment(self, stmt) -> None:
+        """``name = value;`` for a variable assigned nowhere else (``int h; h = get_global_id(2) + 1;``):
+        ``name`` takes the value, as an initialiser would give it. Not when the value depends on an
+        open loop's variable (the name outlives the loop)."""
+        expr = stmt.named_children[0] if stmt.named_child_count else None
+        if expr is None or expr.type != "assignment_expression" or node_text(expr.child_by_field_name("operator")) != "=":
+            return
+        target = expr.child_by_field_name("left")
+        name = node_text(target) if target is not None and target.type == "identifier" else ""
+        if not name or self.assigned.get(name, 0) != 1 or name in self.env.pointers:
+            return
+        value = expr.child_by_field_name("right")
+        symbolic = self.env.to_sympy(value)
+        if set(self.loop_symbols) & getattr(symbolic, "free_symbols", set()):
+            return
+        self.declared[name] = (value, tuple(self.open_loops))
+        self.env.bind(name, symbolic)
 
     def record_access(self, site) -> None:
         index = self.index_expr(site)

@@ -19,8 +19,11 @@ divided bound. Boolean structure: ``!`` is pushed into the comparisons (De Morga
 (``&&``) intersects the intervals of each id and multiplies across ids, and ``a || b`` is
 ``1 - P(!a && !b)``; so ``if (row >= M || col >= N) return;`` keeps ``Min(1, M/gsz1) * Min(1, N/gsz0)``
 and ``x > 0 && x < nx - 1`` is the interior fraction ``(Min(nx - 1, gsz0) - 1)/gsz0``.
-When a bound depends on a loop variable (``if (lid < s)`` in a tree reduction) the clipping to
-[0, size] is dropped so the loop can average the fraction over its iterations.
+When a bound depends on a loop variable the fraction is ``clip01(B/size)`` (``Min(1, Max(0, .))``):
+an affine loop sums it exactly over its iterations (``if (f < x)`` in ``for (x = a; x > 0; x -= 2)``:
+the iterations with ``x >= size`` count 1, not ``x/size``); a halving/doubling loop (``if (lid < s)``
+in a tree reduction, where ``s <= size``) and bodies of other shapes sum it unclipped, at the
+variable's mean (as before: exact while the bound stays within [0, size]).
 Any other condition (data values, two different ids in one comparison, ``!=`` mixed with bounds on
 the same id) returns None: the caller weighs both arms 1/2.
 """
@@ -29,7 +32,7 @@ from __future__ import annotations
 import sympy as sp
 
 from kgraph.analysis.context import condition_value, node_text
-from kgraph.analysis.symbolic import SIZE_OF_ID, id_symbols, is_opaque, normalize_ids, work_symbol
+from kgraph.analysis.symbolic import SIZE_OF_ID, clip01, id_symbols, is_opaque, normalize_ids, work_symbol
 
 _FLIP = {"<": ">", ">": "<", "<=": ">=", ">=": "<=", "==": "==", "!=": "!="}
 _NEGATE = {"<": ">=", ">=": "<", ">": "<=", "<=": ">", "==": "!=", "!=": "=="}
@@ -127,7 +130,7 @@ class _Guard:
         in_loop = any(bool(b.free_symbols & self.loop_symbols) for _, b in constraints)
         if len(constraints) == 1:
             op, b = constraints[0]
-            clip = (lambda x: x) if in_loop else (lambda x: sp.Min(1, x))
+            clip = clip01 if in_loop else (lambda x: sp.Min(1, x))
             if op == "==":
                 return 1 / size
             if op == "!=":

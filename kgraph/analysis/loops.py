@@ -25,8 +25,8 @@ from dataclasses import dataclass
 import sympy as sp
 
 from kgraph.analysis.context import condition_value, node_text
-from kgraph.analysis.symbolic import (SIZE_OF_ID, assigned_names, average_over_ids, ceil_log2, floor_log2, id_symbols,
-                                      is_opaque, normalize_ids, tidy, work_symbol)
+from kgraph.analysis.symbolic import (SIZE_OF_ID, assigned_names, assignments_of, average_over_ids, ceil_log2,
+                                      floor_log2, id_symbols, is_opaque, normalize_ids, tidy, work_symbol)
 from kgraph.parsers.limits import MAX_CONSTANT_BITS
 
 _FLIP = {"<": ">", ">": "<", "<=": ">=", ">=": "<=", "!=": "!="}
@@ -86,14 +86,14 @@ def for_loop(node, env, loop_symbol) -> Loop:
     init = node.child_by_field_name("initializer")
     cond = condition_value(node.child_by_field_name("condition"))
     update = node.child_by_field_name("update")
-    var, start = _init(init, env)
+    var, start = _init(init, env, cond)
     if not var or cond is None or update is None:
         return opaque_loop(node, "for", "not an affine for loop (missing init, condition or update)")
     op, bound = _condition(cond, var, env)
-    step_kind, step = _update(update, var, env)
+    step_kind, step = _update(_part_updating(update, var), var, env)
     if op is None or step_kind is None:
         return opaque_loop(node, "for", "condition or update not of a recognised form")
-    if is_opaque(start) or is_opaque(bound) or is_opaque(step) or var in assigned_names(node.child_by_field_name("body")):
+    if is_opaque(start) or is_opaque(bound) or is_opaque(step) or assignments_of(node.child_by_field_name("body"), var):
         return opaque_loop(node, "for", "bound or step not derivable from parameters and work sizes")
     trip, note = _trip(op, start, bound, step_kind, step)
     if trip is None:
@@ -185,19 +185,51 @@ def _noted(loop: Loop, extra: str) -> Loop:
     return loop
 
 
-def _init(init, env):
-    if init is None:
-        return "", None
-    if init.type == "declaration":
+def _comma_parts(node) -> list:
+    """The operands of a comma expression (``q = 0, o = 5``; ``++q, o++``), else ``[node]``."""
+    if node is None or node.type != "comma_expression":
+        return [node]
+    return _comma_parts(node.child_by_field_name("left")) + _comma_parts(node.child_by_field_name("right"))
+
+
+def _part_updating(update, var: str):
+    """The operand of a comma update that updates ``var`` (the only one), or the update itself."""
+    parts = _comma_parts(update)
+    if len(parts) == 1:
+        return update
+    hits = [p for p in parts if p is not None and assigned_names(p).get(var)]
+    return hits[0] if len(hits) == 1 else None
+
+
+def _init(init, env, cond=None):
+    """(variable, start value) the initialiser sets; with several (``int i = 0, j = n``, ``q = 0, o = 5``),
+    the one the condition tests (the first without a condition)."""
+    found = []
+    if init is not None and init.type == "declaration":
         for d in init.children_by_field_name("declarator"):
             if d.type == "init_declarator":
-                return node_text(d.child_by_field_name("declarator")), env.to_sympy(d.child_by_field_name("value"))
-        return "", None
-    if init.type == "assignment_expression" and node_text(init.child_by_field_name("operator")) == "=":
-        left = init.child_by_field_name("left")
-        if left.type == "identifier":
-            return node_text(left), env.to_sympy(init.child_by_field_name("right"))
+                found.append((node_text(d.child_by_field_name("declarator")), d.child_by_field_name("value")))
+    else:
+        for part in _comma_parts(init):
+            if part is not None and part.type == "assignment_expression" and \
+                    node_text(part.child_by_field_name("operator")) == "=" and \
+                    part.child_by_field_name("left").type == "identifier":
+                found.append((node_text(part.child_by_field_name("left")), part.child_by_field_name("right")))
+    tested = {node_text(n) for n in _identifiers(cond)} if cond is not None else set()
+    for name, value in found:
+        if cond is None or name in tested:
+            return name, env.to_sympy(value)
     return "", None
+
+
+def _identifiers(node) -> list:
+    stack, out = [node], []
+    while stack:
+        n = stack.pop()
+        if n.type == "identifier":
+            out.append(n)
+        stack.extend(n.named_children)
+    return out
 
 
 def _condition(cond, var, env):
@@ -215,6 +247,8 @@ def _condition(cond, var, env):
 
 
 def _update(update, var, env):
+    if update is None:
+        return None, None
     t = update.type
     if t == "update_expression":
         if node_text(update.child_by_field_name("argument")) != var:

@@ -56,6 +56,68 @@ class floor_log2(sp.Function):
         return None
 
 
+class clip01(sp.Function):
+    """``Min(1, Max(0, x))``: the fraction of work-items passing a guard whose bound depends on an open
+    loop's variable, kept as one function so that the loop can sum it exactly over its iterations
+    (:func:`sum_over_affine`) or, where it cannot, drop the clipping (:func:`unclip`). It never leaves
+    the analysis (:func:`unclip` at the end turns any left into ``Min``/``Max``)."""
+
+    @classmethod
+    def eval(cls, x):
+        if x.is_number:
+            return sp.Min(1, sp.Max(0, x))
+        if x.is_nonpositive:
+            return sp.Integer(0)
+        return None
+
+
+def unclip(expr, sym=None, keep=False):
+    """``expr`` with each :class:`clip01` (whose argument holds ``sym``; any when None) replaced by its
+    argument, or by ``Min(1, Max(0, x))`` when ``keep``."""
+    if not isinstance(expr, sp.Basic) or not expr.has(clip01):
+        return expr
+    return expr.replace(lambda e: isinstance(e, clip01) and (sym is None or sym in e.args[0].free_symbols),
+                        lambda e: sp.Min(1, sp.Max(0, e.args[0])) if keep else e.args[0])
+
+
+def _clipped_sum(alpha, beta, trips):
+    """``sum(clip01(alpha*t + beta) for t in range(trips))`` in closed form, for ``alpha > 0``: ``a`` terms
+    are <= 0, ``b`` are < 1 (so ``b - a`` lie in (0, 1), linear), the other ``trips - b`` are 1."""
+    a = sp.Min(trips, sp.Max(0, sp.floor(-beta / alpha) + 1))
+    b = sp.Min(trips, sp.Max(0, sp.ceiling((1 - beta) / alpha)))
+    return (trips - b) + (b - a) * beta + alpha * (b * (b - 1) - a * (a - 1)) / 2
+
+
+def sum_over_affine(expr, sym, start, step, trips):
+    """Sum of ``expr`` over ``sym = start + step*t``, ``t`` in ``[0, trips)``, or None when a term is not
+    ``c * clip01(p*sym + q)`` (``c``, ``p``, ``q`` free of ``sym``, the sign of ``p*step`` known) nor free
+    of :class:`clip01` of ``sym``. Terms without it are summed at the mean of ``sym`` (exact when linear)."""
+    total = sp.Integer(0)
+    mean = start + step * (trips - 1) / 2
+    for term in sp.Add.make_args(sp.expand(expr)):
+        clips = [f for f in sp.Mul.make_args(term) if isinstance(f, clip01) and sym in f.args[0].free_symbols]
+        if not clips:
+            total += trips * term.subs(sym, mean)
+            continue
+        if len(clips) != 1:
+            return None
+        coef = term / clips[0]
+        arg = sp.expand(clips[0].args[0])
+        p = sp.diff(arg, sym)
+        if sym in coef.free_symbols or sym in p.free_symbols:
+            return None
+        alpha, beta = sp.expand(p * step), sp.expand(arg.subs(sym, start))
+        if alpha.is_positive:
+            total += coef * _clipped_sum(alpha, beta, trips)
+        elif alpha.is_negative:
+            total += coef * _clipped_sum(-alpha, beta + alpha * (trips - 1), trips)
+        elif alpha.is_zero:
+            total += coef * trips * clip01(beta)
+        else:
+            return None
+    return total
+
+
 def ceil_log2(x):
     """``ceiling(log2(x))`` for x >= 1, through :class:`floor_log2` (exact)."""
     return floor_log2(2 * x - 1) if x.is_integer else -floor_log2(1 / x)
@@ -336,3 +398,40 @@ def assigned_names(node) -> dict:
             out[name] = out.get(name, 0) + 1
         stack.extend(n.named_children)
     return out
+
+
+def _declares(node, name: str) -> bool:
+    """Whether a ``declaration`` node declares ``name``."""
+    for d in node.children_by_field_name("declarator"):
+        while d is not None and d.type != "identifier":
+            d = d.child_by_field_name("declarator") or (d.named_children[0] if d.named_child_count else None)
+        if d is not None and node_text(d) == name:
+            return True
+    return False
+
+
+def assignments_of(node, name: str) -> int:
+    """How many times the variable ``name`` visible at ``node`` is assigned in it: as
+    :func:`assigned_names`, but a nested declaration of ``name`` starts another variable, so the rest
+    of its block (or the ``for`` statement declaring it) is not counted (shadowing)."""
+    count, stack = 0, [node] if node is not None else []
+    while stack:
+        n = stack.pop()
+        if n.type == "for_statement":
+            init = n.child_by_field_name("initializer")
+            if init is not None and init.type == "declaration" and _declares(init, name):
+                continue
+        target = None
+        if n.type == "assignment_expression":
+            target = n.child_by_field_name("left")
+        elif n.type == "update_expression":
+            target = n.child_by_field_name("argument")
+        if target is not None and target.type == "identifier" and node_text(target) == name:
+            count += 1
+        children = n.named_children
+        if n.type == "compound_statement":
+            cut = next((i for i, c in enumerate(children) if c.type == "declaration" and _declares(c, name)), None)
+            if cut is not None:
+                children = children[:cut]
+        stack.extend(children)
+    return count
