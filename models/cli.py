@@ -210,11 +210,70 @@ def build_cli(argv: list[str], run: bool = True) -> KGraphCLI:
                      parser_kwargs={"default_env": False}, auto_configure_optimizers=False, run=run)
 
 
+CONFIG_OPTIONS = ("-c", "--config")
+CONFIG_SUFFIXES = (".yaml", ".yml", ".json")
+
+
+def config_files(argv: list[str]) -> list[tuple[str, Path]]:
+    """(option, path) of the config files ``argv`` names: the values of ``-c``/``--config`` and the
+    values of other options that name an existing ``.yaml``/``.yml``/``.json`` file (``--data d.yaml``).
+
+    Args:
+        argv: the subcommand's arguments.
+    """
+    out = []
+    for i, arg in enumerate(argv):
+        option, sep, value = arg.partition("=")
+        if not arg.startswith("-"):
+            continue
+        if not sep:
+            value = argv[i + 1] if i + 1 < len(argv) else ""
+        if not value or value.startswith("-"):
+            continue
+        path = Path(value)
+        if option in CONFIG_OPTIONS or (path.suffix.lower() in CONFIG_SUFFIXES and path.is_file()):
+            out.append((option, path))
+    return out
+
+
+def check_config_files(argv: list[str]) -> None:
+    """Raise :class:`UsageError` for a config file that is not text (a binary file given to
+    ``--config``); the parser reports missing files and YAML errors itself.
+
+    Args:
+        argv: the subcommand's arguments.
+    """
+    from kgraph.errors import UsageError
+
+    for option, path in config_files(argv):
+        if not path.is_file():
+            continue
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise UsageError(f"{option} {path}: cannot be read ({exc.strerror or type(exc).__name__})") from None
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise UsageError(f"{option} {path}: not UTF-8 text (byte 0x{data[exc.start]:02x} at offset "
+                             f"{exc.start}): a config is a YAML or JSON text file") from None
+        if "\0" in text:
+            raise UsageError(f"{option} {path}: a NUL byte at offset {text.index(chr(0))}: a config is a YAML or "
+                             "JSON text file, not a binary one")
+
+
 def run_lightning_cli(argv: list[str]) -> int:
-    """Run one LightningCLI subcommand (``argv[0]`` in fit/validate/test/predict); returns 0."""
+    """Run one LightningCLI subcommand (``argv[0]`` in fit/validate/test/predict); returns 0.
+
+    Args:
+        argv: the subcommand and its arguments.
+    """
+    check_config_files(argv[1:])
     build_cli(argv)
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(run_lightning_cli(sys.argv[1:]))
+    from kgraph.errors import run_guarded
+
+    sys.exit(run_guarded(lambda: run_lightning_cli(sys.argv[1:]), "python -m kgraph.models.cli"))
