@@ -159,6 +159,12 @@ def test_undefined_function_is_a_warning_when_an_unread_header_may_define_it():
     assert "call to undefined function 'f' (it may come from 'helpers.h', which is not read)" in _messages(unit)[1]
 
 
+def test_toolkit_headers_keep_undefined_calls_errors_other_headers_make_them_warnings():
+    body = "__global__ void k(float *a) { a[0] = foo(a[1]); }\n"
+    assert [d.severity for d in parse_source("#include <cuda_runtime.h>\n" + body, "cuda").diagnostics] == ["error"]
+    assert [d.severity for d in parse_source("#include <cub/cub.cuh>\n" + body, "cuda").diagnostics] == ["warning"]
+
+
 def test_c_has_no_call_checks():
     assert parse_source("int f(int n) { return n ? g(n) * f(n - 1) : 1; }", "c").diagnostics == []
 

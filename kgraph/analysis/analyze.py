@@ -20,8 +20,8 @@ from kgraph.analysis.loops import Loop, for_loop, while_loop
 from kgraph.analysis.patterns import classify
 from kgraph.analysis.result import Access, KernelAnalysis
 from kgraph.analysis.statements import statement_costs, statement_key
-from kgraph.analysis.symbolic import (SymbolicEnv, assigned_names, average_over_ids, id_symbols, sum_over_affine, tidy,
-                                      unclip)
+from kgraph.analysis.symbolic import (SymbolicEnv, assigned_names, average_over_ids, clip01, id_symbols,
+                                      sum_over_affine, tidy, unclip)
 
 HALF = sp.Rational(1, 2)
 
@@ -201,7 +201,7 @@ class _Analyzer:
         """Sum of ``expr`` over the loop's iterations (``expr`` may depend on the loop variable)."""
         if sym is None or sym not in expr.free_symbols:
             return loop.trip * expr
-        if not loop.geometric and loop.raw_trip == loop.trip:  # guards on the variable: clipped, summed exactly
+        if not loop.geometric and loop.raw_trip == loop.trip and expr.has(clip01):  # guards on the variable
             exact = sum_over_affine(expr, sym, loop.start, loop.step, loop.trip)
             if exact is not None:
                 return exact
