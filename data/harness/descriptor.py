@@ -86,6 +86,7 @@ REQUIRED_FIELDS = ("compute_units", "max_clock_mhz", "global_mem_bytes", "local_
 #: Roofline fields: finite and > 0, except ``fp64_gflops`` (>= 0: 0 for a device without fp64).
 OPTIONAL_POSITIVE = ("max_mem_alloc_bytes", "llc_bytes")
 DEVICE_TYPES = ("GPU", "CPU", "ACCELERATOR")
+MAX_DESCRIPTOR_BYTES = 2**20  # a device.json is a few hundred bytes; /dev/zero or a huge file is refused
 
 
 def _number(value, field: str, where: str, allow_zero: bool = False) -> float:
@@ -144,6 +145,11 @@ def load_descriptor(directory_or_file) -> dict:
     path = Path(directory_or_file)
     if path.is_dir():
         path = path / "device.json"
+    if path.exists() and not path.is_file():
+        raise InputError(f"{path}: not a regular file (a device descriptor is a device.json file)")
+    if path.is_file() and path.stat().st_size > MAX_DESCRIPTOR_BYTES:
+        raise InputError(f"{path}: {path.stat().st_size} bytes, too large for a device descriptor (at most "
+                         f"{MAX_DESCRIPTOR_BYTES})")
     try:
         descriptor = json.loads(path.read_text())
     except FileNotFoundError:
@@ -153,6 +159,8 @@ def load_descriptor(directory_or_file) -> dict:
         raise InputError(f"{path}: cannot read the device descriptor ({exc.__class__.__name__})") from None
     except json.JSONDecodeError as exc:
         raise InputError(f"{path}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}") from None
+    except RecursionError:
+        raise InputError(f"{path}: JSON nested too deeply to be a device descriptor") from None
     return validate_descriptor(descriptor, str(path))
 
 
