@@ -37,6 +37,14 @@ for h in ${EVAL_SETS-holdout-nvidia-h200 holdout-pocl-xeon}; do  # EVAL_SETS= : 
   timeout ${EVAL_TIMEOUT_S:-150} python3 -m benchmarks.dataset_eval --data $D/$h --models conv=runs/conv/model \
     shipped=models/default --out runs/conv/$h > "$OUT/$h.log" 2>&1
 done
-tar czf "$OUT/pred.tgz" runs/conv/status.json runs/conv/*/pred runs/conv/*/fit.log runs/conv/*/predict.log \
-  runs/conv/model runs/conv/holdout-* runs/conv/best.ckpt 2>/dev/null
-ls -la "$OUT"; tail -n 4 "$OUT/grid.log" "$OUT"/holdout-*.log "$OUT/cache.log"
+# 4. packed for the trip back (at most 8 files of 16 MiB): a metrics table, one predictions archive per run,
+#    the logs (per-epoch CSV metrics, GPU utilisation), the model directory with its checkpoint
+python3 -m benchmarks.prediction_metrics 'runs/conv/*/pred/*.parquet' --datasets $ALL --out runs/conv/summary.csv \
+  > runs/conv/summary.txt 2>&1
+cp "$OUT"/*.log "$OUT/gpu_util.csv" runs/conv/ 2>/dev/null
+rm -f "$OUT"/*.log "$OUT/gpu_util.csv"
+for run in runs/conv/*/pred; do name=$(basename "$(dirname "$run")"); tar czf "$OUT/pred_$name.tgz" "$run"; done
+tar czf "$OUT/logs.tgz" runs/conv/status.json runs/conv/summary.* runs/conv/*.log runs/conv/gpu_util.csv \
+  runs/conv/*/fit.log runs/conv/*/predict.log runs/conv/*/lightning_logs runs/conv/holdout-* 2>/dev/null
+tar czf "$OUT/model.tgz" runs/conv/model runs/conv/best.ckpt 2>/dev/null
+ls -la "$OUT"; cat runs/conv/summary.txt; tail -n 8 runs/conv/grid.log runs/conv/cache.log

@@ -110,28 +110,19 @@ class KernelGraphs(InMemoryDataset):
         return None
 
     def process(self) -> None:
-        import kgraph
-        from kgraph.errors import InputError, KGraphError
+        from kgraph.errors import InputError
 
         tokenizer = load_tokenizer(self.tokenizer_path) if self.tokenizer_path else None
+        rows = [(f"{r.source_id}:{r.kernel_name}", r.source, r.lang, r.kernel_name)
+                for r in self.kernels.itertuples(index=False)]
         items: list[Data] = []
         failed: dict[str, str] = {}
-        for row in self.kernels.itertuples(index=False):
-            key = f"{row.source_id}:{row.kernel_name}"
-            try:
-                graphs = kgraph.from_source(row.source, row.lang, filename=f"{row.kernel_name}.{row.lang}")
-            except KGraphError as exc:
-                failed[key] = str(exc).splitlines()[0]
+        for (key, source, _, _), (data, error) in zip(rows, _graphs_of(rows)):
+            if data is None:
+                failed[key] = error
                 continue
-            graph = next((g for g in graphs if g.name == row.kernel_name), None)
-            if graph is None:
-                failed[key] = f"no kernel named {row.kernel_name}"
-                continue
-            data = kgraph.to_pyg(graph)
-            data = Data(x=data.x, edge_index=data.edge_index, edge_type=data.edge_type,
-                        edge_pos=data.edge_pos, num_nodes=data.num_nodes, key=key)
             if tokenizer is not None:
-                ids = tokenizer(row.source, truncation=True, max_length=self.max_length)["input_ids"]
+                ids = tokenizer(source, truncation=True, max_length=self.max_length)["input_ids"]
                 data.tokens = torch.tensor(ids, dtype=torch.long)
             items.append(data)
         if failed:
@@ -142,3 +133,43 @@ class KernelGraphs(InMemoryDataset):
                              + "; ".join(f"{k}: {v}" for k, v in list(failed.items())[:3]))
         self.save(items, self.processed_paths[0])
         torch.save(failed, self.processed_paths[1])
+
+
+#: below this many kernels the graphs are built in this process (a pool's start costs more)
+POOL_MIN_KERNELS = 64
+
+
+def _graph_of(row: tuple[str, str, str, str]) -> tuple[Data | None, str | None]:
+    """(graph ``Data``, None) of one ``(key, source, lang, kernel_name)``, or (None, why it failed)."""
+    import kgraph
+    from kgraph.errors import KGraphError
+
+    key, source, lang, name = row
+    try:
+        graphs = kgraph.from_source(source, lang, filename=f"{name}.{lang}")
+    except KGraphError as exc:
+        return None, str(exc).splitlines()[0]
+    graph = next((g for g in graphs if g.name == name), None)
+    if graph is None:
+        return None, f"no kernel named {name}"
+    data = kgraph.to_pyg(graph)
+    return Data(x=data.x, edge_index=data.edge_index, edge_type=data.edge_type, edge_pos=data.edge_pos,
+                num_nodes=data.num_nodes, key=key), None
+
+
+def _graphs_of(rows: list[tuple[str, str, str, str]], jobs: int | None = None) -> list[tuple[Data | None, str | None]]:
+    """:func:`_graph_of` of every row, in order; on a pool of ``jobs`` processes when there are many kernels
+    (a dataset of generated kernels has thousands). ``jobs`` None: one per core, at most 16; none on a
+    machine of two cores or fewer (a CI box), where a pool only adds its start-up."""
+    import os
+
+    if jobs is None:
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+        jobs = min(16, cores) if cores > 2 else 1
+    if len(rows) < POOL_MIN_KERNELS or jobs <= 1:
+        return [_graph_of(r) for r in rows]
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+        return list(pool.map(_graph_of, rows, chunksize=max(1, len(rows) // (8 * jobs))))
