@@ -209,7 +209,7 @@ def read_config(directory: Path) -> dict:
     try:
         config = json.loads(text)
     except json.JSONDecodeError as exc:
-        ends_early = exc.pos >= len(text.rstrip())
+        ends_early = exc.pos >= len(text.rstrip()) or not text.rstrip().endswith(("}", "]"))
         raise ModelError(f"{path}:{exc.lineno}:{exc.colno}: invalid JSON ({exc.msg})"
                          f"{': the file ends early (truncated?)' if ends_early else ''}; {REPAIR}") from None
     except RecursionError:

@@ -1,0 +1,519 @@
+"""Hardening issue 14, rows 6, 7 and 10: damaged model directories, launches that cannot run, and hostile
+files given to ``report``, ``dataset import --descriptor``, ``estimate --batch`` and ``fit --config``
+each get one clean message naming the file (or option) and what is wrong: never a traceback.
+
+Most commands run in-process (``kgraph.app.cli.main.main``: an exception would fail the test); one test
+per row runs the real command in a fresh interpreter and checks its stderr for "Traceback".
+"""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import kgraph
+from kgraph.app.cli.main import main
+from kgraph.errors import InputError, ModelError, UsageError
+
+ROOT = Path(__file__).resolve().parent.parent
+SAXPY = str(ROOT / "examples/opencl/saxpy.cl")
+SAXPY_ARGS = ["--kernel", "saxpy", "--arg", "n=1048576", "--arg", "a=2"]
+CI_DEVICE = ROOT / "data/datasets/ci-tiny/device.json"
+REPAIR = "copy the model directory again, or convert its checkpoint again"
+
+
+def run_cli(*argv: str, timeout: float = 120) -> subprocess.CompletedProcess:
+    """``kgraph ARGV`` in a fresh interpreter."""
+    return subprocess.run([sys.executable, "-m", "kgraph.app.cli.main", *argv], capture_output=True, text=True,
+                          timeout=timeout, cwd=ROOT)
+
+
+def cli(capsys, *argv: str) -> tuple[int, str, str]:
+    """(exit status, stdout, stderr) of ``kgraph ARGV`` run in this process."""
+    rc = main(list(argv))
+    out = capsys.readouterr()
+    assert "Traceback" not in out.err
+    return rc, out.out, out.err
+
+
+@pytest.fixture
+def gpu(tmp_path) -> Path:
+    """A GPU descriptor with the H200's launch limits: work-groups of 1024, 1024 x 1024 x 64, 48 KiB local."""
+    descriptor = json.loads(CI_DEVICE.read_text())
+    descriptor.update(device_id="test-gpu", type="GPU", max_work_group_size=1024,
+                      max_work_item_sizes=[1024, 1024, 64], local_mem_bytes=49152)
+    path = tmp_path / "gpu.json"
+    path.write_text(json.dumps(descriptor))
+    return path
+
+
+@pytest.fixture
+def damaged(model_dir, tmp_path) -> Path:
+    """A copy of the small test model, to damage."""
+    return Path(shutil.copytree(model_dir, tmp_path / "model"))
+
+
+def estimate_with(capsys, model: Path) -> tuple[int, str]:
+    rc, _, err = cli(capsys, "estimate", SAXPY, *SAXPY_ARGS, "--global", "1048576", "--device", str(CI_DEVICE),
+                     "--model", str(model))
+    return rc, err.strip()
+
+
+# --- row 6: damaged model directories ----------------------------------------------------------------
+def test_row6_truncated_safetensors(damaged, capsys):
+    weights = damaged / "model.safetensors"
+    data = weights.read_bytes()
+    header = 8 + int.from_bytes(data[:8], "little")
+    for keep, expected in ((5, "5 bytes, too short for a safetensors file"),
+                           (header - 10, "truncated or not a safetensors file: the header says"),
+                           (header + 1000, f"truncated: its tensors need {len(data) - header} bytes of data, "
+                                           f"the file holds 1000")):
+        weights.write_bytes(data[:keep])
+        rc, err = estimate_with(capsys, damaged)
+        assert rc == 1 and err == f"kgraph: error: {weights}: {expected}" + err.split(expected, 1)[1]
+        assert REPAIR in err
+
+
+def test_row6_truncated_safetensors_cli_has_no_traceback(damaged):
+    weights = damaged / "model.safetensors"
+    weights.write_bytes(weights.read_bytes()[:100_000])
+    proc = run_cli("estimate", SAXPY, *SAXPY_ARGS, "--global", "1048576", "--device", str(CI_DEVICE),
+                   "--model", str(damaged))
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert proc.stderr.startswith(f"kgraph: error: {weights}: truncated: its tensors need ")
+    assert len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_row6_truncated_config_json(damaged, capsys):
+    config = damaged / "config.json"
+    text = config.read_text()
+    config.write_text(text[:len(text) // 2])
+    rc, err = estimate_with(capsys, damaged)
+    assert rc == 1 and err.startswith(f"kgraph: error: {config}:")
+    assert "invalid JSON" in err and "the file ends early (truncated?)" in err and REPAIR in err
+
+
+@pytest.mark.parametrize("content, expected", [
+    (b'{"format": "\xff"}', "not UTF-8 text (byte 12 is 0xff): a binary or damaged file"),
+    (b"\x89PNG\r\n\x1a\n", "not UTF-8 text (byte 0 is 0x89): a binary or damaged file"),
+    (b"[1, 2]", "a model config is a JSON object, got a list"),
+    (b'"model"', "a model config is a JSON object, got a str"),
+])
+def test_row6_config_json_not_a_config(damaged, capsys, content, expected):
+    (damaged / "config.json").write_bytes(content)
+    rc, err = estimate_with(capsys, damaged)
+    assert rc == 1 and err.startswith(f"kgraph: error: {damaged / 'config.json'}: {expected}")
+
+
+@pytest.mark.parametrize("edit, expected", [
+    (lambda c: c.pop("arch"), "key 'arch' is missing or not an object"),
+    (lambda c: c.update(feature_names="launch_dims"), "key 'feature_names' must be a non-empty list"),
+    (lambda c: c.update(devices=["h200"]), "key 'devices' must be an object"),
+    (lambda c: c.update(devices={"x": {"device_id": "x"}}), "devices.x: field 'type' must be one of"),
+    (lambda c: c.update(trained_on="h200"), "key 'trained_on' must be a list of device ids"),
+    (lambda c: c["arch"]["graph"].update(hidden="wide"), "'arch' does not make a model this kgraph can build"),
+    (lambda c: c["arch"]["graph"].update(hidden=24), "the architecture in config.json makes [32, 40]"),
+])
+def test_row6_edited_config_json(damaged, capsys, edit, expected):
+    config = json.loads((damaged / "config.json").read_text())
+    edit(config)
+    (damaged / "config.json").write_text(json.dumps(config))
+    rc, err = estimate_with(capsys, damaged)
+    assert rc == 1 and expected in err and err.count("\n") == 0, err
+
+
+def test_row6_edited_tensor_shapes(damaged, capsys):
+    import torch
+    from safetensors.torch import load_file, save_file
+
+    weights = damaged / "model.safetensors"
+    state = load_file(str(weights))
+    name = sorted(k for k, v in state.items() if v.dim() == 1)[0]
+    shape = list(state[name].shape)
+    state[name] = torch.zeros(shape[0] + 3)
+    save_file(state, str(weights))
+    rc, err = estimate_with(capsys, damaged)
+    assert rc == 1 and err == (f"kgraph: error: {weights}: tensor {name} has shape [{shape[0] + 3}], the architecture "
+                               f"in config.json makes {shape}: the weights and config.json are not of one model; "
+                               + err.split("not of one model; ", 1)[1])
+
+
+def test_row6_header_shape_edited_in_place(damaged, capsys):
+    """A shape changed in the header's text (same byte count) no longer matches the tensor's byte range."""
+    weights = damaged / "model.safetensors"
+    data = weights.read_bytes()
+    length = int.from_bytes(data[:8], "little")
+    header = json.loads(data[8:8 + length])
+    name = next(k for k, v in header.items() if k != "__metadata__" and len(v["shape"]) == 1 and v["shape"][0] > 9)
+    old = json.dumps(header[name], separators=(",", ":")).encode()
+    assert old in data[8:8 + length]
+    size = header[name]["shape"][0]
+    new = old.replace(f"[{size}]".encode(), f"[{size - 1}]".encode().ljust(len(str(size)) + 2, b" "))
+    weights.write_bytes(data.replace(old, new[:len(old)], 1))
+    rc, err = estimate_with(capsys, damaged)
+    assert rc == 1 and f"tensor '{name}' of shape [{size - 1}] (F32) needs {4 * (size - 1)} bytes" in err
+    assert "(edited shapes?)" in err
+
+
+def test_row6_nan_weights(damaged, capsys):
+    import torch
+    from safetensors.torch import load_file, save_file
+
+    weights = damaged / "model.safetensors"
+    state = load_file(str(weights))
+    name = sorted(k for k, v in state.items() if v.is_floating_point())[0]
+    state[name] = torch.full_like(state[name], float("nan"))
+    save_file(state, str(weights))
+    rc, err = estimate_with(capsys, damaged)
+    assert rc == 1 and f"{weights}: tensor {name} holds NaN or infinite values" in err
+
+
+def test_row6_api_raises_model_error(damaged):
+    (damaged / "config.json").write_text('{"format": ')
+    model = kgraph.load_model(damaged)
+    with pytest.raises(ModelError, match=r"config.json:1:\d+: invalid JSON"):
+        model.estimate(SAXPY, "saxpy", 1 << 20, args={"n": 1 << 20, "a": 2.0}, device=str(CI_DEVICE))
+    with pytest.raises(ModelError, match="invalid JSON"):
+        model.devices  # the devices the model knows come from the same file
+
+
+# --- row 7: launches that cannot run ------------------------------------------------------------------
+def estimate_error(capsys, model_dir, device: Path, *argv: str, file: str = SAXPY) -> str:
+    rc, _, err = cli(capsys, "estimate", file, *argv, "--device", str(device), "--model", str(model_dir))
+    assert rc == 2, err
+    return err.strip().removeprefix("kgraph: error: ")
+
+
+def test_row7_work_group_over_the_device_limit(capsys, model_dir, gpu):
+    assert estimate_error(capsys, model_dir, gpu, *SAXPY_ARGS, "--global", "1048576", "--local", "4096") == (
+        "--local 4096: a work-group of 4096 work-items; device test-gpu allows at most 1024 (max_work_group_size)")
+    assert estimate_error(capsys, model_dir, gpu, *SAXPY_ARGS, "--global", "64,64,1024", "--local", "1,1,128") == (
+        "--local 1,1,128: 128 work-items in dimension 2; device test-gpu allows at most 64 there "
+        "(max_work_item_sizes 1024,1024,64)")
+
+
+def test_row7_integer_and_float_arguments(capsys, model_dir, gpu):
+    launch = ["--kernel", "saxpy", "--global", "1024", "--arg", "a=2"]
+    assert estimate_error(capsys, model_dir, gpu, *launch, "--arg", "n=1024.5") == (
+        "--arg n=1024.5: parameter n is int; give a whole number")
+    assert estimate_error(capsys, model_dir, gpu, *launch, "--arg", "n=4294967296") == (
+        "--arg n=4294967296: out of range for int (-2147483648 to 2147483647)")
+    assert estimate_error(capsys, model_dir, gpu, "--kernel", "saxpy", "--global", "1024", "--arg", "n=1",
+                          "--arg", "a=1e39") == "--arg a=1e+39: out of range for float (at most 3.40282e+38 in magnitude)"
+    reduce = str(ROOT / "examples/opencl/reduce_local.cl")
+    assert estimate_error(capsys, model_dir, gpu, "--kernel", "reduce_sum", "--global", "1024", "--local", "256",
+                          "--arg", "n=-1", file=reduce) == "--arg n=-1: out of range for uint (0 to 4294967295)"
+
+
+def test_row7_global_past_size_t_and_cuda_grid(capsys, model_dir, gpu):
+    assert estimate_error(capsys, model_dir, gpu, *SAXPY_ARGS, "--global", str(2**64)) == (
+        f"--global: {2**64} work-items in all (global {2**64}), more than a 64-bit size_t counts ({2**64 - 1})")
+    assert estimate_error(capsys, model_dir, gpu, *SAXPY_ARGS, "--global", f"{2**32},{2**32}", "--local", "1,1") == (
+        f"--global: {2**64} work-items in all (global {2**32},{2**32}), more than a 64-bit size_t counts "
+        f"({2**64 - 1})")
+    cuda = str(ROOT / "examples/cuda/saxpy_grid_stride.cu")
+    assert estimate_error(capsys, model_dir, gpu, "--kernel", "saxpy_grid_stride", "--grid", str(2**32), "--block",
+                          "256", "--arg", "n=1000", "--arg", "a=1", file=cuda) == (
+        f"--grid {2**32}: {2**32} blocks in dimension x; a CUDA grid holds at most 2147483647 there")
+
+
+def test_row7_local_memory_over_the_device_limit(capsys, model_dir, gpu, tmp_path):
+    src = tmp_path / "big_local.cl"
+    src.write_text("#ifndef N\n#define N 16384\n#endif\n__kernel void big(__global float *x) {\n"
+                   "  __local float tile[N]; int i = get_local_id(0);\n  tile[i] = x[i];\n"
+                   "  barrier(CLK_LOCAL_MEM_FENCE);\n  x[i] = tile[N - 1 - i];\n}\n")
+    assert estimate_error(capsys, model_dir, gpu, "--kernel", "big", "--global", "1024", "--local", "256",
+                          file=str(src)) == (
+        "kernel big needs 65536 bytes of local memory per work-group (65536 in __local/__shared__ arrays); "
+        "device test-gpu has 49152 (local_mem_bytes)")
+    rc, _, err = cli(capsys, "estimate", str(src), "--kernel", "big", "--global", "1024", "--local", "256", "-D",
+                     "N=1024", "--device", str(gpu), "--model", str(model_dir))
+    assert rc == 0, err  # 4 KiB fits
+    # __local pointer arguments: one element per work-item of the group
+    src.write_text("__kernel void k(__global float *x, __local float16 *s) {\n"
+                   "  s[get_local_id(0)] = vload16(get_global_id(0), x);\n  x[get_global_id(0)] = s[0].s0;\n}\n")
+    assert estimate_error(capsys, model_dir, gpu, "--kernel", "k", "--global", "4096", "--local", "1024",
+                          file=str(src)) == (
+        "kernel k needs 65536 bytes of local memory per work-group (65536 for its __local pointer arguments at one "
+        "element per work-item of --local 1024); device test-gpu has 49152 (local_mem_bytes): give a smaller --local")
+
+
+def test_row7_reqd_work_group_size_and_launch_bounds(capsys, model_dir, gpu, tmp_path):
+    src = tmp_path / "reqd.cl"
+    src.write_text("__kernel __attribute__((reqd_work_group_size(16, 16, 1))) void k(__global float *x) {\n"
+                   "  x[get_global_id(1) * get_global_size(0) + get_global_id(0)] = 1.0f;\n}\n")
+    assert estimate_error(capsys, model_dir, gpu, "--kernel", "k", "--global", "256,256", "--local", "8,8",
+                          file=str(src)) == "--local 8,8: kernel k requires work-groups of 16,16,1 (reqd_work_group_size)"
+    cu = tmp_path / "bounds.cu"
+    cu.write_text("__global__ void __launch_bounds__(128) k(float *x) { x[blockIdx.x * blockDim.x + threadIdx.x] = 1; }\n")
+    assert estimate_error(capsys, model_dir, gpu, "--kernel", "k", "--grid", "64", "--block", "256",
+                          file=str(cu)) == (
+        "--block 256: a block of 256 threads; kernel k is compiled for at most 128 (__launch_bounds__)")
+
+
+def test_row7_api_raises_the_same_errors(model_dir, gpu):
+    model = kgraph.load_model(model_dir)
+    with pytest.raises(UsageError, match=r"^--local 4096: a work-group of 4096 work-items; device test-gpu allows"):
+        model.estimate(SAXPY, "saxpy", 1 << 20, 4096, args={"n": 1 << 20, "a": 2.0}, device=str(gpu))
+    with pytest.raises(UsageError, match=r"^--arg n=2.5: parameter n is int; give a whole number$"):
+        model.estimate(SAXPY, "saxpy", 1024, args={"n": 2.5, "a": 2.0}, device=str(gpu))
+    with pytest.raises(UsageError, match=r"^--arg n=many: not a number$"):
+        model.estimate(SAXPY, "saxpy", 1024, args={"n": "many", "a": 2.0}, device=str(gpu))
+    with pytest.raises(UsageError, match=r"^--global \[inf\]: sizes must be positive integers, got inf$"):
+        model.estimate(SAXPY, "saxpy", [float("inf")], args={"n": 1, "a": 2.0}, device=str(gpu))
+    descriptor = json.loads(gpu.read_text())
+    descriptor["local_mem_bytes"] = -1
+    with pytest.raises(InputError, match="field 'local_mem_bytes' must be positive"):
+        model.estimate(SAXPY, "saxpy", 1024, args={"n": 1, "a": 2.0}, device=descriptor)
+    with pytest.raises(UsageError, match="request 0: a launch is a dict"):
+        model.estimate_many(["saxpy"])
+
+
+def test_row7_peak_warnings_unit():
+    from kgraph.app.launch_checks import PEAK_MARGIN, peak_warnings
+    from kgraph.data.floors import device_rates
+
+    class FakeLaunch:
+        device = json.loads((ROOT / "data/datasets/nvidia-h200/device.json").read_text())
+
+    rates = device_rates(FakeLaunch.device)
+    footprint = rates["cache"] + 1e12  # 1 TB past the cache
+    fine = {"time_ns": 1e12 / rates["dram"] * 1.05, "bandwidth_gbs": rates["dram"], "footprint_bytes": footprint,
+            "bytes": footprint, "flops": 0.0}
+    assert peak_warnings(FakeLaunch, fine) == []
+    too_fast = dict(fine, time_ns=1e12 / rates["dram"] / (PEAK_MARGIN * 2))
+    [message] = peak_warnings(FakeLaunch, too_fast)
+    assert message.startswith("the predicted time implies ") and "2.2x the device's copy bandwidth" in message
+    bandwidth = dict(fine, bandwidth_gbs=rates["dram"] * 22)
+    [message] = peak_warnings(FakeLaunch, bandwidth)
+    assert "22.0x the device's copy bandwidth" in message and "the predicted bandwidth is beyond" in message
+    # requested bytes served by the cache (a GEMM re-reading its tiles) may exceed the copy bandwidth
+    reuse = dict(fine, bandwidth_gbs=rates["dram"] * 7, bytes=footprint * 1000)
+    assert peak_warnings(FakeLaunch, reuse) == []
+    flops = dict(fine, flops=fine["time_ns"] * rates["fp32"] * 3)
+    [message] = peak_warnings(FakeLaunch, flops)
+    assert "3.0x the device's peak" in message
+
+
+def test_row7_shipped_model_warns_past_the_device_peak(capsys, tmp_path):
+    src = tmp_path / "copy.cl"
+    src.write_text("__kernel void copy(__global const float *x, __global float *y) {\n"
+                   "  size_t i = get_global_id(0); y[i] = x[i];\n}\n")
+    rc, _, err = cli(capsys, "estimate", str(src), "--kernel", "copy", "--global", str(2**60), "--device", "h200")
+    assert rc == 0
+    assert f"kgraph estimate: warning: copy at global {2**60}: the predicted bandwidth " in err
+    assert "x the device's copy bandwidth 4,250 GB/s: the predicted bandwidth is beyond what the device can do" in err
+    rc, _, err = cli(capsys, "estimate", SAXPY, "--kernel", "saxpy", "--global", str(2**24), "--arg", f"n={2**24}",
+                     "--arg", "a=2", "--device", "h200")
+    assert rc == 0 and "warning" not in err  # an ordinary launch: no warning
+
+
+# --- row 10: report, import --descriptor, estimate --batch, fit --config -----------------------------
+def predictions_frame(n: int = 12) -> pd.DataFrame:
+    from kgraph.data.targets import BOUND_CLASSES, REGRESSION_TARGETS
+
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"model": ["m"] * n, "split": ["random"] * n, "row": np.arange(n),
+                          "key": [f"k{i}" for i in range(n)], "device_id": ["nvidia-h200"] * n,
+                          "kernel_id": ["k"] * n, "family": ["f"] * n, "kernel_name": ["k"] * n})
+    for t in REGRESSION_TARGETS:
+        frame[f"true_log_{t}"] = rng.normal(8, 1, n)
+        frame[f"pred_log_{t}"] = rng.normal(8, 1, n)
+    frame["true_bound"] = frame["pred_bound"] = BOUND_CLASSES[0]
+    frame["fallback"] = False
+    return frame
+
+
+def run_dir(tmp_path: Path, name: str, frame: pd.DataFrame, meta: bytes | None = None) -> Path:
+    d = tmp_path / name
+    d.mkdir()
+    frame.to_parquet(d / "predictions-m-random.parquet", index=False)
+    if meta is not None:
+        (d / "run.json").write_bytes(meta)
+    return d
+
+
+@pytest.mark.parametrize("meta, expected", [
+    (b'{"devices": {', "run.json:1:14: invalid JSON: Expecting property name enclosed in double quotes"),
+    (b"\x00\xff\xfe", "run.json: not UTF-8 text (a binary or damaged file)"),
+    (b"[1, 2]", "run.json: a run.json is a JSON object (devices, models), got a list"),
+    (b'{"devices": [1]}', "run.json: 'devices' and 'models' must be JSON objects"),
+    (b'{"devices": {"nvidia-h200": "fast"}}', "run.json: devices.nvidia-h200 must be a roofline object"),
+    (b'{"devices": {"nvidia-h200": {"copy_bw_gbs": "x", "fp32_gflops": 1, "fp64_gflops": 1}}}',
+     'run.json: devices.nvidia-h200.copy_bw_gbs must be a finite positive number, got "x"'),
+    (b'{"models": {"m|random": 5}}', "run.json: models.m|random must be a JSON object, got 5"),
+])
+def test_row10_report_bad_run_json(capsys, tmp_path, meta, expected):
+    run = run_dir(tmp_path, "run", predictions_frame(), meta)
+    rc, _, err = cli(capsys, "report", str(run), "--out", str(tmp_path / "out"), "--no-plots")
+    assert rc == 1 and err.strip().startswith(f"kgraph: error: {run}/{expected}"), err
+
+
+def test_row10_report_predictions_with_zero_rows(capsys, tmp_path):
+    empty = run_dir(tmp_path, "empty", predictions_frame().iloc[:0])
+    rc, _, err = cli(capsys, "report", str(empty), "--out", str(tmp_path / "out"), "--no-plots")
+    assert rc == 1 and err.strip() == (f"kgraph: error: {empty}: no predictions to report: every predictions file "
+                                       f"has 0 rows ({empty}/predictions-m-random.parquet)")
+    good = run_dir(tmp_path, "good", predictions_frame())
+    rc, out, err = cli(capsys, "report", str(good), str(empty), "--out", str(tmp_path / "out"))
+    assert rc == 0 and "wrote" in out
+    assert err.strip() == (f"kgraph report: warning: {empty}/predictions-m-random.parquet: 0 rows, left out of "
+                           "the report")
+
+
+def test_row10_report_odd_predictions(capsys, tmp_path):
+    from kgraph.data.targets import REGRESSION_TARGETS
+
+    nan = predictions_frame()
+    for t in REGRESSION_TARGETS:
+        nan[f"pred_log_{t}"] = np.nan
+    minimal = predictions_frame().drop(columns=["family", "device_id", "true_bound", "pred_bound",
+                                                "pred_log_bandwidth"])
+    for name, frame in (("nan", nan), ("minimal", minimal)):
+        rc, _, err = cli(capsys, "report", str(run_dir(tmp_path, name, frame)), "--out", str(tmp_path / name / "o"))
+        assert rc == 0, err
+    text = predictions_frame().assign(pred_log_time="fast")
+    run = run_dir(tmp_path, "text", text)
+    rc, _, err = cli(capsys, "report", str(run), "--out", str(tmp_path / "o"))
+    assert rc == 1 and "column pred_log_time must be numeric (log units)" in err
+
+
+def test_row10_report_cli_has_no_traceback(tmp_path):
+    run = run_dir(tmp_path, "run", predictions_frame(), b"\x00\xff")
+    empty = run_dir(tmp_path, "empty", predictions_frame().iloc[:0])
+    for target in (run, empty):
+        proc = run_cli("report", str(target), "--out", str(tmp_path / "out"))
+        assert proc.returncode == 1 and "Traceback" not in proc.stderr and proc.stderr.startswith("kgraph: error: ")
+
+
+PLAIN_SOURCE = ("__kernel void saxpy(const int n, const float a, __global const float *x, __global float *y) "
+                "{ int i = get_global_id(0); if (i < n) y[i] = a * x[i] + y[i]; }")
+
+
+def plain_csv(tmp_path: Path, device: str = "NVIDIA H200") -> Path:
+    path = tmp_path / "plain.csv"
+    pd.DataFrame({"source": [PLAIN_SOURCE] * 2, "kernel_name": ["saxpy"] * 2, "global": ["1048576", "4194304"],
+                  "local": ["256", "256"], "arguments": ['{"n": 1048576, "a": 2.0}', '{"n": 4194304, "a": 2.0}'],
+                  "device": [device] * 2, "time_us": [12.5, 40.1]}).to_csv(path, index=False)
+    return path
+
+
+def test_row10_plain_csv_import_validates(capsys, tmp_path):
+    from kgraph.data.harness.validate import validate_dataset
+
+    csv = plain_csv(tmp_path)
+    rc, out, err = cli(capsys, "dataset", "import", str(csv), "--out", str(tmp_path / "plain"))
+    assert rc == 0 and validate_dataset(tmp_path / "plain") == []
+    rc, out, err = cli(capsys, "dataset", "import", str(csv), "--out", str(tmp_path / "with-device"),
+                       "--descriptor", str(ROOT / "data/datasets/nvidia-h200"))
+    assert rc == 0 and validate_dataset(tmp_path / "with-device") == []
+    rc, out, _ = cli(capsys, "dataset", "validate", str(tmp_path / "with-device"))
+    assert rc == 0 and out.strip() == f"{tmp_path / 'with-device'}: valid"
+
+
+def test_row10_import_rows_checked_as_validate_checks_them(capsys, tmp_path):
+    csv = tmp_path / "t.csv"
+    base = {"source": PLAIN_SOURCE, "kernel_name": "saxpy", "global": "1024", "device": "d", "time_ns": 5000.0,
+            "arguments": '{"n": 1024, "a": 1.0}'}
+    for extra, expected in (({"min_time_ns": 6000.0}, "times must satisfy 0 < min_time_ns <= median"),
+                            ({"status": "fine"}, "column 'status' = 'fine': expected one of ok, "),
+                            ({"cv": "noisy"}, "column 'cv' = 'noisy' is not a number"),
+                            ({"repeats": 0}, "column 'repeats' = 0 must be a whole number >= 1"),
+                            ({"flops_fp32": -3}, "column 'flops_fp32' = -3 must be a whole number >= 0"),
+                            ({"time_ns": "inf"}, "column 'time_ns' must be a positive finite time"),
+                            ({"global": "1e400"}, "column 'global' = inf needs 1 to 3 positive whole sizes"),
+                            ({"global": "4096;1.5"}, "column 'global' = '4096;1.5' needs 1 to 3 positive whole"),
+                            ({"lang": "python"}, "column 'lang' = 'python': expected one of opencl, cuda, c")):
+        pd.DataFrame([{**base, **extra}]).to_csv(csv, index=False)
+        rc, _, err = cli(capsys, "dataset", "import", str(csv), "--out", str(tmp_path / "o"))
+        assert rc == 1 and err.strip().startswith(f"kgraph: error: {csv}:2: {expected}"), err
+
+
+def test_row10_import_without_counts_warns(capsys, tmp_path):
+    csv = tmp_path / "walk.csv"
+    pd.DataFrame([{"source": "__kernel void walk(__global const int *next, __global int *out) { int p = "
+                             "get_global_id(0); while (p >= 0) p = next[p]; out[get_global_id(0)] = p; }",
+                   "kernel_name": "walk", "global": "1024", "device": "d", "time_ns": 5000.0}]).to_csv(csv, index=False)
+    rc, _, err = cli(capsys, "dataset", "import", str(csv), "--out", str(tmp_path / "o"))
+    assert rc == 0 and "kgraph dataset import: warning: 1 row(s) without counts" in err
+    assert f"kgraph dataset fill-counts {tmp_path / 'o'}" in err
+
+
+@pytest.mark.parametrize("content, expected", [
+    (b"\x00\xff\x10binary", "cannot read the device descriptor (UnicodeDecodeError)"),
+    (b"[1, 2]", "a device descriptor is a JSON object, got list"),
+    (b'{"device_id": "x"', "1:18: invalid JSON"),
+    (b"[" * 100_000, "JSON nested too deeply to be a device descriptor"),
+])
+def test_row10_import_bad_descriptor(capsys, tmp_path, content, expected):
+    descriptor = tmp_path / "device.json"
+    descriptor.write_bytes(content)
+    rc, _, err = cli(capsys, "dataset", "import", str(plain_csv(tmp_path)), "--out", str(tmp_path / "o"),
+                     "--descriptor", str(descriptor))
+    assert rc == 1 and expected in err and err.startswith(f"kgraph: error: {descriptor}"), err
+
+
+def test_row10_import_descriptor_of_another_device(capsys, tmp_path):
+    rc, _, err = cli(capsys, "dataset", "import", str(plain_csv(tmp_path, "My GPU")), "--out", str(tmp_path / "o"),
+                     "--descriptor", str(ROOT / "data/datasets/nvidia-h200/device.json"))
+    assert rc == 1 and "describes device 'nvidia-h200', the table's rows are of 'my-gpu'" in err
+    rc, _, err = cli(capsys, "dataset", "import", str(plain_csv(tmp_path)), "--out", str(tmp_path / "o"),
+                     "--descriptor", "/dev/zero")
+    assert rc == 1 and err.strip() == "kgraph: error: /dev/zero: not a regular file (a device descriptor is a " \
+                                      "device.json file)"
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".jsonl"])
+def test_row10_estimate_batch_binary_file(capsys, model_dir, tmp_path, suffix):
+    batch = tmp_path / f"launches{suffix}"
+    batch.write_bytes(b"kernel,global\n" + b"\x00" * 64)
+    rc, _, err = cli(capsys, "estimate", "--batch", str(batch), "--device", str(CI_DEVICE), "--model", str(model_dir))
+    assert rc == 1 and err.strip() == f"kgraph: error: {batch}:2: a NUL byte: --batch takes a CSV or JSONL text " \
+                                      "file, not a binary one"
+    batch.write_bytes(b"kernel,global\nsaxpy,\xff\xfe\n")
+    rc, _, err = cli(capsys, "estimate", "--batch", str(batch), "--device", str(CI_DEVICE), "--model", str(model_dir))
+    assert rc == 1 and err.strip() == f"kgraph: error: {batch}:2: not UTF-8 text (byte 0xff): --batch takes a CSV " \
+                                      "or JSONL text file"
+
+
+def test_row10_estimate_batch_malformed_rows(capsys, model_dir, tmp_path):
+    batch = tmp_path / "b.jsonl"
+    for line, expected in ((json.dumps({"kernel": "saxpy", "global": 1024, "args": [1, 2]}),
+                            f"{batch}:1: 'args' must be a JSON object (NAME: value), got list"),
+                           (json.dumps({"kernel": ["saxpy"], "global": 1024, "args": {"n": 1, "a": 1}}),
+                            "--kernel: required (a kernel name)"),
+                           (json.dumps({"kernel": "saxpy", "global": 1024, "args": {"n": "x", "a": 1}}),
+                            f"{batch}:1: --arg n=x: not a number"),
+                           ('{"kernel": "saxpy", "global": 1e400, "args": {"n": 1, "a": 1}}',
+                            "sizes must be positive integers, got inf")):
+        batch.write_text(line + "\n")
+        rc, _, err = cli(capsys, "estimate", SAXPY, "--batch", str(batch), "--device", str(CI_DEVICE), "--model",
+                         str(model_dir))
+        assert rc in (1, 2) and expected in err, err
+
+
+def test_row10_fit_config_binary_file(capsys, tmp_path):
+    config = tmp_path / "conf.yaml"
+    config.write_bytes(b"\xba\xad" + bytes(range(256)))
+    rc, _, err = cli(capsys, "fit", "--config", str(config))
+    assert rc == 2 and err.strip() == (f"kgraph: error: --config {config}: not UTF-8 text (byte 0xba at offset 0): "
+                                       "a config is a YAML or JSON text file")
+    config.write_bytes(b"model:\x00\n")
+    rc, _, err = cli(capsys, "fit", f"--config={config}")
+    assert rc == 2 and "a NUL byte at offset 6" in err
+
+
+def test_row10_fit_config_cli_has_no_traceback(tmp_path):
+    config = tmp_path / "conf.yaml"
+    config.write_bytes(bytes(range(255, -1, -1)))
+    proc = run_cli("fit", "--config", str(config))
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert proc.stderr.strip() == (f"kgraph: error: --config {config}: not UTF-8 text (byte 0xff at offset 0): a "
+                                   "config is a YAML or JSON text file")
+
