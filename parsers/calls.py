@@ -29,6 +29,7 @@ checked.
 """
 from __future__ import annotations
 
+import bisect
 import re
 
 import tree_sitter as ts
@@ -70,6 +71,7 @@ class _Declared:
         self.prototypes: set[str] = set()
         self.types: set[str] = set()
         bodies = sorted((f.body.start_byte, f.body.end_byte) for f in unit.functions)
+        starts = [a for a, _ in bodies]
         for caps in unit.dialect.matches("declared", unit.tree.root_node):
             if "typename" in caps:
                 self.types.add(_declarator_name(caps["typename"][0])[0])
@@ -82,7 +84,8 @@ class _Declared:
                 self.prototypes.add(name)
                 continue
             spelling = " ".join(caps["type"][0].text.decode("utf-8", "replace").split())
-            scope = next(((a, b) for a, b in bodies if a <= decl.start_byte < b), None)
+            k = bisect.bisect_right(starts, decl.start_byte) - 1  # the body holding it (bodies never nest)
+            scope = bodies[k] if k >= 0 and decl.start_byte < bodies[k][1] else None
             self.variables.setdefault(scope, {}).setdefault(name, (spelling, depth))
 
     def names_in(self, fn: Function) -> dict[str, tuple[str, int]]:

@@ -153,13 +153,6 @@ class TranslationUnit:
             cached = self._overloads = (self.functions, len(self.functions), table)
         return cached[2]
 
-    def callee(self, call: ts.Node, caller: Function | None = None) -> Function | None:
-        """The function of this unit a ``call_expression`` reaches (overloads told apart by their
-        arguments, :func:`kgraph.parsers.calls.callee`); None for builtins, macros and unknown names."""
-        from kgraph.parsers.calls import callee
-
-        return callee(self, caller, call)
-
     @property
     def errors(self) -> list[Diagnostic]:
         return [d for d in self.diagnostics if d.severity == "error"]

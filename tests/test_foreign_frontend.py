@@ -10,6 +10,7 @@ import pytest
 from kgraph.analysis import analyze
 from kgraph.errors import SourceError
 from kgraph.parsers import parse_source
+from kgraph.parsers.calls import callee
 
 
 def _messages(unit):
@@ -245,10 +246,10 @@ def test_overloads_resolve_by_argument_width():
     assert unit.diagnostics == []  # abs(v.x) is the builtin, not a recursive call of abs(int4)
     abs4 = unit.function("abs")
     inner = [c for c in _calls(abs4.body)]
-    assert [unit.callee(c, abs4) for c in inner] == [None] * 5  # make_int4 and four abs(int)
+    assert [callee(unit, abs4, c) for c in inner] == [None] * 5  # make_int4 and four abs(int)
     kernel = unit.kernels[0]
     outer = [c for c in _calls(kernel.body) if c.child_by_field_name("function").text == b"abs"]
-    assert outer and all(unit.callee(c, kernel) is abs4 for c in outer)
+    assert outer and all(callee(unit, kernel, c) is abs4 for c in outer)
 
 
 def _calls(node):

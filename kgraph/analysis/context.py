@@ -9,6 +9,7 @@ import re
 
 from kgraph.analysis.ctype import CType, DOUBLE, FLOAT, INT, UNKNOWN, from_literal, from_spelling
 from kgraph.analysis.scope import Scope, Variable
+from kgraph.parsers.calls import callee
 
 _WORD = re.compile(r"[A-Za-z_]\w*")
 _DECLARATOR_TYPES = ("init_declarator", "pointer_declarator", "array_declarator", "identifier",
@@ -62,10 +63,9 @@ class Context:
 
     def callee(self, call):
         """The helper a ``call_expression`` of this function reaches (C++ overloads told apart by their
-        arguments: :meth:`TranslationUnit.callee`), or None (builtin, macro, unknown name)."""
-        resolve = getattr(self.unit, "callee", None)
-        if resolve is not None:
-            return resolve(call, self.function)
+        arguments: :func:`kgraph.parsers.calls.callee`), or None (builtin, macro, unknown name)."""
+        if hasattr(self.unit, "overloads"):
+            return callee(self.unit, self.function, call)
         return self.helpers.get(node_text(call.child_by_field_name("function")))
 
     # -- types ----------------------------------------------------------------------------------
