@@ -14,15 +14,7 @@ CACHE=${CACHE:-runs/conv/cache}
 nvidia-smi --query-gpu=timestamp,utilization.gpu,memory.used --format=csv -l 5 > "$OUT/gpu_util.csv" 2>&1 &
 SMI=$!
 # 1. the graph cache once, before the fits share it (a shared cache built by several fits at once would race)
-python3 - "$CACHE" $ALL <<'PY' > "$OUT/cache.log" 2>&1
-import sys, time
-from kgraph.data.datamodule import KGraphDataModule
-t = time.time()
-dm = KGraphDataModule(datasets=sys.argv[2:], cache_dir=sys.argv[1], split="unseen_launch")
-dm.setup("fit")
-print(f"{len(dm.graphs)} graphs, {len(dm.graphs.failed)} failed, {len(dm.table)} launches, {time.time() - t:.0f} s")
-print(list(dm.graphs.failed.items())[:10])
-PY
+python3 -m benchmarks.build_graph_cache "$CACHE" $ALL > "$OUT/cache.log" 2>&1
 # 2. the fits
 timeout ${GRID_TIMEOUT_S:-480} python3 -m benchmarks.ablation --datasets $ALL --out runs/conv \
   --variants ${VARIANTS:-bounded graph_only} --splits ${SPLITS:-unseen_launch leave_family_out generated_to_written} \
@@ -45,6 +37,6 @@ cp "$OUT"/*.log "$OUT/gpu_util.csv" runs/conv/ 2>/dev/null
 rm -f "$OUT"/*.log "$OUT/gpu_util.csv"
 for run in runs/conv/*/pred; do name=$(basename "$(dirname "$run")"); tar czf "$OUT/pred_$name.tgz" "$run"; done
 tar czf "$OUT/logs.tgz" runs/conv/status.json runs/conv/summary.* runs/conv/*.log runs/conv/gpu_util.csv \
-  runs/conv/*/fit.log runs/conv/*/predict.log runs/conv/*/lightning_logs runs/conv/holdout-* 2>/dev/null
+  runs/conv/*/fit.log runs/conv/*/predict.log runs/conv/*/version_* runs/conv/holdout-* 2>/dev/null
 tar czf "$OUT/model.tgz" runs/conv/model runs/conv/best.ckpt 2>/dev/null
 ls -la "$OUT"; cat runs/conv/summary.txt; tail -n 8 runs/conv/grid.log runs/conv/cache.log

@@ -170,6 +170,11 @@ def _graphs_of(rows: list[tuple[str, str, str, str]], jobs: int | None = None) -
         return [_graph_of(r) for r in rows]
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
 
-    with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
-        return list(pool.map(_graph_of, rows, chunksize=max(1, len(rows) // (8 * jobs))))
+    try:
+        with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+            return list(pool.map(_graph_of, rows, chunksize=max(1, len(rows) // (8 * jobs))))
+    except (BrokenProcessPool, OSError) as exc:  # e.g. a __main__ read from stdin cannot be spawned
+        log.warning("graph pool unavailable (%s); building %d graphs in this process", exc, len(rows))
+        return [_graph_of(r) for r in rows]
