@@ -36,7 +36,8 @@ from torch.utils.data import DataLoader, Dataset
 from torch_geometric.data import Batch
 
 from kgraph.data.batch import LaunchBatch
-from kgraph.data.features import feature_names, to_launch_features, to_targets
+from kgraph.data.feature_cache import cached_launch_features
+from kgraph.data.features import feature_names, to_targets
 from kgraph.data.graph_dataset import KernelGraphs, load_tokenizer
 from kgraph.errors import InputError, UsageError
 
@@ -211,7 +212,7 @@ class KGraphDataModule(L.LightningDataModule):
         keep = keys.isin(self.graphs.index_of).to_numpy()
         self.table = launches[keep].reset_index(drop=True)
         self.item = np.array([self.graphs.index_of[k] for k in keys[keep]], dtype=np.int64)
-        self.features = torch.from_numpy(to_launch_features(self.table, sources, devices))
+        self.features = torch.from_numpy(cached_launch_features(self.cache_dir, self.table, sources, devices))
         targets, bound = to_targets(self.table)
         self.targets, self.bound = torch.from_numpy(targets), torch.from_numpy(bound)
         self.families = sorted(self.table["family"].unique())

@@ -170,6 +170,54 @@ def _launch_env(rows: pd.DataFrame) -> dict[str, np.ndarray]:
     return env
 
 
+def static_block(evaluate: Callable[[dict], np.ndarray] | None, env: dict[str, np.ndarray],
+                 items: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """The static-count feature columns Float[n, len(STATIC_FEATURES)] and total (fp32, fp64) FLOPs
+    Float[n, 2] of n launches of one kernel, from its compiled counts ``evaluate`` (None: unknown kernel).
+
+    Args:
+        evaluate: :func:`compile_counts` of the kernel.
+        env: :func:`_launch_env` of the launches.
+        items: Float[n] work-items of each launch.
+    """
+    if evaluate is None:
+        return None
+    per_item = evaluate(env)  # [C, n]
+    known = np.isfinite(per_item).all(0).astype(np.float64)  # unknown symbols (e.g. trip_<line>) -> NaN
+    per_item = np.maximum(np.nan_to_num(per_item, nan=0.0, posinf=0.0, neginf=0.0), 0.0)
+    total = per_item * items
+    flops = total[STATIC_COUNTS.index("flops_fp32")] + total[STATIC_COUNTS.index("flops_fp64")]
+    nbytes = total[STATIC_COUNTS.index("global_load_bytes")] + total[STATIC_COUNTS.index("global_store_bytes")]
+    work = total[[STATIC_COUNTS.index("flops_fp32"), STATIC_COUNTS.index("flops_fp64")]].T
+    static = np.column_stack([known, np.log1p(per_item.T), np.log1p(total.T),
+                              np.log1p(flops / np.maximum(nbytes, 1.0))])
+    return static, work
+
+
+def _static_block_of_source(task: tuple) -> tuple[np.ndarray, np.ndarray] | None:
+    """:func:`static_block` of ``(source, lang, kernel_name, env, items)``: parsed and analysed here (a pool
+    worker's unit of work)."""
+    source, lang, kernel_name, env, items = task
+    return static_block(compile_static_counts(source, lang, kernel_name), env, items)
+
+
+def _static_blocks(launches: pd.DataFrame, sources: pd.DataFrame, items: np.ndarray):
+    """``(row indices, static_block)`` of each kernel of ``launches``: from the ``analysis`` column when the
+    caller has one, else each source analysed once, on a process pool when there are many kernels."""
+    groups = list(launches.groupby(["source_id", "kernel_name"]).indices.items())
+    if "analysis" in launches:
+        for _, idx in groups:
+            evaluate = compile_counts(launches["analysis"].iat[idx[0]])
+            yield idx, static_block(evaluate, _launch_env(launches.iloc[idx]), items[idx])
+        return
+    from kgraph.data.pool import parallel_map
+
+    by_source = sources.set_index("source_id")
+    tasks = [(by_source.at[sid, "source"], by_source.at[sid, "lang"], name, _launch_env(launches.iloc[idx]),
+              items[idx]) for (sid, name), idx in groups]
+    yield from zip((idx for _, idx in groups), parallel_map(_static_block_of_source, tasks))
+
+
 # ------------------------------------------------------------------------------------- features
 def to_launch_features(launches: pd.DataFrame, sources: pd.DataFrame,
                        devices: dict[str, dict]) -> np.ndarray:
@@ -208,27 +256,9 @@ def to_launch_features(launches: pd.DataFrame, sources: pd.DataFrame,
 
     static = np.zeros((n, len(STATIC_FEATURES)))
     work = np.full((n, 2), np.nan)  # total fp32 and fp64 FLOPs (for the floors)
-    by_source = sources.set_index("source_id")
-    has_analysis = "analysis" in launches
-    for (source_id, kernel_name), idx in launches.groupby(["source_id", "kernel_name"]).indices.items():
-        if has_analysis:
-            evaluate = compile_counts(launches["analysis"].iat[idx[0]])
-        else:
-            src = by_source.loc[source_id]
-            evaluate = compile_static_counts(src["source"], src["lang"], kernel_name)
-        if evaluate is None:
-            continue
-        per_item = evaluate(_launch_env(launches.iloc[idx]))  # [C, n_idx]
-        known = np.isfinite(per_item).all(0).astype(np.float64)  # unknown symbols (e.g. trip_<line>) -> NaN
-        per_item = np.maximum(np.nan_to_num(per_item, nan=0.0, posinf=0.0, neginf=0.0), 0.0)
-        total = per_item * items[idx]
-        flops = total[STATIC_COUNTS.index("flops_fp32")] + total[STATIC_COUNTS.index("flops_fp64")]
-        nbytes = total[STATIC_COUNTS.index("global_load_bytes")] + total[STATIC_COUNTS.index("global_store_bytes")]
-        work[idx] = total[[STATIC_COUNTS.index("flops_fp32"), STATIC_COUNTS.index("flops_fp64")]].T
-        static[idx] = np.column_stack([
-            known, np.log1p(per_item.T), np.log1p(total.T),
-            np.log1p(flops / np.maximum(nbytes, 1.0)),
-        ])
+    for idx, block in _static_blocks(launches, sources, items):
+        if block is not None:
+            static[idx], work[idx] = block
     footprint = (pd.to_numeric(launches["footprint_bytes"], errors="coerce").to_numpy(np.float64)
                  if "footprint_bytes" in launches else np.full(n, np.nan))
     floors = floors_ns(work[:, 0], work[:, 1], np.where(footprint >= 0, footprint, np.nan),

@@ -135,10 +135,6 @@ class KernelGraphs(InMemoryDataset):
         torch.save(failed, self.processed_paths[1])
 
 
-#: below this many kernels the graphs are built in this process (a pool's start costs more)
-POOL_MIN_KERNELS = 64
-
-
 def _graph_of(row: tuple[str, str, str, str]) -> tuple[Data | None, str | None]:
     """(graph ``Data``, None) of one ``(key, source, lang, kernel_name)``, or (None, why it failed)."""
     import kgraph
@@ -157,24 +153,10 @@ def _graph_of(row: tuple[str, str, str, str]) -> tuple[Data | None, str | None]:
                 num_nodes=data.num_nodes, key=key), None
 
 
-def _graphs_of(rows: list[tuple[str, str, str, str]], jobs: int | None = None) -> list[tuple[Data | None, str | None]]:
-    """:func:`_graph_of` of every row, in order; on a pool of ``jobs`` processes when there are many kernels
-    (a dataset of generated kernels has thousands). ``jobs`` None: one per core, at most 16; none on a
-    machine of two cores or fewer (a CI box), where a pool only adds its start-up."""
-    import os
+def _graphs_of(rows: list[tuple[str, str, str, str]], jobs: int | None = None,
+               min_items: int | None = None) -> list[tuple[Data | None, str | None]]:
+    """:func:`_graph_of` of every row, in order, on a process pool when there are many
+    (:func:`kgraph.data.pool.parallel_map`)."""
+    from kgraph.data.pool import parallel_map
 
-    if jobs is None:
-        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-        jobs = min(16, cores) if cores > 2 else 1
-    if len(rows) < POOL_MIN_KERNELS or jobs <= 1:
-        return [_graph_of(r) for r in rows]
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-    from concurrent.futures.process import BrokenProcessPool
-
-    try:
-        with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
-            return list(pool.map(_graph_of, rows, chunksize=max(1, len(rows) // (8 * jobs))))
-    except (BrokenProcessPool, OSError) as exc:  # e.g. a __main__ read from stdin cannot be spawned
-        log.warning("graph pool unavailable (%s); building %d graphs in this process", exc, len(rows))
-        return [_graph_of(r) for r in rows]
+    return parallel_map(_graph_of, rows, jobs, min_items)

@@ -58,15 +58,14 @@ def test_resident_shards_are_disjoint_and_equal_sized(datasets, tmp_path):  # no
     assert set(torch.cat(rows).tolist()) == set(dm.splits["val"].tolist())
 
 
-def test_graphs_built_on_a_pool_equal_the_serial_ones(monkeypatch):
+def test_graphs_built_on_a_pool_equal_the_serial_ones():
     from kgraph.data import graph_dataset
     from tests.test_datamodule import KERNELS
 
     rows = [(k, src, "opencl", name) for k, (_, name, src) in KERNELS.items()]
     rows.append(("broken", "__kernel void broken(__global float* x) { x[0] = ; }", "opencl", "broken"))
-    monkeypatch.setattr(graph_dataset, "POOL_MIN_KERNELS", 1)
     serial = graph_dataset._graphs_of(rows, jobs=1)
-    pooled = graph_dataset._graphs_of(rows, jobs=2)
+    pooled = graph_dataset._graphs_of(rows, jobs=2, min_items=1)
     assert [e for _, e in serial] == [e for _, e in pooled] and serial[-1][0] is None and serial[-1][1]
     for (a, _), (b, _) in zip(serial[:-1], pooled[:-1]):
         assert a.key == b.key and torch.equal(a.x, b.x) and torch.equal(a.edge_index, b.edge_index)
