@@ -123,3 +123,19 @@ def test_tiny_model_pretrains_on_cpu(tok, tmp_path):
     assert (out / "model.safetensors").exists() and (out / "tokenizer.json").exists()
     assert (corpus / "packed").is_dir() and not list((corpus / "run").glob("*.pt"))
     assert load(out).config.hidden_size == PRESETS["tiny"].hidden
+
+
+def test_pooled_and_span_embeddings(tok):
+    from kgraph.models.code_lm.embed import embed
+
+    model = build_model(PRESETS["tiny"], tok).eval()
+    text = "/* \u00e9 */ " + KERNEL * 3  # non-ASCII: byte and character offsets differ; longer than one window
+    start = text.encode().index(b"get_global_id")
+    spans = [(start, start + len("get_global_id")), (0, len(text.encode())), (5, 5)]
+    pooled, nodes = embed(model, tok, text, spans)
+    assert pooled.shape == (PRESETS["tiny"].hidden,) and nodes.shape == (3, PRESETS["tiny"].hidden)
+    enc = tok.encode(text, add_special_tokens=False)
+    assert len(enc.ids) > PRESETS["tiny"].seq_len  # several windows
+    assert torch.allclose(nodes[1], pooled, atol=1e-5)  # the whole text's span is the pooled vector
+    assert torch.equal(nodes[2], pooled)  # an empty span falls back to the pooled vector
+    assert not torch.allclose(nodes[0], pooled)

@@ -8,7 +8,8 @@ Output directory (never committed)::
     OUT/shards/         train-NNNNN.jsonl, validation-NNNNN.jsonl: {"package","file","lang","text"} a line
     OUT/gpu/            train.jsonl.xz + validation.jsonl.xz: a subset small enough to carry to a GPU host
                         (every GPU-kernel file first, then a uniform sample of the rest)
-    OUT/manifest.tsv    one row per kept file (the committed manifest is its gzip, with token counts)
+    OUT/manifest.tsv    one row per kept file (the committed manifest, conf/lm/corpus_manifest.json.xz, is
+                        its columnar xz form with token counts)
     OUT/summary.json    per-package counts, drop reasons, totals
 """
 from __future__ import annotations
@@ -119,7 +120,9 @@ def build(config: CorpusConfig, out: Path, *, strict: bool = False, gpu_mb: floa
     for w in writers.values():
         w.close()
     write_manifest(out / "manifest.tsv", rows)
-    gpu = write_gpu_subset(out, gpu_mb)
+    rest = {split: sum(int(r[6]) for r in rows if r[2] == split and r[5] not in GPU_LANGUAGES)
+            for split in ("train", "validation")}
+    gpu = write_gpu_subset(out, gpu_mb, rest_bytes=rest)
     summary = summarise(packages, rows)
     summary["gpu_subset"] = gpu
     (out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
@@ -136,7 +139,22 @@ def summarise(packages: list[dict], rows: list[list]) -> dict:
             "validation_bytes": sum(int(r[6]) for r in rows if r[2] == "validation")}
 
 
+COMMITTED_SHA_HEX = 8  # the committed manifest keeps 32 bits of each SHA-256: enough to check a rebuilt file
+
+
 def write_manifest(path: Path, rows: list[list], compress: bool = False) -> None:
+    """Rows (in :data:`MANIFEST_COLUMNS` order) as TSV (gzip when ``compress``), or, for a ``.json.xz``
+    path, as one JSON object of columns (``{"package": [...], ...}``) compressed with xz: the committed
+    form, about a third smaller than row-wise text, with the SHA-256 cut to ``COMMITTED_SHA_HEX`` digits."""
+    if str(path).endswith(".json.xz"):
+        columns = {c: [r[i] for r in rows] for i, c in enumerate(MANIFEST_COLUMNS)}
+        columns["sha256"] = [h[:COMMITTED_SHA_HEX] for h in columns["sha256"]]
+        for c in ("bytes", "tokens"):
+            columns[c] = [int(v or 0) for v in columns[c]]
+        blob = ("{\n" + ",\n".join(f"{json.dumps(c)}: {json.dumps(v, ensure_ascii=False)}"
+                                     for c, v in columns.items()) + "\n}\n").encode("utf-8")
+        Path(path).write_bytes(lzma.compress(blob, preset=9 | lzma.PRESET_EXTREME))
+        return
     lines = ["\t".join(MANIFEST_COLUMNS)] + ["\t".join(str(c).replace("\t", " ").replace("\n", " ") for c in r)
                                              for r in rows]
     data = ("\n".join(lines) + "\n").encode("utf-8")
@@ -147,6 +165,11 @@ def write_manifest(path: Path, rows: list[list], compress: bool = False) -> None
 
 
 def read_manifest(path: Path) -> list[dict]:
+    """Rows as dicts of strings, from any form :func:`write_manifest` writes."""
+    if str(path).endswith(".json.xz"):
+        columns = json.loads(lzma.decompress(Path(path).read_bytes()))
+        n = len(columns["package"])
+        return [{c: str(columns[c][i]) for c in MANIFEST_COLUMNS} for i in range(n)]
     data = Path(path).read_bytes()
     if data[:2] == b"\x1f\x8b":
         data = gzip.decompress(data)
@@ -159,7 +182,8 @@ def _uniform(key: str) -> float:
     return int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big") / 2**64
 
 
-def write_gpu_subset(out: Path, gpu_mb: float, validation_mb: float = 2.0) -> dict:
+def write_gpu_subset(out: Path, gpu_mb: float, validation_mb: float = 2.0,
+                     rest_bytes: dict[str, int] | None = None) -> dict:
     """xz-compressed subset of the shards under ``OUT/gpu`` (GPU-kernel files first), at most ``gpu_mb``
     MB (train) + ``validation_mb`` MB (validation) compressed."""
     folder = Path(out) / "gpu"
@@ -189,7 +213,9 @@ def write_gpu_subset(out: Path, gpu_mb: float, validation_mb: float = 2.0) -> di
                     break
         if not full:  # pass 2: a uniform sample of the rest, sized from pass 1's compression ratio
             ratio = text_bytes / max(raw.tell(), 1) if raw.tell() > (1 << 20) else 6.0
-            rest = sum(len(d["text"]) for d in iter_shards(out, split) if d["lang"] not in GPU_LANGUAGES)
+            rest = (rest_bytes or {}).get(split)
+            if rest is None:
+                rest = sum(len(d["text"]) for d in iter_shards(out, split) if d["lang"] not in GPU_LANGUAGES)
             room = (budget - (1 << 20) - raw.tell()) * ratio * 0.9
             share = min(1.0, room / max(rest, 1))
             for doc in iter_shards(out, split):
@@ -245,12 +271,15 @@ def finish_manifest(out: Path, tok, manifest: Path, packages_table: Path) -> dic
     manifest (gzip) and per-package table; returns totals."""
     out = Path(out)
     rows = read_manifest(out / "manifest.tsv")
+    order = {p: i for i, p in enumerate(dict.fromkeys(r["package"] for r in rows))}
+    rows.sort(key=lambda r: (order[r["package"]], r["file"]))  # packages in config order, files sorted
     counts = count_tokens(out, tok)
     per_pkg: dict[str, int] = {}
     for r in rows:
         r["tokens"] = str(counts.get((r["package"], r["file"], r["sha256"]), 0))
         per_pkg[r["package"]] = per_pkg.get(r["package"], 0) + int(r["tokens"])
     write_manifest(Path(manifest), [[r[c] for c in MANIFEST_COLUMNS] for r in rows], compress=True)
+    # (a .json.xz path gets the columnar form; anything else gzip'd TSV)
     write_manifest(out / "manifest.tsv", [[r[c] for c in MANIFEST_COLUMNS] for r in rows])
     summary = json.loads((out / "summary.json").read_text())
     lines = ["\t".join(PACKAGE_COLUMNS)]

@@ -21,8 +21,8 @@ def settings_key(src: Source, filters: Filters) -> str:
 
 
 def extracted_paths(src: Source, out: Path) -> tuple[Path, Path]:
-    base = Path(out) / "extracted" / src.key
-    return base.with_suffix(".jsonl.gz"), base.with_suffix(".json")
+    folder = Path(out) / "extracted"  # (not with_suffix: names like linux-source-6.1 hold dots)
+    return folder / f"{src.key}.jsonl.gz", folder / f"{src.key}.json"
 
 
 def load_meta(src: Source, out: Path, filters: Filters) -> dict | None:

@@ -53,13 +53,15 @@ def language(path: str, text: str) -> str | None:
         if _LISP.search(text[:4000]) or (text.lstrip().startswith("(") and "{" not in text):
             return None  # Common Lisp also uses .cl
         return "opencl"
+    hip = ("hip" in text or "HIP" in text) and _HIP.search(text) is not None  # substring tests first: fast
     if base in ("cuda", "hip"):
-        return "hip" if _HIP.search(text) else base
-    if _HIP.search(text) and _CUDA.search(text):
+        return "hip" if hip else base
+    cuda_hint = "__global__" in text or "threadIdx" in text or "<<<" in text or "__device__" in text
+    if hip and cuda_hint and _CUDA.search(text):
         return "hip"
-    if _CUDA_STRONG.search(text):
+    if cuda_hint and _CUDA_STRONG.search(text):
         return "cuda"
-    if _OPENCL_STRONG.search(text) and _OPENCL.search(text) and "get_" in text:
+    if "kernel" in text and "get_" in text and _OPENCL_STRONG.search(text) and _OPENCL.search(text):
         return "opencl"
     if base == "h":
         return "cpp" if _CPP.search(text) else "c"

@@ -25,7 +25,7 @@ def add_arguments(parser) -> None:
     corpus.add_argument("--strict", action="store_true", help="fail when the archive does not serve a package")
     corpus.add_argument("--gpu-mb", type=float, default=22.0,
                         help="compressed size of the GPU-host subset DIR/gpu/train.jsonl.xz (default: 22)")
-    corpus.add_argument("--manifest", default="conf/lm/corpus_manifest.tsv.gz", help="manifest to write")
+    corpus.add_argument("--manifest", default="conf/lm/corpus_manifest.json.xz", help="manifest to write")
     corpus.add_argument("--packages-table", default="conf/lm/corpus_packages.tsv", help="per-package table")
     corpus.add_argument("--retrain-tokenizer", action="store_true", help="train the tokenizer even if present")
     _tokenizer_options(corpus)
