@@ -139,3 +139,21 @@ def test_pooled_and_span_embeddings(tok):
     assert torch.allclose(nodes[1], pooled, atol=1e-5)  # the whole text's span is the pooled vector
     assert torch.equal(nodes[2], pooled)  # an empty span falls back to the pooled vector
     assert not torch.allclose(nodes[0], pooled)
+
+
+def test_pretraining_resumes_from_a_checkpoint(tok, tmp_path):
+    from kgraph.models.code_lm.pretrain import main
+
+    corpus = tmp_path / "corpus"
+    (corpus / "shards").mkdir(parents=True)
+    (corpus / "shards" / "train-00000.jsonl").write_text(
+        "".join(json.dumps({"package": "p", "file": "f", "lang": "c", "text": t}) + "\n" for t in texts(20)))
+    save_tokenizer(tok, tmp_path / "tok")
+    argv = ["--corpus", str(corpus), "--tokenizer", str(tmp_path / "tok" / "tokenizer.json"), "--out",
+            str(tmp_path / "model"), "--preset", "tiny", "--max-steps", "3", "--session-minutes", "60",
+            "--batch-size", "4", "--eval-windows", "2", "--no-kernel-corpus", "--device", "cpu", "--threads", "1"]
+    assert main(argv) == 0
+    assert (corpus / "run" / "checkpoint-tiny.pt").exists()
+    assert main(argv) == 0  # resumes: the step count goes on
+    metrics = json.loads((tmp_path / "model" / "metrics.json").read_text())
+    assert metrics["steps"] == 6 and [e["step"] for e in metrics["evals"]] == [3, 6]

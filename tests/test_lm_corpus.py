@@ -237,3 +237,31 @@ def test_committed_manifest_schema():
     gpu = sum(int(r["bytes"]) for r in rows if r["language"] in GPU_LANGUAGES)
     assert gpu >= 5_000_000
     assert sum(int(r["tokens"]) for r in rows) >= 200_000_000
+
+
+def test_cli_corpus_and_tokenizer_offline(tmp_path, capsys):
+    from kgraph.app.cli.main import main
+
+    out = tmp_path / "corpus"
+    _fake_pypi(out / "cache", "kernels", {f"k{i}.cu": CUDA.replace("scale", f"scale{i}") * (i + 2) for i in range(6)}
+               | {"a.c": c_file(1), "b.c": c_file(2)})
+    _fake_pypi(out / "cache", "held", {"v.c": c_file(3), "w.cl": OPENCL * 2})
+    config = tmp_path / "corpus.json"
+    config.write_text(json.dumps({"sources": [{"name": "kernels", "kind": "pypi", "version": "1.0"},
+                                              {"name": "held", "kind": "pypi", "version": "1.0",
+                                               "split": "validation"}],
+                                  "filters": {"min_bytes": 40}}))
+    tok_dir, manifest = tmp_path / "tok", tmp_path / "m.json.xz"
+    rc = main(["lm", "corpus", "--out", str(out), "--config", str(config), "--manifest", str(manifest),
+               "--packages-table", str(tmp_path / "p.tsv"), "--tokenizer", str(tok_dir), "--vocab-size", "400",
+               "--sample-mb", "1", "--gpu-mb", "1"])
+    printed = capsys.readouterr().out
+    assert rc == 0 and "lm corpus: 10 files" in printed and "qualifiers single tokens" in printed
+    assert (tok_dir / "tokenizer.json").exists() and len(read_manifest(manifest)) == 10
+    rc = main(["lm", "tokenizer", "--corpus", str(out), "--tokenizer", str(tmp_path / "tok2"), "--vocab-size", "350",
+               "--sample-mb", "1"])
+    assert rc == 0 and (tmp_path / "tok2" / "tokenizer.json").exists()
+    assert main(["lm"]) == 2
+    assert main(["lm", "tokenizer", "--corpus", str(tmp_path / "nothing")]) == 2
+    assert main(["lm", "corpus", "--out", str(out), "--config", str(tmp_path / "missing.json")]) == 2
+    assert "does not exist" in capsys.readouterr().err
