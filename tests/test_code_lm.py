@@ -157,3 +157,7 @@ def test_pretraining_resumes_from_a_checkpoint(tok, tmp_path):
     assert main(argv) == 0  # resumes: the step count goes on
     metrics = json.loads((tmp_path / "model" / "metrics.json").read_text())
     assert metrics["steps"] == 6 and [e["step"] for e in metrics["evals"]] == [3, 6]
+    assert len(list((corpus / "packed").glob("train-*.u16"))) == 1  # packed once, reused on resume
+    with open(corpus / "shards" / "train-00000.jsonl", "a") as f:  # a changed corpus is packed anew
+        f.write(json.dumps({"package": "p", "file": "g", "lang": "c", "text": KERNEL}) + "\n")
+    assert main(argv) == 0 and len(list((corpus / "packed").glob("train-*.u16"))) == 2

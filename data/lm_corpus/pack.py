@@ -60,10 +60,15 @@ def pack(texts: Iterable[str], tok, out: str | Path) -> np.memmap:
 
 
 def packed(sources: list[Path], tok, tokenizer_json: Path, cache: Path, name: str) -> np.ndarray:
-    """``pack`` of every document of ``sources`` (jsonl / jsonl.xz), cached as ``cache/<name>-<hash>.u16``."""
+    """``pack`` of every document of ``sources`` (jsonl / jsonl.xz), cached as ``cache/<name>-<hash>.u16``
+    (the hash covers the tokenizer and the sources' names, sizes and times: a rebuilt subset is packed anew)."""
     cache = Path(cache)
     cache.mkdir(parents=True, exist_ok=True)
-    out = cache / f"{name}-{tokenizer_hash(tokenizer_json)}.u16"
+    key = hashlib.sha256(tokenizer_hash(tokenizer_json).encode())
+    for src in sources:
+        st = Path(src).stat()
+        key.update(f"{Path(src).name}:{st.st_size}:{st.st_mtime_ns}".encode())
+    out = cache / f"{name}-{key.hexdigest()[:12]}.u16"
     if out.exists():
         return np.memmap(out, dtype=np.uint16, mode="r") if out.stat().st_size else np.zeros(0, np.uint16)
     return pack((doc["text"] for src in sources for doc in read_jsonl(src)), tok, out)
