@@ -24,7 +24,6 @@ Grouped splits take max(1, round(G * fraction)) of the G groups (while leaving o
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Literal
 
@@ -48,16 +47,32 @@ GENERATED_PREFIX = "gen."
 
 
 def read_dataset(directory: str | Path) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
-    """(ok launches, sources, device descriptor) of one dataset directory."""
+    """(ok launches, sources, device descriptor) of one dataset directory.
+
+    A folder with a ``manifest.json`` (every campaign's) is read through the dataset store: only its
+    committed shards, each checked against the manifest, so an orphan or damaged shard is an
+    :class:`~kgraph.errors.InputError` saying how to repair it (``kgraph dataset repair``), never a traceback
+    or silently extra rows. A folder without one (a hand-made table) is read shard by shard.
+    """
+    from kgraph.data.harness.descriptor import load_descriptor
+    from kgraph.data.harness.store import read_launches
+
     d = Path(directory)
     shards = sorted(d.glob("launches-*.parquet"))
     if not (d / "device.json").is_file() or not (d / "sources.parquet").is_file() or not shards:
         raise InputError(f"{d}: not a measured dataset (needs device.json, sources.parquet and "
                          "launches-*.parquet; see docs/DATASETS.md)")
-    device = json.loads((d / "device.json").read_text())
-    launches = pd.concat([pd.read_parquet(p) for p in shards], ignore_index=True)
+    device = load_descriptor(d)
+    if (d / "manifest.json").is_file():
+        launches = read_launches(d)
+    else:
+        launches = pd.concat([pd.read_parquet(p) for p in shards], ignore_index=True)
     launches = launches[(launches["status"] == "ok") & (launches["median_time_ns"] > 0)]
-    return launches.reset_index(drop=True), pd.read_parquet(d / "sources.parquet"), device
+    try:
+        sources = pd.read_parquet(d / "sources.parquet")
+    except Exception as exc:  # noqa: BLE001 - pyarrow raises several types for a damaged file
+        raise InputError(f"{d / 'sources.parquet'}: unreadable ({exc}); repair: kgraph dataset repair {d}") from exc
+    return launches.reset_index(drop=True), sources, device
 
 
 #: shares held out of each split unit, defined once: the DataModule's defaults, which conf/split/*.yaml,

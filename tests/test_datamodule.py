@@ -174,3 +174,25 @@ def test_generated_and_written_splits_train_on_one_side_only():
     assert set(r["test"]) == set(np.flatnonzero(gen)) and (~gen[r["train"]]).all()
     with pytest.raises(UsageError, match="needs both generated"):
         to_splits(table[gen], "generated_to_written", 0.1, 0.2, 0)
+
+
+def test_campaign_folder_is_read_through_the_store_and_damage_is_a_clean_error(tmp_path):
+    """A dataset with a manifest reads only its committed shards, checked against the manifest; a
+    truncated shard is an InputError naming the repair, not a pyarrow traceback."""
+    import shutil
+
+    from kgraph.data.datamodule import read_dataset
+    from kgraph.errors import InputError
+
+    folder = tmp_path / "ds"
+    shutil.copytree("data/datasets/ci-tiny", folder)
+    launches, sources, device = read_dataset(folder)
+    assert len(launches) > 0 and device["device_id"]
+    orphan = folder / "launches-09999.parquet"
+    shutil.copy(next(folder.glob("launches-*.parquet")), orphan)  # not in the manifest: not read
+    assert len(read_dataset(folder)[0]) == len(launches)
+    orphan.unlink()
+    shard = sorted(folder.glob("launches-*.parquet"))[0]
+    shard.write_bytes(shard.read_bytes()[: shard.stat().st_size // 2])
+    with pytest.raises(InputError, match="repair"):
+        read_dataset(folder)
