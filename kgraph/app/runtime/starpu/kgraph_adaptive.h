@@ -1,0 +1,70 @@
+/* kgraph adaptive perfmodel (issue 12 §5): kgraph's prediction as a prior, updated in log space with every
+ * observed execution of (codelet, launch key, architecture), persisted across runs.
+ *
+ * Rule (normal-normal, log space; docs/RUNTIME.md "Adaptive perfmodel"): the prior of ln(time) is
+ * N(ln(prior_us), s0^2), each observation ln(t_i) ~ N(theta, s^2). The posterior mean of theta is
+ *     m_n = (w0 ln(prior_us) + sum_i ln(t_i)) / (w0 + n),   w0 = s^2 / s0^2,
+ * its variance 1 / (1/s0^2 + n/s^2); the estimate is exp(m_n) (the posterior median time). n = 0 gives the
+ * prior exactly; as n grows m_n tends to the mean of ln(t_i), i.e. the estimate to the geometric mean.
+ *   s0 = KGRAPH_PERFMODEL_PRIOR_SIGMA (default 1.04: RMS of ln(pred/true) of the shipped head on kernels it
+ *        never saw, benchmarks/results/holdout_xeon/predictions.parquet, 1,232 launches);
+ *   s  = KGRAPH_PERFMODEL_OBS_SIGMA (default 0.2: run-to-run spread of one task's time, see docs).
+ *
+ * Persistence: one text file per (codelet, arch), $KGRAPH_PERFMODEL_DIR/<codelet>.<arch>.kgpm (default
+ * directory ~/.kgraph/perfmodel), read when the pair is first used, written atomically (temporary file +
+ * rename) by kgraph_adaptive_save() and at exit. A file that does not parse is ignored with a warning on
+ * stderr (its pair starts from the prior) and replaced at the next save. KGRAPH_PERFMODEL_ADAPTIVE=0 turns
+ * the whole thing off (kgraph_adaptive_enabled() == 0: callers use the static prior).
+ *
+ * Thread-safe (one mutex); no StarPU dependency (kgraph_starpu.c glues it to StarPU).
+ */
+#ifndef KGRAPH_ADAPTIVE_H
+#define KGRAPH_ADAPTIVE_H
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define KGRAPH_ADAPTIVE_PRIOR_SIGMA 1.04
+#define KGRAPH_ADAPTIVE_OBS_SIGMA 0.2
+
+/* 1 unless KGRAPH_PERFMODEL_ADAPTIVE=0. */
+int kgraph_adaptive_enabled(void);
+
+/* A series = one (codelet, arch) pair = one history file. Returns its id (>= 0; the same id for the same
+ * names), loading its file if there is one, or -1 if the table of series is full. */
+int kgraph_adaptive_series(const char *codelet, const char *arch);
+
+/* The estimate (µs) for `key` of `series` if the key is known (observed now or in a persisted run, or asked
+ * before with kgraph_adaptive_estimate): returns 1 and sets *us; 0 if unknown (ask the model, then call
+ * kgraph_adaptive_estimate). This is the fast path: one hash lookup under the mutex. */
+int kgraph_adaptive_lookup(int series, uint64_t key, double *us);
+
+/* Record kgraph's prediction `prior_us` for `key` (kept if the key already has one) and return the
+ * posterior estimate (µs): the prior itself when there are no observations. */
+double kgraph_adaptive_estimate(int series, uint64_t key, double prior_us);
+
+/* One observed execution time. `prior_us` is used only if the key has no prior yet (NAN: the first
+ * observation becomes the prior). Returns 0, or -1 for a non-positive/non-finite time or a full table. */
+int kgraph_adaptive_observe(int series, uint64_t key, double prior_us, double measured_us);
+
+/* What is known about a key: observations, mean of ln(µs) of the observations, prior ln(µs), posterior
+ * mean and standard deviation of ln(µs). Returns 0, or -1 if the key is unknown. */
+int kgraph_adaptive_stats(int series, uint64_t key, long *n, double *mean_log, double *prior_log,
+                          double *post_log, double *post_sigma);
+
+/* Write every series with new observations to its file (atomically). Returns the number of files that
+ * could not be written (each warned about on stderr). */
+int kgraph_adaptive_save(void);
+
+/* The history directory in use (KGRAPH_PERFMODEL_DIR or ~/.kgraph/perfmodel). */
+const char *kgraph_adaptive_dir(void);
+
+/* A key from the numbers that describe a launch (FNV-1a over their bytes). */
+uint64_t kgraph_adaptive_key(const double *values, int n);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,115 @@
+/* Test program of the adaptive perfmodel core (kgraph_adaptive.c; no StarPU, no export needed):
+ *
+ *   test_adaptive converge N PRIOR_US TRUE_US   N synthetic observations (log-normal around TRUE_US, sigma 0.1,
+ *                                               deterministic); checks the first estimate is the prior and
+ *                                               the estimate converges to the observations' geometric mean
+ *   test_adaptive write PRIOR_US T1 T2 ...      observes T1.. for one key, saves; prints the posterior
+ *   test_adaptive read PRIOR_US                 prints the first estimate of that key in a new process
+ *   test_adaptive bench CALLS                   ns per key hash + kgraph_adaptive_lookup (warm key; median of 21 rounds)
+ *
+ * Every mode prints one line "test_adaptive MODE key value ..." and exits 0 when its checks hold.
+ * History files go to $KGRAPH_PERFMODEL_DIR (codelet "synthetic", arch "opencl_0").
+ */
+#include "kgraph_adaptive.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static uint64_t rng = 88172645463325252ull;
+static double uniform(void) { /* xorshift64, (0, 1) */
+  rng ^= rng << 13;
+  rng ^= rng >> 7;
+  rng ^= rng << 17;
+  return ((double)(rng >> 11) + 0.5) / 9007199254740992.0;
+}
+static double normal(void) { return sqrt(-2.0 * log(uniform())) * cos(6.283185307179586 * uniform()); }
+
+static int cmp(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+int main(int argc, char **argv) {
+  const double launch[4] = {1, 65536, 64, 2.0};
+  uint64_t key = kgraph_adaptive_key(launch, 4);
+  int s = kgraph_adaptive_series("synthetic", "opencl_0");
+  if (argc < 2 || s < 0) return 2;
+  if (strcmp(argv[1], "converge") == 0 && argc == 5) {
+    int n = atoi(argv[2]), i, ok;
+    double prior = atof(argv[3]), truth = atof(argv[4]), sum_log = 0.0, first, est = NAN, gm, bound, w0;
+    double prior_sigma, obs_sigma;
+    long k;
+    double mean_log, prior_log, post_log, post_sigma;
+    first = kgraph_adaptive_estimate(s, key, prior);
+    for (i = 1; i <= n; ++i) {
+      double t = truth * exp(0.1 * normal());
+      sum_log += log(t);
+      kgraph_adaptive_observe(s, key, prior, t);
+      if (!kgraph_adaptive_lookup(s, key, &est)) return 1;
+      if (i == 1 || i == 2 || i == 5 || i == 10 || i == 100 || i == n)
+        printf("test_adaptive step %d estimate_us %.6g geomean_us %.6g\n", i, est, exp(sum_log / i));
+    }
+    gm = exp(sum_log / n);
+    kgraph_adaptive_stats(s, key, &k, &mean_log, &prior_log, &post_log, &post_sigma);
+    prior_sigma = getenv("KGRAPH_PERFMODEL_PRIOR_SIGMA") ? atof(getenv("KGRAPH_PERFMODEL_PRIOR_SIGMA")) : KGRAPH_ADAPTIVE_PRIOR_SIGMA;
+    obs_sigma = getenv("KGRAPH_PERFMODEL_OBS_SIGMA") ? atof(getenv("KGRAPH_PERFMODEL_OBS_SIGMA")) : KGRAPH_ADAPTIVE_OBS_SIGMA;
+    w0 = obs_sigma * obs_sigma / (prior_sigma * prior_sigma);
+    /* the rule exactly: ln est = (w0 ln prior + n ln gm) / (w0 + n) */
+    bound = fabs(log(est) - (w0 * log(prior) + n * log(gm)) / (w0 + n));
+    ok = first == prior && k == n && bound < 1e-9 && fabs(est / gm - 1.0) < w0 * fabs(log(prior / gm)) / (w0 + n) * 1.01 + 1e-12;
+    printf("test_adaptive converge n %d prior_us %.17g first_us %.17g estimate_us %.17g geomean_us %.17g rel_err %.3g "
+           "post_sigma %.4g rule_err %.3g ok %d\n",
+           n, prior, first, est, gm, fabs(est / gm - 1.0), post_sigma, bound, ok);
+    return ok ? 0 : 1;
+  }
+  if (strcmp(argv[1], "write") == 0 && argc >= 4) {
+    double prior = atof(argv[2]), est = NAN;
+    int i;
+    kgraph_adaptive_estimate(s, key, prior);
+    for (i = 3; i < argc; ++i) kgraph_adaptive_observe(s, key, prior, atof(argv[i]));
+    kgraph_adaptive_lookup(s, key, &est);
+    printf("test_adaptive write n %d posterior_us %.17g failed_saves %d\n", argc - 3, est, kgraph_adaptive_save());
+    return 0;
+  }
+  if (strcmp(argv[1], "read") == 0 && argc == 3) {
+    double prior = atof(argv[2]), est = NAN;
+    long n = 0;
+    int warm = kgraph_adaptive_lookup(s, key, &est);
+    if (!warm) est = kgraph_adaptive_estimate(s, key, prior);
+    kgraph_adaptive_stats(s, key, &n, NULL, NULL, NULL, NULL);
+    printf("test_adaptive read warm %d n %ld first_us %.17g\n", warm, n, est);
+    return 0;
+  }
+  if (strcmp(argv[1], "bench") == 0 && argc == 3) {
+    long calls = atol(argv[2]), i;
+    double rounds[21], est = 0, sink = 0;
+    int r;
+    {
+      double l[16] = {1, 65536, 1, 1, 64, 1, 1, 65536, 2.0};
+      kgraph_adaptive_estimate(s, kgraph_adaptive_key(l, 16), 100.0);
+      kgraph_adaptive_observe(s, kgraph_adaptive_key(l, 16), 100.0, 50.0);
+    }
+    for (r = 0; r < 21; ++r) {
+      double t0 = now_ns();
+      for (i = 0; i < calls; ++i) {
+        double l[16] = {1, 65536, 1, 1, 64, 1, 1, 65536, 2.0}; /* dims, global, local, args: what the glue hashes */
+        kgraph_adaptive_lookup(s, kgraph_adaptive_key(l, 16), &est);
+        sink += est;
+      }
+      rounds[r] = (now_ns() - t0) / (double)calls;
+    }
+    qsort(rounds, 21, sizeof *rounds, cmp);
+    printf("test_adaptive bench hash_lookup_ns %.2f min_ns %.2f sink %g\n", rounds[10], rounds[0], sink > 0 ? 1.0 : 0.0);
+    return 0;
+  }
+  fprintf(stderr, "usage: see the comment at the top of test_adaptive.c\n");
+  return 2;
+}
