@@ -1,17 +1,27 @@
 /* kgraph performance models for StarPU (see kgraph_starpu.h). */
 #include "kgraph_starpu.h"
 #include "kgraph_model.h"
+#include "kgraph_adaptive.h"
+#include <stdio.h>
 #include <math.h>
+#include <pthread.h>
 #include <string.h>
 #include <time.h>
 
 #define KGRAPH_STARPU_MAX_MODELS 64
 #define KGRAPH_STARPU_MAX_MAPS 32
+#define KGRAPH_STARPU_MAX_ARCHS 16
 
 struct model_entry {
   struct starpu_perfmodel *model;
   int kernel;
   kgraph_starpu_launch_fn launch;
+  int adaptive;
+  int n_archs; /* adaptive: the history series of each arch seen, (type, devid) -> series */
+  struct {
+    enum starpu_worker_archtype type;
+    int devid, series;
+  } archs[KGRAPH_STARPU_MAX_ARCHS];
 };
 struct arch_map {
   enum starpu_worker_archtype type;
@@ -22,7 +32,9 @@ static struct model_entry models[KGRAPH_STARPU_MAX_MODELS];
 static int n_models;
 static struct arch_map maps[KGRAPH_STARPU_MAX_MAPS];
 static int n_maps;
-static unsigned long calls, failures;
+static unsigned long calls, failures, observations, observe_failures;
+static pthread_mutex_t archs_lock = PTHREAD_MUTEX_INITIALIZER;
+static int adaptive_off; /* kgraph_starpu_set_adaptive(0) */
 static unsigned long long cost_ns;
 
 int kgraph_starpu_model_init(struct starpu_perfmodel *model, const char *kernel, kgraph_starpu_launch_fn launch) {
@@ -35,9 +47,19 @@ int kgraph_starpu_model_init(struct starpu_perfmodel *model, const char *kernel,
   models[n_models].model = model;
   models[n_models].kernel = k;
   models[n_models].launch = launch;
+  models[n_models].adaptive = 0;
+  models[n_models].n_archs = 0;
   ++n_models;
   return 0;
 }
+
+int kgraph_starpu_model_init_adaptive(struct starpu_perfmodel *model, const char *kernel, kgraph_starpu_launch_fn launch) {
+  if (kgraph_starpu_model_init(model, kernel, launch) != 0) return -1;
+  models[n_models - 1].adaptive = kgraph_adaptive_enabled();
+  return 0;
+}
+
+void kgraph_starpu_set_adaptive(int on) { __atomic_store_n(&adaptive_off, !on, __ATOMIC_RELAXED); }
 
 int kgraph_starpu_map_arch(enum starpu_worker_archtype type, int devid, int device_index) {
   if (device_index < 0 || device_index >= KGRAPH_N_DEVICES || n_maps >= KGRAPH_STARPU_MAX_MAPS) return -1;
@@ -63,31 +85,121 @@ static unsigned long long now_ns(void) {
   return (unsigned long long)ts.tv_sec * 1000000000ull + (unsigned long long)ts.tv_nsec;
 }
 
+static struct model_entry *entry_of(const struct starpu_task *task) {
+  int i;
+  for (i = 0; task && task->cl && i < n_models; ++i)
+    if (models[i].model == task->cl->model) return &models[i];
+  return NULL;
+}
+
+/* The launch of a task and its history key (dims, global, local, args, n_args: 16 numbers). */
+static uint64_t launch_of(struct model_entry *e, struct starpu_task *task, kgraph_launch *launch) {
+  double v[16];
+  int i;
+  memset(launch, 0, sizeof *launch);
+  launch->global[0] = launch->global[1] = launch->global[2] = 1.0;
+  launch->local[0] = launch->local[1] = launch->local[2] = 1.0;
+  e->launch(task, launch);
+  v[0] = launch->dims;
+  for (i = 0; i < 3; ++i) {
+    v[1 + i] = launch->global[i];
+    v[4 + i] = launch->local[i];
+  }
+  for (i = 0; i < 8; ++i) v[7 + i] = i < launch->n_args ? launch->args[i] : 0.0;
+  v[15] = launch->n_args;
+  return kgraph_adaptive_key(v, 16);
+}
+
+static double prior_of(struct model_entry *e, const kgraph_launch *launch, int device) {
+  double features[KGRAPH_N_LAUNCH];
+  kgraph_prediction p;
+  if (kgraph_features(e->kernel, launch->dims, launch->global, launch->local, launch->args, launch->n_args, device,
+                      features) == KGRAPH_OK &&
+      kgraph_predict_index(e->kernel, features, device, &p) == KGRAPH_OK)
+    return p.time_us;
+  return NAN;
+}
+
+/* The history series of (codelet, arch): file <codelet>.<archtype>_<devid>.kgpm. */
+static int series_of(struct model_entry *e, const struct starpu_perfmodel_arch *arch) {
+  enum starpu_worker_archtype type = arch->devices[0].type;
+  int devid = arch->devices[0].devid, i, n, s;
+  char name[64];
+  n = __atomic_load_n(&e->n_archs, __ATOMIC_ACQUIRE);
+  for (i = 0; i < n; ++i)
+    if (e->archs[i].type == type && e->archs[i].devid == devid) return e->archs[i].series;
+  snprintf(name, sizeof name, "%s_%d", starpu_perfmodel_get_archtype_name(type), devid);
+  s = kgraph_adaptive_series(e->model->symbol, name); /* the same id for the same names */
+  pthread_mutex_lock(&archs_lock);
+  n = e->n_archs;
+  for (i = 0; i < n; ++i)
+    if (e->archs[i].type == type && e->archs[i].devid == devid) break;
+  if (s >= 0 && i == n && n < KGRAPH_STARPU_MAX_ARCHS) {
+    e->archs[n].type = type;
+    e->archs[n].devid = devid;
+    e->archs[n].series = s;
+    __atomic_store_n(&e->n_archs, n + 1, __ATOMIC_RELEASE);
+  }
+  pthread_mutex_unlock(&archs_lock);
+  return s;
+}
+
 double kgraph_starpu_cost(struct starpu_task *task, struct starpu_perfmodel_arch *arch, unsigned nimpl) {
   unsigned long long t0 = now_ns();
-  double features[KGRAPH_N_LAUNCH], cost = NAN;
+  double cost = NAN;
   kgraph_launch launch;
-  kgraph_prediction p;
-  int i, device = device_of(arch);
-  struct model_entry *e = NULL;
+  int device = device_of(arch), series;
+  struct model_entry *e = entry_of(task);
+  uint64_t key;
   (void)nimpl;
-  for (i = 0; task && task->cl && i < n_models; ++i)
-    if (models[i].model == task->cl->model) { e = &models[i]; break; }
   if (e && device >= 0) {
-    memset(&launch, 0, sizeof launch);
-    launch.global[0] = launch.global[1] = launch.global[2] = 1.0;
-    launch.local[0] = launch.local[1] = launch.local[2] = 1.0;
-    e->launch(task, &launch);
-    if (kgraph_features(e->kernel, launch.dims, launch.global, launch.local, launch.args, launch.n_args,
-                        device, features) == KGRAPH_OK &&
-        kgraph_predict_index(e->kernel, features, device, &p) == KGRAPH_OK)
-      cost = p.time_us;
+    key = launch_of(e, task, &launch);
+    if (e->adaptive && !__atomic_load_n(&adaptive_off, __ATOMIC_RELAXED) && (series = series_of(e, arch)) >= 0) {
+      if (!kgraph_adaptive_lookup(series, key, &cost)) cost = kgraph_adaptive_estimate(series, key, prior_of(e, &launch, device));
+    } else {
+      cost = prior_of(e, &launch, device);
+    }
   }
   __atomic_add_fetch(&calls, 1, __ATOMIC_RELAXED);
   if (isnan(cost)) __atomic_add_fetch(&failures, 1, __ATOMIC_RELAXED);
   __atomic_add_fetch(&cost_ns, now_ns() - t0, __ATOMIC_RELAXED);
   return cost;
 }
+
+int kgraph_starpu_observe(struct starpu_task *task) {
+  struct starpu_profiling_task_info *info = task ? task->profiling_info : NULL;
+  struct starpu_perfmodel_arch *arch;
+  struct model_entry *e = entry_of(task);
+  kgraph_launch launch;
+  double measured, prior;
+  int series, device;
+  uint64_t key;
+  if (!e || !e->adaptive || !info || info->workerid < 0) goto fail;
+  measured = starpu_timing_timespec_delay_us(&info->start_time, &info->end_time);
+  arch = starpu_worker_get_perf_archtype(info->workerid, task->sched_ctx);
+  if (!arch || arch->ndevices < 1 || (series = series_of(e, arch)) < 0) goto fail;
+  key = launch_of(e, task, &launch);
+  if (!kgraph_adaptive_lookup(series, key, &prior)) { /* never asked (another scheduler): kgraph's prior first */
+    device = device_of(arch);
+    prior = device >= 0 ? prior_of(e, &launch, device) : NAN;
+    kgraph_adaptive_estimate(series, key, prior);
+  }
+  if (kgraph_adaptive_observe(series, key, NAN, measured) != 0) goto fail;
+  __atomic_add_fetch(&observations, 1, __ATOMIC_RELAXED);
+  return 0;
+fail:
+  __atomic_add_fetch(&observe_failures, 1, __ATOMIC_RELAXED);
+  return -1;
+}
+
+void kgraph_starpu_callback(void *arg) {
+  (void)arg;
+  kgraph_starpu_observe(starpu_task_get_current());
+}
+
+int kgraph_starpu_save(void) { return kgraph_adaptive_save(); }
+unsigned long kgraph_starpu_observations(void) { return __atomic_load_n(&observations, __ATOMIC_RELAXED); }
+unsigned long kgraph_starpu_observe_failures(void) { return __atomic_load_n(&observe_failures, __ATOMIC_RELAXED); }
 
 unsigned long kgraph_starpu_calls(void) { return __atomic_load_n(&calls, __ATOMIC_RELAXED); }
 unsigned long kgraph_starpu_failures(void) { return __atomic_load_n(&failures, __ATOMIC_RELAXED); }

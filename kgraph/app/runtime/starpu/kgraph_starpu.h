@@ -45,6 +45,31 @@ int kgraph_starpu_map_arch(enum starpu_worker_archtype type, int devid, int devi
 /* The arch_cost_function: predicted time of `task` on `arch` in microseconds. */
 double kgraph_starpu_cost(struct starpu_task *task, struct starpu_perfmodel_arch *arch, unsigned nimpl);
 
+/* Adaptive perfmodel (issue 12 §5; kgraph_adaptive.h, docs/RUNTIME.md "Adaptive perfmodel"): as
+ * kgraph_starpu_model_init, but the cost is kgraph's prediction updated by the observed times of the same
+ * launch on the same arch (log-space normal-normal rule; a launch never run gets kgraph's answer, a warm one
+ * tends to the geometric mean of its times), kept in $KGRAPH_PERFMODEL_DIR (default ~/.kgraph/perfmodel) as
+ * <symbol>.<archtype>_<devid>.kgpm across runs. Observations come from kgraph_starpu_observe: set
+ *   task->callback_func = kgraph_starpu_callback;       (or call kgraph_starpu_observe(starpu_task_get_current())
+ *                                                         from your own callback)
+ * and enable profiling (STARPU_PROFILING=1 or starpu_profiling_status_set(STARPU_PROFILING_ENABLE)): the
+ * measured time is profiling_info end_time - start_time, the codelet's run. KGRAPH_PERFMODEL_ADAPTIVE=0 makes
+ * an adaptive model static. Returns 0 or -1 as kgraph_starpu_model_init. */
+int kgraph_starpu_model_init_adaptive(struct starpu_perfmodel *model, const char *kernel, kgraph_starpu_launch_fn launch);
+
+/* Record the measured time of a finished task of an adaptive model (in its callback). Returns 0, or -1
+ * (not an adaptive kgraph model, no profiling info, unknown arch). */
+int kgraph_starpu_observe(struct starpu_task *task);
+/* A task callback that does only that: task->callback_func = kgraph_starpu_callback. */
+void kgraph_starpu_callback(void *arg);
+/* Write the histories now (they are also written at exit). Returns the number of files not written. */
+int kgraph_starpu_save(void);
+/* Turn the adaptive update off (0) or on (1) for every adaptive model: static kgraph answers while off
+ * (observations are still recorded). For benchmarks. */
+void kgraph_starpu_set_adaptive(int on);
+unsigned long kgraph_starpu_observations(void);
+unsigned long kgraph_starpu_observe_failures(void);
+
 /* Counters: cost-function calls, total nanoseconds spent in it, calls answered with NAN. */
 unsigned long kgraph_starpu_calls(void);
 double kgraph_starpu_cost_ns(void);
