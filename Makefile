@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-all export-c starpu-example clean-venv
+.PHONY: demo test test-all export-c starpu-example starpu-adaptive clean-venv
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
@@ -32,6 +32,14 @@ starpu-example: $(STAMP)
 	$(BIN)/kgraph export --format c --out build/user_model --only --kernels kgraph/app/runtime/starpu/user_saxpy.cl \
 	    --device data/datasets/pocl-skylake-avx512-intel-xeon/device.json
 	$(BIN)/python -m kgraph.app.runtime.starpu_runner --model-dir build/user_model --build build/starpu-example
+
+# the adaptive perfmodel (docs/RUNTIME.md "Adaptive perfmodel"): the same kernel over rounds, predictions moving
+# from kgraph's prior to the measured times; run it twice to see the second start warm from the history file
+starpu-adaptive: $(STAMP)
+	$(BIN)/kgraph export --format c --out build/user_model --only --kernels kgraph/app/runtime/starpu/user_saxpy.cl \
+	    --device data/datasets/pocl-skylake-avx512-intel-xeon/device.json
+	$(BIN)/python -m kgraph.app.runtime.starpu_runner --model-dir build/user_model --build build/starpu-example \
+	    --adaptive --tasks 6 --n 262144
 
 clean-venv:
 	rm -rf $(VENV)

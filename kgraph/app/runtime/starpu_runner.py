@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -78,6 +79,42 @@ def build_example(model_dir: str | Path, build_dir: str | Path) -> Path:
     """``make ... example``: the walk-through's ``user_codelet`` against an export holding ``user_saxpy``."""
     _make(model_dir, build_dir, "example")
     return Path(build_dir) / "user_codelet"
+
+
+def build_adaptive(model_dir: str | Path, build_dir: str | Path) -> tuple[Path, Path]:
+    """``make ... adaptive``: the adaptive perfmodel's ``adaptive_codelet`` (against an export holding
+    ``user_saxpy``) and its StarPU-free test program ``test_adaptive``."""
+    _make(model_dir, build_dir, "adaptive")
+    return Path(build_dir) / "adaptive_codelet", Path(build_dir) / "test_adaptive"
+
+
+def build_adaptive_test(build_dir: str | Path) -> Path:
+    """The adaptive perfmodel's test program alone (gcc only: no StarPU, no export)."""
+    proc = subprocess.run(["make", "-s", "-C", str(runtime_dir() / "starpu"), f"BUILD={Path(build_dir).resolve()}",
+                           "test-adaptive"], capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise KGraphError(f"building test_adaptive failed:\n{proc.stdout}\n{proc.stderr}")
+    return Path(build_dir) / "test_adaptive"
+
+
+def run_adaptive(binary: Path, kernel: Path, device_id: str, *, work: Path, perfmodel_dir: Path, rounds: int = 4,
+                 tasks: int = 6, n: int = 1 << 18, env: dict | None = None, timeout: float = 300.0) -> dict:
+    """Run ``adaptive_codelet`` (dmda, one PoCL OpenCL worker) with its histories in ``perfmodel_dir``;
+    returns its summary line as a dict, ``rounds_trace`` (round, predicted_us, measured_us), ``returncode``
+    and ``stderr``."""
+    work.mkdir(parents=True, exist_ok=True)
+    full_env = starpu_env(work, work / "starpu-home", "dmda", 0, 1, {"KGRAPH_PERFMODEL_DIR": str(perfmodel_dir),
+                                                                      **(env or {})})
+    proc = subprocess.run([str(binary), str(kernel), device_id, str(rounds), str(tasks), str(n)], env=full_env,
+                          capture_output=True, text=True, timeout=timeout)
+    line = next((ln for ln in proc.stdout.splitlines() if ln.startswith("adaptive_codelet ")), None)
+    if line is None:
+        raise MeasurementError(f"{binary.name} failed ({proc.returncode}):\n{proc.stderr.strip()[-2000:]}")
+    words = line.split()[1:]
+    trace = [dict(zip(("round", "predicted_us", "measured_us"), (float(w) for w in ln.split()[1::2])))
+             for ln in proc.stdout.splitlines() if ln.startswith("adaptive_round ")]
+    return {"returncode": proc.returncode, "stderr": proc.stderr, "rounds_trace": trace,
+            **{k: float(v) for k, v in zip(words[::2], words[1::2])}}
 
 
 def example_kernel() -> Path:
@@ -163,7 +200,23 @@ def main(argv: list[str] | None = None) -> int:
                    help="device id of the export the OpenCL workers are mapped to")
     p.add_argument("--tasks", type=int, default=8)
     p.add_argument("--n", type=int, default=1 << 16, help="floats per task")
+    p.add_argument("--adaptive", action="store_true",
+                   help="run adaptive_codelet instead (the adaptive perfmodel over --rounds rounds; histories in "
+                        "$KGRAPH_PERFMODEL_DIR, default ~/.kgraph/perfmodel)")
+    p.add_argument("--rounds", type=int, default=4)
     args = p.parse_args(argv)
+    if args.adaptive:
+        from kgraph.app.runtime.starpu_runner import build_adaptive
+
+        binary, _ = build_adaptive(args.model_dir, args.build)
+        pm = Path(os.environ.get("KGRAPH_PERFMODEL_DIR") or Path.home() / ".kgraph" / "perfmodel")
+        summary = run_adaptive(binary, example_kernel(), args.device, work=Path(args.build) / "run-adaptive",
+                               perfmodel_dir=pm, rounds=args.rounds, tasks=args.tasks, n=args.n)
+        for row in summary.pop("rounds_trace"):
+            print(f"round {row['round']:g} predicted_us {row['predicted_us']:.6g} measured_us {row['measured_us']:.6g}")
+        sys.stderr.write(summary.pop("stderr"))
+        print(" ".join(f"{k} {v:.6g}" for k, v in summary.items()))
+        return int(summary["returncode"])
     binary = build_example(args.model_dir, args.build)
     summary = run_example(binary, example_kernel(), args.device, work=Path(args.build) / "run", tasks=args.tasks,
                           n=args.n)
