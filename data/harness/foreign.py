@@ -18,10 +18,11 @@ campaign's worker process (:func:`serve_foreign`, driven by
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
+from kgraph.data.corpus.spec import KernelSpec
 from kgraph.data.dtypes import NUMPY_DTYPES
 from kgraph.errors import KGraphError, MeasurementError, UsageError
 
@@ -108,7 +109,7 @@ def _check_arguments(kernel: str, params, global_size, local_size, given: dict, 
         _count(value, name, "--buffer")
     for p in params:
         if not p.is_pointer:
-            _scalar(given.get(p.name, _default_scalar(p, global_size)), p.name, NUMPY_DTYPES[p.base_type])
+            _components(p, given.get(p.name, _default_scalar(p, global_size)))
         elif p.address_space == "local":
             _count(given.get(p.name, _default_local(local_size)), p.name)
     return sizes, [n for n in global_buffers if n not in sizes]
@@ -121,14 +122,16 @@ def _assemble(unit, kernel: str, params, global_size, local_size, given: dict, s
         unit: the parsed file; kernel, params: the kernel and its parameters; global_size, local_size:
         the launch; given: ``--arg`` values; sizes: given buffer sizes; extents: sized-run results.
     """
-    from kgraph.data.corpus.spec import Arg, KernelSpec
+    from kgraph.data.corpus.spec import Arg
 
-    args = []
+    args, vectors = [], {}
     for p in params:
         dtype = NUMPY_DTYPES[p.base_type]
         if not p.is_pointer:
-            value = _scalar(given.get(p.name, _default_scalar(p, global_size)), p.name, dtype)
-            args.append(Arg(p.name, "scalar", dtype, value))
+            values = _components(p, given.get(p.name, _default_scalar(p, global_size)))
+            args.append(Arg(p.name, "scalar", dtype, values[0]))
+            if p.vector_width > 1:
+                vectors[p.name] = _vector_bytes(values, dtype)
         elif p.address_space == "local":
             count = _count(given.get(p.name, _default_local(local_size)), p.name)
             args.append(Arg(p.name, "local", dtype, str(count * p.vector_width)))
@@ -138,11 +141,102 @@ def _assemble(unit, kernel: str, params, global_size, local_size, given: dict, s
             count = max(_count(count, p.name, "--buffer"), 1) if count is not None else 1
             args.append(Arg(p.name, "buffer", dtype, str(count * p.vector_width), role="inout"))
     dims = len(global_size)
-    return KernelSpec(kernel_id=f"foreign.{kernel}", family="foreign", variant={}, kernel_name=kernel,
-                      source=unit.text, sizes={}, check_sizes={}, constraints=[], args=args,
-                      global_size=[str(g) for g in global_size],
-                      local_sizes=[list(local_size)] if local_size else [[1] * dims],
-                      reference=lambda inputs, sizes: {})
+    make_inputs = _inputs_maker(unit, kernel, params, args, global_size)
+    return ForeignSpec(kernel_id=_kernel_id(unit.text, kernel), family="foreign", variant={}, kernel_name=kernel,
+                       source=unit.text, sizes={}, check_sizes={}, constraints=[], args=args,
+                       global_size=[str(g) for g in global_size],
+                       local_sizes=[list(local_size)] if local_size else [[1] * dims],
+                       reference=lambda inputs, sizes: {}, make_inputs=make_inputs, vectors=vectors)
+
+
+@dataclass
+class ForeignSpec(KernelSpec):
+    """A foreign kernel's spec: a ``KernelSpec`` whose vector scalars (``uint2``, ``float4``) are passed
+    as their bytes.
+
+    Args:
+        vectors: the bytes of each vector scalar argument, by name (its ``Arg`` holds lane 0, for the
+            row and the static counts).
+    """
+
+    vectors: dict = field(default_factory=dict)
+
+    def scalar_values(self, sizes: dict) -> dict:
+        """Every scalar argument's value: numpy scalars, ``numpy.void`` bytes for vectors."""
+        values = super().scalar_values(sizes)
+        values.update({name: VectorValue(data) for name, data in self.vectors.items()})
+        return values
+
+
+class VectorValue(bytes):
+    """A vector scalar argument: its bytes (what the OpenCL launch takes) with ``item()`` giving the
+    lanes, as a numpy scalar's does (for the row's ``args`` column)."""
+
+    def __new__(cls, data: tuple):
+        obj = super().__new__(cls, data[0])
+        obj.lanes = list(data[1])
+        return obj
+
+    def item(self) -> list:
+        return self.lanes
+
+
+def _kernel_id(source: str, kernel: str) -> str:
+    """``foreign_set.<kernel>`` for a kernel of the project's foreign test set (never trained on, see
+    :func:`kgraph.data.foreign_set.is_foreign_set_source`), else ``foreign.<kernel>``."""
+    from kgraph.data.foreign_set import is_foreign_set_source
+
+    return f"foreign_set.{kernel}" if is_foreign_set_source(source) else f"foreign.{kernel}"
+
+
+def _inputs_maker(unit, kernel: str, params, args, global_size):
+    """``make_inputs`` of a foreign spec: every buffer holds what the sizing run's buffers held
+    (:func:`kgraph.data.instrumented.contents.buffer_contents`, index-like buffers valid indices).
+
+    Args:
+        unit: the parsed file; kernel: the kernel; params: its parameters; args: the spec's ``Arg``s;
+        global_size: the launch.
+    """
+    from kgraph.data.instrumented.contents import buffer_contents, default_index_range, kernel_roles
+
+    roles = kernel_roles(unit.text, params)
+    index_range = default_index_range(global_size)
+    buffers = [(a.name, a.dtype, int(a.count)) for a in args if a.kind == "buffer"]
+
+    def make_inputs(rng, sizes):
+        return {name: buffer_contents(name, dtype, count, roles.get(name), index_range)
+                for name, dtype, count in buffers}
+
+    return make_inputs
+
+
+def _components(param, value) -> list[str]:
+    """The checked component literals of a scalar's ``--arg`` value: one for a plain scalar, the
+    vector's width for ``uint2``/``float4`` (``a,b``; one value is repeated in every lane).
+
+    Args:
+        param: the parsed parameter; value: the ``--arg`` text (or the default).
+    """
+    dtype = NUMPY_DTYPES[param.base_type]
+    parts = [v for v in str(value).split(",")]
+    width = param.vector_width
+    if width == 1 and len(parts) > 1:
+        raise UsageError(f"--arg {param.name}={value}: {param.base_type} is a scalar, give one number")
+    if width > 1 and len(parts) not in (1, width):
+        raise UsageError(f"--arg {param.name}={value}: {param.base_type}{width} needs {width} comma-separated "
+                         f"values (or one for every lane)")
+    values = [_scalar(v, param.name, dtype) for v in parts]
+    return values * width if len(values) == 1 and width > 1 else values
+
+
+def _vector_bytes(values: list[str], dtype: str) -> tuple:
+    """``(bytes, lanes)`` of a vector scalar argument (a 3-vector takes the room of 4, as OpenCL lays
+    it out)."""
+    lanes = [float(v) if np.dtype(dtype).kind == "f" else int(v) for v in values]
+    arr = np.array(lanes, dtype=dtype)
+    if arr.size == 3:
+        arr = np.concatenate([arr, np.zeros(1, dtype)])
+    return arr.tobytes(), tuple(lanes)
 
 
 def _default_scalar(param, global_size) -> str:
@@ -217,8 +311,9 @@ def _inferred_extents(unit, kernel, global_size, local_size, given, unsized, def
     for p in function.params:
         dtype = NUMPY_DTYPES[p.base_type]
         if not p.is_pointer:
-            value = _scalar(given.get(p.name, _default_scalar(p, global_size)), p.name, dtype)
-            scalars[p.name] = int(value) if np.dtype(dtype).kind in "iub" else float(value)
+            values = [int(v) if np.dtype(dtype).kind in "iub" else float(v)
+                      for v in _components(p, given.get(p.name, _default_scalar(p, global_size)))]
+            scalars[p.name] = values if p.vector_width > 1 else values[0]
         elif p.address_space == "local":
             elems = _count(given.get(p.name, _default_local(local_size)), p.name)
             local_bytes[p.name] = elems * p.vector_width * np.dtype(dtype).itemsize

@@ -48,8 +48,9 @@ def get_spec(kernel_id: str) -> KernelSpec:
 
 
 def is_holdout(kernel_id: str) -> bool:
-    """True for the id of a holdout kernel (such rows must never reach a training split)."""
-    return kernel_id.startswith(PREFIX + ".")
+    """True for the id of a holdout kernel, or of the foreign test set's (``foreign_set.<name>``,
+    :mod:`kgraph.data.foreign_set`): such rows must never reach a training split."""
+    return kernel_id.startswith((PREFIX + ".", "foreign_set."))
 
 
 __all__ = ["specs", "get_spec", "is_holdout"]

@@ -1,9 +1,12 @@
 """Buffer extents of a foreign kernel: how many elements each global buffer must hold.
 
 Nobody declared the buffer sizes of a kernel found in the wild. Run it once instrumented with
-generously sized (zero-filled) buffers, read the highest element index each buffer was accessed
-at, and grow the buffers and run again while some access fell outside. Exact for kernels whose
-indices do not depend on the buffers' contents (affine in the work-item ids and scalars).
+generously sized buffers, read the highest element index each buffer was accessed at, and grow the
+buffers and run again while some access fell outside. The buffers hold the contents the measurement
+will hold (:mod:`kgraph.data.instrumented.contents`: index-like integer buffers filled with valid
+indices, row-pointer-like ones monotone), so the extents are those of the measured launch even when
+indices depend on data. Array-pointer views of buffers (``(__global double (*)[13][5]) a``) are
+flattened first (:mod:`kgraph.data.instrumented.casts`) so that their accesses are checked too.
 
 The sizing runs never touch memory outside the buffers they allocate: the kernel is instrumented
 ``bounded`` (:func:`kgraph.instrument.instrument`), so every global access is checked against the
@@ -22,6 +25,8 @@ import numpy as np
 from kgraph.errors import MeasurementError, UsageError
 from kgraph.data.instrumented.launch import SCALAR_DTYPES, WorkCounts, build_instrumented, default_context, \
     run_instrumented
+from kgraph.data.instrumented.casts import flatten_array_casts, unfollowed_views
+from kgraph.data.instrumented.contents import buffer_contents, default_index_range, kernel_roles, role_hint
 from kgraph.instrument.rewrite import instrument
 
 DEFAULT_CAPACITY = 1 << 16   # elements per buffer in the first run
@@ -42,6 +47,7 @@ def infer_extents(
     local_bytes: Mapping[str, int] | None = None,
     filename: str = "<string>",
     defines: Mapping[str, str] | None = None,
+    index_range: int | None = None,
 ) -> tuple[dict[str, int], WorkCounts]:
     """Elements each global buffer of ``kernel_name`` needs for this launch, and its counts.
 
@@ -54,6 +60,8 @@ def infer_extents(
         local_bytes: bytes of each ``__local`` pointer parameter (default: 4 bytes per work-item
             of a work-group, times 16).
         defines: preprocessor macros (``-D NAME=VALUE``), for the parse and the OpenCL build.
+        index_range: index-like buffers hold indices in ``[0, index_range)`` (default: the launch's
+            work-items, :func:`~kgraph.data.instrumented.contents.default_index_range`).
 
     Returns:
         ({buffer name: required elements (0 if never accessed)}, the counts of the last run).
@@ -65,7 +73,17 @@ def infer_extents(
     """
     from kgraph.parsers import parse_source
 
-    unit = parse_source(source, "opencl", filename=filename, defines=dict(defines or {}))
+    original = parse_source(source, "opencl", filename=filename, defines=dict(defines or {}))
+    original.raise_on_errors()
+    flat = flatten_array_casts(original.text)
+    views = unfollowed_views(flat)
+    if views:
+        raise MeasurementError(
+            f"kernel '{kernel_name}': cannot size its buffers safely, array-pointer view(s) "
+            f"{', '.join(sorted(set(views)))} are used other than fully subscripted; give --buffer "
+            "NAME=ELEMENTS for every buffer")
+    unit = parse_source(flat, "opencl", filename=filename, defines=dict(defines or {})) if flat != original.text \
+        else original
     unit.raise_on_errors()
     kernel = instrument(unit, kernel_name, bounded=True)
     if kernel.unchecked:
@@ -73,23 +91,15 @@ def infer_extents(
             f"kernel '{kernel_name}': cannot size its buffers safely, some global accesses cannot be "
             "bounds-checked:\n  " + "\n  ".join(kernel.unchecked))
     function = next(f for f in unit.functions if f.is_kernel and f.name == kernel_name)
+    index_range = index_range or default_index_range(global_size)
+    roles = kernel_roles(unit.text, function.params)
+    hint = role_hint(roles, index_range)
     ctx = context if context is not None else default_context()
     program = build_instrumented(ctx, kernel, options=build_options(defines))
     group = int(np.prod(local_size)) if local_size else 64
     caps = {b.name: max(int(capacity), MIN_CAPACITY) for b in kernel.buffers}
     for _ in range(MAX_RUNS):
-        args: dict[str, Any] = {}
-        for p in function.params:
-            if p.name in caps:
-                dtype = SCALAR_DTYPES.get(p.base_type, np.uint8)
-                elem_bytes = p.elem_bytes or np.dtype(dtype).itemsize
-                args[p.name] = np.zeros(caps[p.name] * elem_bytes, dtype=np.uint8)
-            elif p.is_pointer and p.address_space == "local":
-                args[p.name] = (local_bytes or {}).get(p.name, 16 * 4 * group)
-            elif p.name in scalars:
-                args[p.name] = scalars[p.name]
-            else:
-                raise UsageError(f"--arg {p.name}=VALUE: scalar '{p.name}' of kernel '{kernel_name}' needs a value")
+        args = _run_args(function, caps, roles, index_range, scalars, local_bytes, group, kernel_name)
         counts = run_instrumented(kernel, unit, global_size, local_size, args, ctx, program=program)
         short = [e for e in counts.buffers.values() if e.out_of_range]
         if not short:
@@ -98,15 +108,41 @@ def infer_extents(
             if e.max_index < e.capacity:  # out of range, yet not past the end: before the start
                 raise MeasurementError(
                     f"kernel '{kernel_name}' accesses buffer '{e.name}' before its first element (a negative "
-                    "index) at this launch; check the scalar arguments, or give the buffer sizes")
+                    f"index) at this launch; check the scalar arguments, or give the buffer sizes{hint}")
             need = max(2 * caps[e.name], e.max_index + 1)
             if need * e.elem_bytes > MAX_BYTES:
                 raise MeasurementError(
                     f"buffer '{e.name}' of kernel '{kernel_name}' would need over {MAX_BYTES >> 20} MiB "
-                    f"(highest index touched {e.max_index}); its indices may depend on data")
+                    f"(highest index touched {e.max_index}){hint or '; its indices may depend on data'}")
             caps[e.name] = need
-    raise MeasurementError(f"kernel '{kernel_name}': buffer extents still growing after {MAX_RUNS} sizing runs; "
-                           "its indices may depend on data (give the buffer sizes)")
+    raise MeasurementError(f"kernel '{kernel_name}': buffer extents still growing after {MAX_RUNS} sizing runs"
+                           f"{hint or '; its indices may depend on data (give the buffer sizes)'}")
+
+
+def _run_args(function, caps: dict, roles: dict, index_range: int, scalars, local_bytes, group: int,
+              kernel_name: str) -> dict[str, Any]:
+    """The host arguments of one sizing run: every buffer holds ``caps`` elements of
+    :func:`~kgraph.data.instrumented.contents.buffer_contents` (as bytes).
+
+    Args:
+        function: the kernel's parsed function; caps: elements per buffer; roles: index roles;
+        index_range: see :func:`infer_extents`; scalars, local_bytes: as there; group: work-items of
+        a group; kernel_name: for the message of a missing scalar.
+    """
+    args: dict[str, Any] = {}
+    for p in function.params:
+        if p.name in caps:
+            dtype = SCALAR_DTYPES.get(p.base_type, np.uint8)
+            width = max(1, (p.elem_bytes or np.dtype(dtype).itemsize) // np.dtype(dtype).itemsize)
+            values = buffer_contents(p.name, dtype, caps[p.name] * width, roles.get(p.name), index_range)
+            args[p.name] = values.view(np.uint8)
+        elif p.is_pointer and p.address_space == "local":
+            args[p.name] = (local_bytes or {}).get(p.name, 16 * 4 * group)
+        elif p.name in scalars:
+            args[p.name] = scalars[p.name]
+        else:
+            raise UsageError(f"--arg {p.name}=VALUE: scalar '{p.name}' of kernel '{kernel_name}' needs a value")
+    return args
 
 
 def build_options(defines: Mapping[str, str] | None) -> list[str]:
