@@ -1,10 +1,12 @@
 /* Tiled Cholesky and tiled GEMM under StarPU with a choice of performance model.
  *
- *   tiled_workload cholesky|gemm TILES TILE kgraph|history|regression|none [TRACE.csv]
+ *   tiled_workload cholesky|gemm TILES TILE kgraph|kgraph-adaptive|history|regression|none [TRACE.csv]
  *
  * Run with STARPU_SCHED=dmda (or eager for "none"), STARPU_OPENCL_ON_CPUS=1 for PoCL.
  * kgraph: KGRAPH_STARPU_CPU_DEVICE / KGRAPH_STARPU_OPENCL_DEVICE name the device ids of the
  * export's device table used for CPU workers / OpenCL devices (default: the first device).
+ * kgraph-adaptive: kgraph's prediction updated by the observed times (kgraph_starpu_model_init_adaptive;
+ * histories in $KGRAPH_PERFMODEL_DIR, docs/RUNTIME.md "Adaptive perfmodel"); profiling is turned on.
  * Prints one summary line; TRACE.csv gets one row per task: kind,tile,arch,predicted_us,measured_us.
  */
 #include "kgraph_model.h"
@@ -25,11 +27,14 @@ struct task_record {
   enum starpu_worker_archtype arch;
 };
 
+static int adaptive;
+
 static void record_callback(void *p) {
   struct task_record *r = p;
   struct starpu_task *task = starpu_task_get_current();
   r->predicted_us = task ? task->predicted : NAN;
   r->arch = starpu_worker_get_type(starpu_worker_get_id());
+  if (adaptive) kgraph_starpu_observe(task); /* the measured time -> the adaptive model */
 }
 
 static void tile_launch(struct starpu_task *task, kgraph_launch *launch) {
@@ -54,8 +59,10 @@ static void setup_models(const char *kind) {
   int k;
   for (k = 0; k < TILE_NKINDS; ++k) {
     static char symbols[TILE_NKINDS][64];
-    if (strcmp(kind, "kgraph") == 0) {
-      if (kgraph_starpu_model_init(&tile_models[k], tile_kernel_names[k], tile_launch) != 0) {
+    if (strcmp(kind, "kgraph") == 0 || strcmp(kind, "kgraph-adaptive") == 0) {
+      adaptive = kind[6] == '-';
+      if ((adaptive ? kgraph_starpu_model_init_adaptive : kgraph_starpu_model_init)(&tile_models[k], tile_kernel_names[k],
+                                                                                    tile_launch) != 0) {
         fprintf(stderr, "kernel %s is not in the exported model's code table\n", tile_kernel_names[k]);
         exit(2);
       }
@@ -67,11 +74,11 @@ static void setup_models(const char *kind) {
     } else if (strcmp(kind, "none") == 0) {
       tile_codelets[k].model = NULL;
     } else {
-      fprintf(stderr, "unknown model %s (kgraph|history|regression|none)\n", kind);
+      fprintf(stderr, "unknown model %s (kgraph|kgraph-adaptive|history|regression|none)\n", kind);
       exit(2);
     }
   }
-  if (strcmp(kind, "kgraph") == 0) {
+  if (strncmp(kind, "kgraph", 6) == 0) {
     kgraph_starpu_map_arch(STARPU_CPU_WORKER, -1, device_from_env("KGRAPH_STARPU_CPU_DEVICE"));
     kgraph_starpu_map_arch(STARPU_OPENCL_WORKER, -1, device_from_env("KGRAPH_STARPU_OPENCL_DEVICE"));
   }
@@ -102,7 +109,7 @@ int main(int argc, char **argv) {
   double errs_abs = 0.0;
   FILE *trace = NULL;
   if (argc < 5) {
-    fprintf(stderr, "usage: %s cholesky|gemm TILES TILE kgraph|history|regression|none [TRACE.csv]\n", argv[0]);
+    fprintf(stderr, "usage: %s cholesky|gemm TILES TILE kgraph|kgraph-adaptive|history|regression|none [TRACE.csv]\n", argv[0]);
     return 2;
   }
   gemm = strcmp(argv[1], "gemm") == 0;
@@ -114,6 +121,7 @@ int main(int argc, char **argv) {
   }
   setup_models(argv[4]);
   if (starpu_init(NULL) != 0) { fprintf(stderr, "starpu_init failed\n"); return 1; }
+  if (adaptive) starpu_profiling_status_set(STARPU_PROFILING_ENABLE);
   if (starpu_opencl_worker_get_count() > 0 && tile_opencl_init(getenv("KGRAPH_KERNEL_DIR") ? getenv("KGRAPH_KERNEL_DIR") : KGRAPH_KERNEL_DIR) != 0)
     return 1;
   n_tasks = gemm ? tiles * tiles * tiles : tiles * (tiles + 1) * (tiles + 2) / 6;
