@@ -161,7 +161,8 @@ class WorkloadRun:
 def run_workload(binary: Path, workload: str, tiles: int, tile: int, model: str, *, work: Path,
                  starpu_home: Path, sched: str = "dmda", ncpu: int = 1, nopencl: int = 1,
                  env: dict | None = None, timeout: float = 300.0) -> WorkloadRun:
-    """Run ``tiled_workload`` once; ``model`` in ``kgraph|history|regression|none``."""
+    """Run ``tiled_workload`` once; ``model`` in ``kgraph|kgraph-adaptive|history|regression|none``
+    (kgraph-adaptive: histories in ``env["KGRAPH_PERFMODEL_DIR"]``, default ~/.kgraph/perfmodel)."""
     work.mkdir(parents=True, exist_ok=True)
     trace = work / f"trace-{workload}-{tiles}-{tile}-{model}-{sched}.csv"
     full_env = starpu_env(work, starpu_home, sched, ncpu, nopencl, env)
