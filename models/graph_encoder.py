@@ -4,16 +4,85 @@ Node features are the five categorical columns of ``Data.x`` (node type, token i
 space id, loop depth), each embedded and summed. Edges carry their flow (``edge_type``) and operand
 position (``edge_pos``) as embedded edge features. Every edge is also added reversed, with its own
 flow ids (``edge_type + num_edge_types``), so information moves both ways as in ProGraML.
+
+The layers are ``torch_geometric``'s. Inference (:mod:`kgraph.models.predictor`) builds the model inside
+:func:`native_layers`, which makes the ``gine`` layer and the ``attention``/``mean`` pooling from
+:class:`NativeGINEConv` and :class:`NativeAttentionalAggregation` instead: the same parameters under the
+same state-dict names and the same tensor operations, so the same outputs, without importing
+``torch_geometric`` (about 5 s of a cold ``kgraph estimate``). Training keeps PyG's (and its
+parameter initialisation).
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 from dataclasses import dataclass
 from typing import Literal
 
 import torch
 from torch import Tensor, nn
-from torch_geometric.nn import GATv2Conv, GINEConv, RGCNConv
-from torch_geometric.nn.aggr import AttentionalAggregation, MeanAggregation, SetTransformerAggregation
+
+_NATIVE = contextvars.ContextVar("kgraph_native_graph_layers", default=False)
+
+
+@contextlib.contextmanager
+def native_layers():
+    """Graph encoders made inside use the PyG-free layers where they exist (``gine``; ``attention`` and
+    ``mean`` pooling); the other layers still come from ``torch_geometric``."""
+    token = _NATIVE.set(True)
+    try:
+        yield
+    finally:
+        _NATIVE.reset(token)
+
+
+def _scatter_sum(src: Tensor, index: Tensor, size: int) -> Tensor:
+    """``torch_geometric.utils.scatter(src, index, 0, size, "sum")``, the same operation."""
+    return src.new_zeros((size, *src.shape[1:])).scatter_add_(0, index.view(-1, *[1] * (src.dim() - 1)).expand_as(src), src)
+
+
+def _scatter_max(src: Tensor, index: Tensor, size: int) -> Tensor:
+    """``torch_geometric.utils.scatter(src, index, 0, size, "max")`` on the CPU, the same operation."""
+    return src.new_zeros((size, *src.shape[1:])).scatter_reduce_(
+        0, index.view(-1, *[1] * (src.dim() - 1)).expand_as(src), src, reduce="amax", include_self=False)
+
+
+class NativeGINEConv(nn.Module):
+    """``torch_geometric.nn.GINEConv(nn, edge_dim=...)`` (``eps`` fixed at 0, sum aggregation) without
+    PyG: ``nn((1 + eps) * x_i + sum_j relu(x_j + lin(e_ji)))``; parameters ``nn.*``, ``lin.*``, ``eps``."""
+
+    def __init__(self, mlp: nn.Module, edge_dim: int, in_channels: int):
+        super().__init__()
+        self.nn = mlp
+        self.register_buffer("eps", torch.zeros(1))
+        self.lin = nn.Linear(edge_dim, in_channels)
+
+    def forward(self, x: Tensor, edge_index: Tensor, edge_attr: Tensor) -> Tensor:
+        messages = (x.index_select(0, edge_index[0]) + self.lin(edge_attr)).relu()  # [E, H]
+        out = _scatter_sum(messages, edge_index[1], x.size(0))
+        return self.nn(out + (1 + self.eps) * x)
+
+
+class NativeAttentionalAggregation(nn.Module):
+    """``torch_geometric.nn.aggr.AttentionalAggregation(gate_nn, nn)`` without PyG (``gate_nn=None``:
+    ``MeanAggregation``): a per-graph softmax of the gate weighs ``nn(x)``; parameters ``gate_nn.*``,
+    ``nn.*``."""
+
+    def __init__(self, gate_nn: nn.Module | None, mlp: nn.Module | None):
+        super().__init__()
+        self.gate_nn, self.nn = gate_nn, mlp
+
+    def forward(self, x: Tensor, index: Tensor, dim_size: int | None = None) -> Tensor:
+        size = int(index.max()) + 1 if dim_size is None else dim_size
+        if self.gate_nn is None:  # mean
+            count = x.new_zeros(size).scatter_add_(0, index, x.new_ones(x.size(0))).clamp(min=1)
+            return _scatter_sum(x, index, size) / count.view(-1, 1).expand(size, x.size(1))
+        gate = self.gate_nn(x)
+        x = self.nn(x) if self.nn is not None else x
+        # torch_geometric.utils.softmax(gate, index, num_nodes=size)
+        gate = (gate - _scatter_max(gate.detach(), index, size).index_select(0, index)).exp()
+        gate = gate / (_scatter_sum(gate, index, size) + 1e-16).index_select(0, index)
+        return _scatter_sum(gate * x, index, size)
 
 
 @dataclass
@@ -85,12 +154,24 @@ class GraphEncoder(nn.Module):
         self.convs = nn.ModuleList(self._make_conv() for _ in range(config.layers))
         self.norms = nn.ModuleList(nn.LayerNorm(h) for _ in range(config.layers))
         self.dropout = nn.Dropout(config.dropout)
+        native = _NATIVE.get()
         if config.pooling == "attention":
             gate = nn.Sequential(nn.Linear(h, h), nn.GELU(), nn.Linear(h, 1))
-            self.pool = AttentionalAggregation(gate, nn.Sequential(nn.Linear(h, h), nn.GELU()))
+            if native:
+                self.pool = NativeAttentionalAggregation(gate, nn.Sequential(nn.Linear(h, h), nn.GELU()))
+            else:
+                from torch_geometric.nn.aggr import AttentionalAggregation
+
+                self.pool = AttentionalAggregation(gate, nn.Sequential(nn.Linear(h, h), nn.GELU()))
         elif config.pooling == "set":
+            from torch_geometric.nn.aggr import SetTransformerAggregation
+
             self.pool = SetTransformerAggregation(h, num_seed_points=1, heads=max(1, config.heads))
+        elif native:
+            self.pool = NativeAttentionalAggregation(None, None)
         else:
+            from torch_geometric.nn.aggr import MeanAggregation
+
             self.pool = MeanAggregation()
 
     @property
@@ -101,11 +182,19 @@ class GraphEncoder(nn.Module):
         h, c = self.config.hidden, self.config
         if c.layer == "gine":
             mlp = nn.Sequential(nn.Linear(h, 2 * h), nn.GELU(), nn.Linear(2 * h, h))
+            if _NATIVE.get():
+                return NativeGINEConv(mlp, edge_dim=h, in_channels=h)
+            from torch_geometric.nn import GINEConv
+
             return GINEConv(mlp, edge_dim=h)
         if c.layer == "gatv2":
             if h % c.heads:
                 raise ValueError(f"graph hidden={h} must be divisible by heads={c.heads}")
+            from torch_geometric.nn import GATv2Conv
+
             return GATv2Conv(h, h // c.heads, heads=c.heads, edge_dim=h, add_self_loops=False)
+        from torch_geometric.nn import RGCNConv
+
         return RGCNConv(h, h, num_relations=2 * self.num_edge_types, num_bases=None)
 
     def embed_nodes(self, x: Tensor) -> Tensor:

@@ -20,7 +20,6 @@ from dataclasses import dataclass, field
 
 import torch
 from torch import Tensor, nn
-from torch_geometric.utils import to_dense_batch
 
 from kgraph.data.floors import FLOORS
 from kgraph.errors import ModelError
@@ -129,7 +128,8 @@ class KGraphModel(nn.Module):
             nodes, pooled = self.graph_encoder(graphs.x, graphs.edge_index, graphs.edge_type,
                                                graphs.edge_pos, graphs.batch, graphs.num_graphs)
             vectors.append(pooled)  # [U, Hg]
-            sets.append(to_dense_batch(nodes, graphs.batch, batch_size=graphs.num_graphs))  # [U, Nmax, Hg]
+            if self.config.fusion.kind == "cross_attention":  # only cross-attention reads the node sets
+                sets.append(to_dense_batch(nodes, graphs.batch, batch_size=graphs.num_graphs))  # [U, Nmax, Hg]
         if self.token_encoder is not None:
             if tokens is None:
                 raise ModelError("the model encodes tokens (use_tokens) but the batch has none")
@@ -163,3 +163,20 @@ class KGraphModel(nn.Module):
         # 4. heads (the bounded time head reads the launch's physical floors)
         log_floors = features.index_select(1, self.floor_columns) if self.floor_columns.numel() else None  # [B, K]
         return self.head(fused, log_floors)
+
+
+def to_dense_batch(x: Tensor, batch: Tensor, batch_size: int | None = None) -> tuple[Tensor, Tensor]:
+    """``torch_geometric.utils.to_dense_batch(x, batch, batch_size=...)`` without importing PyG (the
+    same values; ``batch`` sorted): Float[B, Nmax, ...] with zeros past each graph's nodes, and the
+    Bool[B, Nmax] mask of real nodes."""
+    if batch_size is None:
+        batch_size = int(batch.max()) + 1 if batch.numel() else 0
+    counts = torch.zeros(batch_size, dtype=torch.long, device=x.device).scatter_add_(0, batch, torch.ones_like(batch))
+    max_nodes = int(counts.max()) if batch_size else 0
+    starts = torch.cumsum(counts, 0) - counts
+    slot = batch * max_nodes + (torch.arange(batch.size(0), device=x.device) - starts[batch])
+    out = x.new_zeros((batch_size * max_nodes, *x.shape[1:]))
+    out[slot] = x
+    mask = torch.zeros(batch_size * max_nodes, dtype=torch.bool, device=x.device)
+    mask[slot] = True
+    return out.view(batch_size, max_nodes, *x.shape[1:]), mask.view(batch_size, max_nodes)

@@ -80,12 +80,10 @@ class Predictor:
         arch = _arch_of(config, d)
         torch.set_num_threads(max(1, min(4, torch.get_num_threads())))
         frozen = "token_encoder.encoder." if arch.use_tokens and arch.tokens.freeze else None
-        # without a token encoder (loaded from lm/ with its weights), a dry run on the meta device checks
-        # the shapes before the model takes any memory
-        model = _build_model(arch, config, d, meta=not arch.use_tokens)
+        # built on the CPU directly (a few MB; a dry run on the meta device would import torch._dynamo,
+        # 1.5 s of a cold `kgraph estimate`), its shapes checked before the weights are read
+        model = _build_model(arch, config, d)
         check_tensor_shapes(model, stored, d, frozen)
-        if not arch.use_tokens:
-            model = _build_model(arch, config, d)
         model.load_state_dict(_load_tensors(d / "model.safetensors"), strict=False)
         return cls(model.eval(), config, d)
 
@@ -120,9 +118,7 @@ class Predictor:
         the model's own (``config.json``'s ``feature_names``), picked by name from today's features;
         ``floors`` Float[B, K] are the launch's physical floors in ns (:mod:`kgraph.data.floors`)."""
         import torch
-        from torch_geometric.data import Batch, Data
 
-        import kgraph
         from kgraph.data.features import feature_names, to_launch_features
         from kgraph.data.floors import FLOORS, NO_FLOOR_LOG_NS
 
@@ -141,12 +137,10 @@ class Predictor:
             floors = np.exp(full[:, floor_columns].astype(np.float64)) * (full[:, floor_columns] > NO_FLOOR_LOG_NS)
             graphs = tokens = None
             if self.model.config.use_graph:
-                items = []
-                for k in kernels:
-                    d = kgraph.to_pyg(k.graph)
-                    items.append(Data(x=d.x, edge_index=d.edge_index, edge_type=d.edge_type,
-                                      edge_pos=d.edge_pos, num_nodes=d.num_nodes))
-                graphs = Batch.from_data_list(items)
+                from kgraph.pyg import GraphBatch, graph_tensors
+
+                # the values of torch_geometric's Batch.from_data_list, without importing it
+                graphs = GraphBatch.from_tensors([graph_tensors(k.graph) for k in kernels])
             if self.tokenizer is not None:
                 enc = self.tokenizer([k.source for k in kernels], truncation=True, padding=True,
                                      max_length=self.model.config.tokens.max_length, return_tensors="pt")
@@ -347,10 +341,11 @@ def _build_model(arch, config: dict, directory: Path, meta: bool = False):
 
     import torch
 
+    from kgraph.models.graph_encoder import native_layers
     from kgraph.models.kgraph_model import KGraphModel
 
-    try:
-        with torch.device("meta") if meta else contextlib.nullcontext():
+    try:  # the PyG-free graph layers (same weights, same outputs; no torch_geometric import)
+        with torch.device("meta") if meta else contextlib.nullcontext(), native_layers():
             return KGraphModel(arch, config["feature_names"])
     except KGraphError as exc:
         raise ModelError(f"{directory / 'config.json'}: {exc}") from None
