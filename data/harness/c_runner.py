@@ -168,6 +168,11 @@ def worker_main(conn, cpus: list[int], env: dict | None = None) -> None:
     """The worker's loop: answer ``{"t": "run" | "describe", ...}`` requests until ``None``."""
     os.environ.update(env or {})
     try:
+        import faulthandler
+        faulthandler.disable()  # a crashing C function is an expected status here, not a traceback to print
+    except (ImportError, RuntimeError):
+        pass
+    try:
         os.sched_setaffinity(0, set(cpus))
     except (AttributeError, OSError):
         pass
