@@ -36,7 +36,7 @@ def measure_entry(entry, device: str | None, timeout_s: float) -> dict:
         row = measure_foreign(request, device, timeout_s=timeout_s).row
         status, message = row.get("status", "?"), row.get("message") or ""
         cause = status if status != "ok" else ""
-        time_ms = row.get("time_ms")
+        time_ms = (round(row["median_time_ns"] / 1e6, 4) if row.get("median_time_ns") else None)
     except KGraphError as exc:
         status, message, time_ms = "error", str(exc), None
         cause = f"{type(exc).__name__}: {' '.join(str(exc).split()[:6])}"
