@@ -23,7 +23,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--global", dest="global_size", required=True, help="NDRange, e.g. 1024,1024")
     parser.add_argument("--local", dest="local_size", help="work-group shape, e.g. 16,16")
     parser.add_argument("--arg", action="append", default=[], metavar="NAME=VALUE",
-                        help="scalar value, or element count of a buffer/local argument (repeatable)")
+                        help="scalar value (a vector such as uint2/float4: comma-separated lanes, e.g. b=1,2), or "
+                             "element count of a buffer/local argument (repeatable)")
     parser.add_argument("--buffer", action="append", default=[], metavar="NAME=ELEMENTS",
                         help="element count of a global buffer argument (repeatable); buffers without one "
                              "are sized by an instrumented, bounds-checked run")
