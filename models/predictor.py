@@ -164,13 +164,18 @@ class Predictor:
         reg = pred.regression().float().cpu().numpy()
         prob = torch.softmax(pred.bound_logits.float(), -1).cpu().numpy()
         natural = natural_outputs(reg)  # keys and inverses of the targets table: time_ns, bandwidth_gbs, ...
-        out = []
-        for i in range(len(index)):
-            c = int(prob[i].argmax())
-            out.append({**{k: float(v[i]) for k, v in natural.items()}, "floor_ns": float(floors[i].max()),
-                        "floor": FLOORS[int(floors[i].argmax())], "bound": BOUND_CLASSES[c],
-                        "bound_probability": float(prob[i, c])})
-        return out
+        # whole columns at once (the same Python floats as element by element)
+        n = len(index)
+        columns = {k: np.asarray(v).tolist() for k, v in natural.items()}
+        classes = prob.argmax(1) if n else np.zeros(0, dtype=np.int64)
+        probability = prob[np.arange(n), classes].tolist()
+        floor_max = floors.max(1).tolist() if n else []
+        floor_arg = floors.argmax(1).tolist() if n else []
+        names = list(columns)
+        values = list(zip(*columns.values())) if names else [()] * n
+        return [{**dict(zip(names, values[i])), "floor_ns": floor_max[i], "floor": FLOORS[floor_arg[i]],
+                 "bound": BOUND_CLASSES[c], "bound_probability": probability[i]}
+                for i, c in enumerate(classes.tolist())]
 
 
 # ------------------------------------------------------------------------------ checked loading

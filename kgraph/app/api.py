@@ -231,10 +231,22 @@ class Model:
             launches.append(launch)
             inputs.append({"file": file, "kernel": kernel, "device": launch.device["device_id"],
                            "global": launch.global_size, "local": launch.local_size, "args": launch.args})
-        predictions = _with_static_checks(launches, self.predictor.predict(launches), as_grid)
-        for launch, pred in zip(launches, predictions):  # a prediction past the device's peaks is flagged
+        # a launch repeated in the batch (same kernel, sizes, arguments, device) is predicted once
+        first: dict = {}
+        for i, (launch, grid) in enumerate(zip(launches, as_grid)):
+            first.setdefault((id(launch.graph), launch.source, tuple(launch.global_size), tuple(launch.local_size),
+                              tuple(launch.args.items()), id(launch.device), grid), i)
+        distinct = list(first.values())
+        unique = [launches[i] for i in distinct]
+        predictions = _with_static_checks(unique, self.predictor.predict(unique), [as_grid[i] for i in distinct])
+        for launch, pred in zip(unique, predictions):  # a prediction past the device's peaks is flagged
             pred["warnings"] = list(pred["warnings"] or []) + peak_warnings(launch, pred)
-        return [{**i, **p} for i, p in zip(inputs, predictions)]
+        if len(unique) < len(launches):
+            slot = {key: j for j, key in enumerate(first)}
+            predictions = [predictions[slot[(id(l.graph), l.source, tuple(l.global_size), tuple(l.local_size),
+                                              tuple(l.args.items()), id(l.device), grid)]]
+                           for l, grid in zip(launches, as_grid)]
+        return [{**i, **p, "warnings": list(p["warnings"])} for i, p in zip(inputs, predictions)]
 
     def _device(self, device, at: str, resolved: dict) -> dict:
         """The descriptor of a request's device (an id, part of one, a ``device.json`` path or a
