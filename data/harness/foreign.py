@@ -8,7 +8,12 @@ probe runs. Otherwise the missing extents come from instrumented sizing runs on 
 buffers it allocates, buffers grown until the recorded extents are stable); when that cannot be
 done the command says why and names the buffers that need a size. ``__local`` pointers default to
 one element per work-item of the group. ``-D NAME=VALUE`` macros reach the parser, the probe and the
-OpenCL build. Inputs are seeded random numbers; there is no reference, so no correctness check.
+OpenCL build. Inputs are those of the sizing run (:mod:`kgraph.data.instrumented.contents`: integer
+buffers read as indices hold valid indices, row-pointer-like ones monotone offsets, floats uniform in
+[-1, 1)), so the measured launch stays inside the extents the bounds-checked run found. Vector scalars
+(``uint2``, ``float4``) take ``--arg NAME=a,b,...``. Rows of the foreign test set's kernels
+(:mod:`kgraph.data.foreign_set`) carry the id ``foreign_set.<kernel>`` (never trained on). There is no
+reference, so no correctness check.
 
 Every argument is checked before any device work (finite scalars that fit their type, positive
 whole sizes below ``MAX_ELEMENTS``). The sizing run, the build and the launch happen in the
