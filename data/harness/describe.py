@@ -24,7 +24,7 @@ def describe_dataset(directory) -> dict:
     return {
         "rows": int(len(df)), "ok_rows": int(len(ok)), "kernels": int(df["kernel_id"].nunique()),
         "families": int(df["family"].nunique()),
-        "devices": sorted(df["device_id"].unique().tolist()),
+        "devices": sorted({str(d) for d in df["device_id"].dropna().unique().tolist()}),
         "status_counts": {k: int(v) for k, v in df["status"].value_counts().items()},
         "per_family": {fam: {k: int(v) for k, v in row.items() if v} for fam, row in by_family.iterrows()},
         "cv": _cv_stats(ok["cv"]) if len(ok) else {},

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import fcntl
 import json
+import math
 import os
 import re
 import sys
@@ -292,13 +293,26 @@ class DatasetStore:
         if not (self.directory / JOURNAL).exists():
             return
         for entry in entries:
-            self._apply(entry)
+            self._apply(entry, check=True)
         self.flush()
 
-    def _apply(self, entry: dict) -> None:
+    def _apply(self, entry: dict, check: bool = False) -> None:
         try:
-            self._apply_entry(dict(entry))
-        except (KeyError, TypeError, ValueError):
+            entry = dict(entry)
+            if check:  # from the journal: a row or source whose values do not fit the schema would break
+                # the next flush (a traceback on every open); check it converts before taking it
+                kind = entry.get("t")
+                if kind == "row":
+                    pa.Table.from_pylist([{name: entry.get(name) for name in LAUNCH_COLUMNS}], schema=LAUNCH_SCHEMA)
+                elif kind == "source":
+                    pa.Table.from_pylist([{k: v for k, v in entry.items() if k != "t"}], schema=SOURCE_SCHEMA)
+                elif kind == "ceiling" and not (isinstance(entry.get("kernel_id"), str)
+                                                and math.isfinite(float(entry["work"]))):
+                    return
+                elif kind == "failed" and not isinstance(entry.get("kernel_id"), str):
+                    return
+            self._apply_entry(entry)
+        except (KeyError, TypeError, ValueError, OverflowError, pa.ArrowException):
             pass  # a malformed journal line (hand-edited or garbage): nothing to commit from it
 
     def _apply_entry(self, entry: dict) -> None:

@@ -118,7 +118,8 @@ def folder_problems(directory) -> tuple[list[str], list[str]]:
             other.append(f"orphan shard {path.name}: not in {MANIFEST} (its rows are not part of the dataset); "
                          f"{repair_hint(directory)}")
     committed = set(manifest["keys"])
-    waiting = {e.get("key") for e in journal_entries(directory) if e.get("t") == "row"} - committed
+    waiting = {e.get("key") for e in journal_entries(directory)
+               if e.get("t") == "row" and isinstance(e.get("key"), str)} - committed
     if waiting:
         other.append(f"{len(waiting)} row(s) in journal.jsonl not yet committed (a campaign was killed, or is "
                      f"still running); repair: re-run the campaign (it resumes), or `kgraph dataset repair "
