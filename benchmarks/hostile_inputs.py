@@ -13,9 +13,14 @@ guard (``--timeout``, default 120 s). The cases:
   or none (one 4 MB comment, a 4 MB string, a macro that doubles 20 times);
 * sources *at* the limits, which are analysed (the slowest inputs that are not refused).
 
+* the same kernel at growing sizes below the limits (``scaling_*``): time per statement and per kernel
+  stays flat (linear time on accepted input).
+
 Prints a markdown table: case, bytes, seconds, outcome (``refused`` with the diagnostic, ``ok`` with the
-kernel count, or ``syntax errors``). Run: ``python -m benchmarks.hostile_inputs`` (``--only NAME`` for
-some cases, ``--list`` to list them).
+kernel count, or ``syntax errors``). The worst cases of rows 1-2 are held to the issue's bound, parsing +
+analysis <= 2 s each (``--budget``): the run exits 1 when one exceeds it. Run:
+``python -m benchmarks.hostile_inputs`` (``--rows`` for those five cases only, ``--only NAME`` for some
+cases, ``--list`` to list them).
 """
 from __future__ import annotations
 
@@ -118,7 +123,21 @@ CASES: dict[str, tuple[str, callable]] = {
     "at_limit_nodes": ("near MAX_SYNTAX_NODES: one call with 16k arguments",
                        lambda: HEAD + "x[0]=max(" + "x[0]," * 16_000 + "x[0]);}"),
     "at_limit_loops": ("at MAX_STATEMENTS: one kernel of 1,600 loops", lambda: _loops(1_600)),
+    # linear time on accepted input: the same kernel at 1/4, 1/2 and ~all of MAX_STATEMENTS (the time
+    # per statement stays flat; the 40k-statement kernel of row 2 took 14.7 s, O(n^2), before the fix)
+    "scaling_statements_900": ("linear scaling: one kernel of 900 statements", lambda: _statements(900)),
+    "scaling_statements_1800": ("linear scaling: one kernel of 1,800 statements", lambda: _statements(1_800)),
+    "scaling_statements_3600": ("linear scaling: one kernel of 3,600 statements", lambda: _statements(3_600)),
+    "scaling_kernels_120": ("linear scaling: 120 small kernels", lambda: _small_kernels(120 * 99)),
+    "scaling_kernels_480": ("linear scaling: 480 small kernels", lambda: _small_kernels(480 * 99)),
 }
+
+BUDGET_S = 2.0
+"""The issue's bound for parsing + analysis of the 4 MB worst cases of rows 1-2 (``--budget``)."""
+WORST_CASES = ["row01_unclosed_braces_100k", "row01_unclosed_braces_4mb", "row02_small_kernels_3.9mb",
+               "row02_statements_480k", "row02_statements_40k"]
+"""The rows 1-2 cases held to the budget (``--rows`` runs only these); a run fails (exit 1) when one of
+them exceeds it, crashes or hangs."""
 
 
 def _outcome(rc: int, out: str, err: str) -> str:
@@ -168,18 +187,21 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", nargs="*", default=None, help="case names (default: all)")
     ap.add_argument("--list", action="store_true", help="list the cases and exit")
     ap.add_argument("--timeout", type=float, default=120.0, help="seconds before a case counts as a hang")
+    ap.add_argument("--rows", action="store_true", help="only the worst cases of rows 1-2 (held to --budget)")
+    ap.add_argument("--budget", type=float, default=BUDGET_S,
+                    help="seconds allowed to each rows 1-2 worst case (default %(default)s); exit 1 past it")
     args = ap.parse_args(argv)
     if args.list:
         for name, (what, _) in CASES.items():
             print(f"{name}: {what}")
         return 0
-    names = args.only or list(CASES)
+    names = WORST_CASES if args.rows else args.only or list(CASES)
     unknown = [n for n in names if n not in CASES]
     if unknown:
         print(f"unknown case(s): {', '.join(unknown)}", file=sys.stderr)
         return 2
     print("| case | bytes | seconds | outcome |\n|---|---|---|---|")
-    worst = 0.0
+    worst, over = 0.0, []
     with tempfile.TemporaryDirectory() as tmp:
         for name in names:
             what, make = CASES[name]
@@ -189,11 +211,18 @@ def main(argv: list[str] | None = None) -> int:
             seconds, outcome = run_case(path, args.timeout)
             worst = max(worst, seconds if seconds is not None else float("inf"))
             shown = f"{seconds:.2f}" if seconds is not None else "—"
+            if name in WORST_CASES and (seconds is None or seconds > args.budget):
+                over.append(name)
+                shown += f" (over {args.budget:g} s)"
             print(f"| `{name}` ({what}) | {os.path.getsize(path):,} | {shown} | {outcome.replace('|', '/')} |",
                   flush=True)
             os.remove(path)
     print(f"\nslowest: {worst:.2f} s ({time.strftime('%Y-%m-%d')}, {os.cpu_count()} CPUs)")
-    return 0
+    held = [n for n in names if n in WORST_CASES]
+    if held:
+        print(f"rows 1-2 worst cases: {len(held) - len(over)} of {len(held)} within {args.budget:g} s"
+              + (f"; over: {', '.join(over)}" if over else ""))
+    return 1 if over else 0
 
 
 if __name__ == "__main__":
