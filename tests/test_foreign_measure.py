@@ -222,3 +222,14 @@ def test_measure_every_set_kernel_at_a_million_items(name):
     row = _measure(_entry(name))
     assert row["status"] == "ok", row.get("message")
     assert row["g0"] * row["g1"] * row["g2"] >= 1 << 20
+
+
+def test_runaway_indices_retry_along_one_dimension(tmp_path):
+    from kgraph.data.harness.foreign import ForeignRequest
+
+    path = tmp_path / "rows.cl"
+    path.write_text("""__kernel void k(__global const int *a, __global float *b) {
+        int i = get_global_id(0), j = get_global_id(1); b[a[j] * 65536 + i] = 1.0f; }""")
+    spec, extents = ForeignRequest(str(path), "k", (256, 256), (16, 16), {}, {}, {}).sized_spec()
+    inputs = spec.make_inputs(None, {})
+    assert inputs["a"].max() < 256 and extents["b"] == int(inputs["a"].max()) * 65536 + 256

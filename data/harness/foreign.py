@@ -54,7 +54,8 @@ def foreign_spec(path: str, kernel: str, global_size: list[int], local_size: lis
     unit, params = _kernel_params(path, kernel, defines)
     sizes, unsized = _check_arguments(kernel, params, global_size, local_size, given, buffers)
     if unsized and extents is None:
-        extents = _inferred_extents(unit, kernel, global_size, local_size, given, unsized, defines)
+        extents, index_range = _inferred_extents(unit, kernel, global_size, local_size, given, unsized, defines)
+        return _assemble(unit, kernel, params, global_size, local_size, given, sizes, extents, index_range)
     return _assemble(unit, kernel, params, global_size, local_size, given, sizes, extents or {})
 
 
@@ -120,12 +121,14 @@ def _check_arguments(kernel: str, params, global_size, local_size, given: dict, 
     return sizes, [n for n in global_buffers if n not in sizes]
 
 
-def _assemble(unit, kernel: str, params, global_size, local_size, given: dict, sizes: dict, extents: dict):
+def _assemble(unit, kernel: str, params, global_size, local_size, given: dict, sizes: dict, extents: dict,
+              index_range: int | None = None):
     """The ``KernelSpec`` of the checked arguments (see :func:`foreign_spec`).
 
     Args:
         unit: the parsed file; kernel, params: the kernel and its parameters; global_size, local_size:
-        the launch; given: ``--arg`` values; sizes: given buffer sizes; extents: sized-run results.
+        the launch; given: ``--arg`` values; sizes: given buffer sizes; extents: sized-run results;
+        index_range: the range of index-like buffers' values the sizing run used (None: the default).
     """
     from kgraph.data.corpus.spec import Arg
 
@@ -146,7 +149,7 @@ def _assemble(unit, kernel: str, params, global_size, local_size, given: dict, s
             count = max(_count(count, p.name, "--buffer"), 1) if count is not None else 1
             args.append(Arg(p.name, "buffer", dtype, str(count * p.vector_width), role="inout"))
     dims = len(global_size)
-    make_inputs = _inputs_maker(unit, kernel, params, args, global_size)
+    make_inputs = _inputs_maker(unit, kernel, params, args, global_size, index_range)
     return ForeignSpec(kernel_id=_kernel_id(unit.text, kernel), family="foreign", variant={}, kernel_name=kernel,
                        source=unit.text, sizes={}, check_sizes={}, constraints=[], args=args,
                        global_size=[str(g) for g in global_size],
@@ -194,18 +197,18 @@ def _kernel_id(source: str, kernel: str) -> str:
     return f"foreign_set.{kernel}" if is_foreign_set_source(source) else f"foreign.{kernel}"
 
 
-def _inputs_maker(unit, kernel: str, params, args, global_size):
+def _inputs_maker(unit, kernel: str, params, args, global_size, index_range: int | None = None):
     """``make_inputs`` of a foreign spec: every buffer holds what the sizing run's buffers held
     (:func:`kgraph.data.instrumented.contents.buffer_contents`, index-like buffers valid indices).
 
     Args:
         unit: the parsed file; kernel: the kernel; params: its parameters; args: the spec's ``Arg``s;
-        global_size: the launch.
+        global_size: the launch; index_range: see :func:`_assemble`.
     """
     from kgraph.data.instrumented.contents import buffer_contents, default_index_range, kernel_roles
 
     roles = kernel_roles(unit.text, params)
-    index_range = default_index_range(global_size)
+    index_range = index_range or default_index_range(global_size)
     buffers = [(a.name, a.dtype, int(a.count)) for a in args if a.kind == "buffer"]
 
     def make_inputs(rng, sizes):
@@ -304,11 +307,18 @@ def _count(value, name, option: str = "--arg") -> int:
     return count
 
 
-def _inferred_extents(unit, kernel, global_size, local_size, given, unsized, defines) -> dict:
-    """Element counts of the buffers without given sizes, from bounded instrumented sizing runs (PoCL
-    or the first OpenCL device). Raises a MeasurementError naming the buffers that need ``--buffer``
-    when the runs cannot tell; the kernel's build log when it does not build."""
-    from kgraph.data.instrumented.extents import infer_extents
+def _inferred_extents(unit, kernel, global_size, local_size, given, unsized, defines) -> tuple[dict, int]:
+    """``(extents, index_range)``: element counts of the buffers without given sizes, from bounded
+    instrumented sizing runs (PoCL or the first OpenCL device), and the range the index-like buffers'
+    values were drawn from. That range is the launch's work-items, else (when the extents run away
+    and some buffer holds indices) its largest dimension: indices often run along one dimension
+    (a neighbour table of the rows). Raises a MeasurementError naming the buffers that need
+    ``--buffer`` when the runs cannot tell; the kernel's build log when it does not build.
+
+    Args: as :func:`foreign_spec` (``unsized``: the buffers to size).
+    """
+    from kgraph.data.instrumented.contents import default_index_range, kernel_roles
+    from kgraph.data.instrumented.extents import ExtentsRunaway, infer_extents
     from kgraph.data.instrumented.launch import BuildError
 
     function = next(f for f in unit.kernels if f.name == kernel)
@@ -322,15 +332,25 @@ def _inferred_extents(unit, kernel, global_size, local_size, given, unsized, def
         elif p.address_space == "local":
             elems = _count(given.get(p.name, _default_local(local_size)), p.name)
             local_bytes[p.name] = elems * p.vector_width * np.dtype(dtype).itemsize
-    try:
-        extents, _ = infer_extents(unit.text, kernel, global_size, local_size, scalars, local_bytes=local_bytes,
-                                   filename=unit.filename, defines=defines)
-    except (BuildError, UsageError):
-        raise
-    except KGraphError as exc:
-        raise MeasurementError(f"cannot infer the size of buffer(s) {', '.join(unsized)}: {exc}\n"
-                               f"give --buffer NAME=ELEMENTS for each") from None
-    return {name: elements for name, elements in extents.items() if elements > 0}
+    ranges = [default_index_range(global_size)]
+    if kernel_roles(unit.text, function.params) and max(global_size) < ranges[0]:
+        ranges.append(max(global_size))
+    for attempt, index_range in enumerate(ranges):
+        try:
+            extents, _ = infer_extents(unit.text, kernel, global_size, local_size, scalars, local_bytes=local_bytes,
+                                       filename=unit.filename, defines=defines, index_range=index_range)
+            return {name: elements for name, elements in extents.items() if elements > 0}, index_range
+        except (BuildError, UsageError):
+            raise
+        except ExtentsRunaway as exc:
+            if attempt + 1 < len(ranges):
+                continue
+            raise MeasurementError(f"cannot infer the size of buffer(s) {', '.join(unsized)}: {exc}\n"
+                                   f"give --buffer NAME=ELEMENTS for each") from None
+        except KGraphError as exc:
+            raise MeasurementError(f"cannot infer the size of buffer(s) {', '.join(unsized)}: {exc}\n"
+                                   f"give --buffer NAME=ELEMENTS for each") from None
+    raise AssertionError("unreachable: the last index range returns or raises")
 
 
 def _with_defines(source: str, defines: dict | None) -> str:
@@ -371,11 +391,11 @@ class ForeignRequest:
         unit, params = _kernel_params(self.path, self.kernel, self.defines)
         sizes, unsized = _check_arguments(self.kernel, params, self.global_size, self._local(),
                                           self.given, self.buffers)
-        extents = (_inferred_extents(unit, self.kernel, list(self.global_size), self._local(), self.given,
-                                     unsized, self.defines) if unsized else {})
+        extents, index_range = (_inferred_extents(unit, self.kernel, list(self.global_size), self._local(),
+                                                   self.given, unsized, self.defines) if unsized else ({}, None))
         extents = {name: count for name, count in extents.items() if name in unsized}
         spec = _assemble(unit, self.kernel, params, list(self.global_size), self._local(), self.given,
-                         sizes, extents)
+                         sizes, extents, index_range)
         return spec, extents
 
     def _local(self) -> list[int] | None:

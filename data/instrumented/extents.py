@@ -29,6 +29,10 @@ from kgraph.data.instrumented.casts import flatten_array_casts, unfollowed_views
 from kgraph.data.instrumented.contents import buffer_contents, default_index_range, kernel_roles, role_hint
 from kgraph.instrument.rewrite import instrument
 
+class ExtentsRunaway(MeasurementError):
+    """The recorded extents exceed ``MAX_BYTES`` or are still growing after ``MAX_RUNS`` runs."""
+
+
 DEFAULT_CAPACITY = 1 << 16   # elements per buffer in the first run
 MIN_CAPACITY = 64            # elements: room for a redirected vector access at any alignment
 MAX_BYTES = 1 << 30          # no buffer grows past this
@@ -111,11 +115,11 @@ def infer_extents(
                     f"index) at this launch; check the scalar arguments, or give the buffer sizes{hint}")
             need = max(2 * caps[e.name], e.max_index + 1)
             if need * e.elem_bytes > MAX_BYTES:
-                raise MeasurementError(
+                raise ExtentsRunaway(
                     f"buffer '{e.name}' of kernel '{kernel_name}' would need over {MAX_BYTES >> 20} MiB "
                     f"(highest index touched {e.max_index}){hint or '; its indices may depend on data'}")
             caps[e.name] = need
-    raise MeasurementError(f"kernel '{kernel_name}': buffer extents still growing after {MAX_RUNS} sizing runs"
+    raise ExtentsRunaway(f"kernel '{kernel_name}': buffer extents still growing after {MAX_RUNS} sizing runs"
                            f"{hint or '; its indices may depend on data (give the buffer sizes)'}")
 
 

@@ -10,5 +10,5 @@ __kernel void sobel_clamp(__global const uchar *a, __global uchar *b, int c, int
             gx += i * (2 - j * j) * v;
             gy += j * (2 - i * i) * v;
         }
-    b[y * c + x] = (uchar)min(abs(gx) + abs(gy), 255);
+    b[y * c + x] = (uchar)min(abs(gx) + abs(gy), 255u);
 }
