@@ -142,7 +142,7 @@ def _graph_of(row: tuple[str, str, str, str]) -> tuple[Data | None, str | None]:
 
     key, source, lang, name = row
     try:
-        graphs = kgraph.from_source(source, lang, filename=f"{name}.{lang}")
+        graphs = kgraph.from_source(source, lang, filename=f"{name}.{lang}", analyze=False)  # the graph needs no analysis
     except KGraphError as exc:
         return None, str(exc).splitlines()[0]
     graph = next((g for g in graphs if g.name == name), None)

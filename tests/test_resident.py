@@ -69,3 +69,18 @@ def test_graphs_built_on_a_pool_equal_the_serial_ones():
     assert [e for _, e in serial] == [e for _, e in pooled] and serial[-1][0] is None and serial[-1][1]
     for (a, _), (b, _) in zip(serial[:-1], pooled[:-1]):
         assert a.key == b.key and torch.equal(a.x, b.x) and torch.equal(a.edge_index, b.edge_index)
+
+
+def test_training_graphs_need_no_analysis():
+    """The graph cache builds graphs with analyze=False (the features analyse each kernel once): the tensors
+    are the same as with the analysis attached."""
+    import kgraph
+    from kgraph.data.corpus import all_specs
+
+    for spec in all_specs()[::40]:
+        with_analysis = [g for g in kgraph.from_source(spec.source, spec.lang) if g.name == spec.kernel_name][0]
+        without = [g for g in kgraph.from_source(spec.source, spec.lang, analyze=False)
+                   if g.name == spec.kernel_name][0]
+        a, b = kgraph.to_pyg(with_analysis), kgraph.to_pyg(without)
+        for name in ("x", "edge_index", "edge_type", "edge_pos"):
+            assert torch.equal(getattr(a, name), getattr(b, name)), (spec.kernel_id, name)
