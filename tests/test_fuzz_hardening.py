@@ -30,6 +30,7 @@ end of the module (``-s`` shows them).
 from __future__ import annotations
 
 import contextlib
+import copy
 import hashlib
 import json
 import math
@@ -207,7 +208,8 @@ _HOSTILE_JSON = [None, True, False, 0, -1, 1, 0.5, -0.0, 2**31, 2**63, 2**64, -(
                  float("nan"), float("inf"), float("-inf"), "", " ", "x", "\x00", "../../../etc/passwd",
                  "/etc/passwd", "a" * 5000, [], [1, 2, 3], [[]], {}, {"a": 1}, [None], ["1"], [-1, 0], [2**70],
                  [1.5, 2], "NaN", "1e999"]
-json_values = st.recursive(
+json_values = st.deferred(lambda: _json_values.map(copy.deepcopy))  # fresh objects: mutations stay local
+_json_values = st.recursive(
     st.one_of(st.sampled_from(_HOSTILE_JSON), st.integers(-(2**70), 2**70),
               st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=20)),
     lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=8), inner, max_size=4)),
@@ -489,8 +491,10 @@ def header_mutation(draw):
         entry = header[name]
         op = draw(st.sampled_from(["shape", "dtype", "offsets", "swap", "delete", "rename", "generic"]))
         if op == "shape":
-            entry["shape"] = draw(st.sampled_from([[], [0], [1], [2**40, 2**40], [-1], [1.5], list(reversed(entry["shape"])),
-                                                   entry["shape"] + [1], [s * 2 for s in entry["shape"]], "x"]))
+            shape = entry["shape"] if isinstance(entry.get("shape"), list) else [1]
+            entry["shape"] = draw(st.sampled_from([[], [0], [1], [2**40, 2**40], [-1], [1.5], list(reversed(shape)),
+                                                   shape + [1], [s * 2 if isinstance(s, int) else s for s in shape],
+                                                   "x"]))
         elif op == "dtype":
             entry["dtype"] = draw(st.sampled_from(["F16", "F64", "I8", "BOOL", "U64", "Q4", "", None]))
         elif op == "offsets":
@@ -791,6 +795,18 @@ def test_regression_fuzz_journal_row_with_unhashable_key_is_reported_not_a_trace
     folder = _tiny_copy(tmp_path)
     (folder / "journal.jsonl").write_text('{"t": "row", "key": {}}\n{"t": "row", "key": [1]}\n')
     assert isinstance(validate_dataset(folder), list)
+    (folder / "manifest.json").write_text('{"format": 1, "failed_kernels": []}')  # the no-manifest path too
+    assert isinstance(validate_dataset(folder), list)
+    DatasetStore_open_or_refuse(folder)
+
+
+def DatasetStore_open_or_refuse(folder):
+    from kgraph.data.harness.store import DatasetStore
+
+    try:
+        DatasetStore(folder).close()
+    except KGraphError:
+        pass
 
 
 def test_regression_fuzz_journal_row_with_mistyped_value_does_not_break_store_open(tmp_path):

@@ -273,7 +273,7 @@ class DatasetStore:
         (every row of such a shard is in the journal or already committed); any other shard the manifest
         does not list is moved to ``damaged/`` with a message on stderr (never deleted)."""
         listed = {s["file"] for s in self.manifest["shards"]}
-        journaled = {e.get("key") for e in entries if e.get("t") == "row"}
+        journaled = {e.get("key") for e in entries if e.get("t") == "row" and isinstance(e.get("key"), str)}
         for path in sorted(self.directory.iterdir()):
             if path.name.endswith(".tmp") and path.is_file():
                 path.unlink()

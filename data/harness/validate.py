@@ -96,7 +96,8 @@ def folder_problems(directory) -> tuple[list[str], list[str]]:
     try:
         manifest = read_manifest(directory)
     except InputError as exc:
-        waiting = {e.get("key") for e in journal_entries(directory) if e.get("t") == "row"}
+        waiting = {e.get("key") for e in journal_entries(directory)
+               if e.get("t") == "row" and isinstance(e.get("key"), str)}
         if waiting and not (directory / MANIFEST).exists():  # killed before its first commit
             return [f"no {MANIFEST} yet: {len(waiting)} row(s) in journal.jsonl not committed (a campaign "
                     f"was killed before its first shard, or is still running); repair: re-run the campaign "
