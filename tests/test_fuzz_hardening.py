@@ -498,7 +498,7 @@ def header_mutation(draw):
         elif op == "dtype":
             entry["dtype"] = draw(st.sampled_from(["F16", "F64", "I8", "BOOL", "U64", "Q4", "", None]))
         elif op == "offsets":
-            a, b = entry["data_offsets"]
+            a, b = (entry["data_offsets"] + [0, 0])[:2] if isinstance(entry.get("data_offsets"), list) else (0, 0)
             entry["data_offsets"] = draw(st.sampled_from([[b, a], [a, a], [a, b + 4], [a + 4, b + 4], [0, 2**63],
                                                           [-4, b], [a], [a, b, b], None]))
         elif op == "swap":
@@ -845,3 +845,17 @@ def test_regression_fuzz_shard_without_device_id_describes(tmp_path):
     shard = folder / _SHARDS[0]
     pq.write_table(pq.read_table(shard).drop_columns(["device_id"]), shard)
     assert describe_dataset(folder)["devices"] == [_DEVICE["device_id"]]
+
+
+def test_regression_fuzz_symlinked_journal_is_refused_not_written_through(tmp_path):
+    """DatasetStore: a journal.jsonl that is a symlink to a file outside the folder was opened for append
+    and truncated at the replay flush: a write outside the dataset folder (data/harness/store.py)."""
+    from kgraph.data.harness.store import DatasetStore
+
+    folder = _tiny_copy(tmp_path)
+    outside = tmp_path / "outside.txt"
+    outside.write_text("keep me\n")
+    (folder / "journal.jsonl").symlink_to(outside)
+    with pytest.raises(KGraphError, match="symbolic link"):
+        DatasetStore(folder)
+    assert outside.read_text() == "keep me\n"

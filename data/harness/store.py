@@ -233,6 +233,10 @@ class DatasetStore:
         self._pending: list[dict] = []
         self._new_sources = False
         self._last_flush = time.monotonic()
+        for name in (JOURNAL, MANIFEST, SOURCES):  # written in place or renamed over: never through a link
+            if (self.directory / name).is_symlink():
+                raise damaged(self.directory, f"{name} is a symbolic link (it would be written through it, "
+                                              f"outside the dataset folder)")
         entries = self._journal_entries()
         self._remove_orphans(entries)
         self._replay_journal(entries)
