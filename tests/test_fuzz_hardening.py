@@ -681,6 +681,10 @@ def _damage(folder: Path, outside: Path, ops, data):
         kind, name = op[0], op[1]
         path = folder / name if isinstance(name, str) else None
         if kind == "write":
+            if path.is_dir() and not path.is_symlink():  # an earlier op made it a folder: replace it
+                import shutil
+
+                shutil.rmtree(path)
             path.write_bytes(op[2])
         elif kind == "bytes" and path.is_file():
             raw, k, how = path.read_bytes(), op[2], op[3]
