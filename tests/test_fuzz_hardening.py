@@ -681,7 +681,9 @@ def _damage(folder: Path, outside: Path, ops, data):
         kind, name = op[0], op[1]
         path = folder / name if isinstance(name, str) else None
         if kind == "write":
-            if path.is_dir() and not path.is_symlink():  # an earlier op made it a folder: replace it
+            if path.is_symlink():  # the damage never writes through a planted link (canaries stay intact)
+                path.unlink()
+            elif path.is_dir():  # an earlier op made it a folder: replace it
                 import shutil
 
                 shutil.rmtree(path)
