@@ -71,6 +71,28 @@ def test_every_corpus_kernel_compiles_and_matches_numpy(c_cache):
     assert not bad
 
 
+def test_openmp_kernel_runs_after_torch_used_its_thread_pool(c_cache):
+    """A parent whose libgomp is initialised (torch ran parallel ops) must not hang OpenMP kernels in the
+    worker: the worker is a fresh interpreter, not a fork (a forked child waited forever)."""
+    torch = pytest.importorskip("torch")
+    from kgraph.data.harness.c_build import build_kernel
+    from kgraph.data.harness.c_runner import CWorker
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        a = torch.randn(256, 256)
+        assert float((a @ a).sum()) == float((a @ a).sum())
+    finally:
+        torch.set_num_threads(threads)
+    kernel = by_id("c.gemm.omp.fp32")
+    with CWorker(1) as worker:
+        answer = worker.request({"t": "run", "lib": str(build_kernel(kernel)), "symbol": kernel.symbol,
+                                 "family": kernel.family, "dtype": kernel.dtype, "sizes": SMALL["gemm"], "seed": 3,
+                                 "policy": QUICK}, 30)
+    assert answer["status"] == "ok", answer
+
+
 BAD_C = r"""
 #include <stddef.h>
 void crash_now(int n, double *A, int lda) { volatile int *p = NULL; *p = n; }

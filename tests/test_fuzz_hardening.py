@@ -684,8 +684,6 @@ def _damage(folder: Path, outside: Path, ops, data):
             if path.is_symlink():  # the damage never writes through a planted link (canaries stay intact)
                 path.unlink()
             elif path.is_dir():  # an earlier op made it a folder: replace it
-                import shutil
-
                 shutil.rmtree(path)
             path.write_bytes(op[2])
         elif kind == "bytes" and path.is_file():

@@ -1,8 +1,11 @@
 """Run C functions on CPU cores in an isolated worker process: check against numpy, then time.
 
-A :class:`CWorker` is one forked process pinned to ``cores`` CPUs (``os.sched_setaffinity``) with
-``OMP_NUM_THREADS=cores`` (``OMP_PROC_BIND=close``, ``OMP_PLACES=cores``) set in the child before it
-loads any library (libgomp reads them when it loads; the parent never loads the C libraries), so OpenMP functions use exactly those cores and single-threaded ones run on one.
+A :class:`CWorker` is one spawned process (a fresh interpreter, never a fork: a parent that has run
+torch holds an initialised libgomp whose thread pool a forked child inherits without its threads, and
+the child's first parallel region then waits forever) pinned to ``cores`` CPUs
+(``os.sched_setaffinity``) with ``OMP_NUM_THREADS=cores`` (``OMP_PROC_BIND=close``,
+``OMP_PLACES=cores``) set in the child before it loads any library (libgomp reads them when it loads),
+so OpenMP functions use exactly those cores and single-threaded ones run on one.
 A request gets an answer dict; a function that kills the process (segfault, abort) is answered
 ``{"status": "crash"}`` and one that does not return within the timeout ``{"status": "timeout"}``
 (the worker is killed); the next request starts a fresh worker.
@@ -230,7 +233,7 @@ class CWorker:
         if self.proc is not None and self.proc.is_alive():
             return
         self._reset()
-        ctx = mp.get_context("fork")
+        ctx = mp.get_context("spawn")  # not fork: see the module docstring (libgomp after torch)
         parent, child = ctx.Pipe()
         self.proc = ctx.Process(target=worker_main, args=(child, self.cpus, self.env()), daemon=True,
                                 name=f"kgraph-c-worker-{self.cores}c")
