@@ -54,12 +54,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--csv", help="write the per-kernel table here")
     args = parser.parse_args(argv)
     todo = [e for e in entries("opencl") if not args.only or e.name in args.only]
-    rows = []
+    rows, writer, fh = [], None, None
+    if args.csv:  # one row written (and flushed) per kernel: a run cut short keeps what it measured
+        fh = open(args.csv, "w", newline="")
     for entry in todo:
         row = measure_entry(entry, args.device, args.timeout_s)
         rows.append(row)
         print(f"{row['name']:24s} {row['status']:16s} {row['seconds']:7.1f} s  time_ms={row['time_ms']}  "
               f"{row['message'][:120]}", flush=True)
+        if fh is not None:
+            if writer is None:
+                writer = csv.DictWriter(fh, fieldnames=list(row))
+                writer.writeheader()
+            writer.writerow(row)
+            fh.flush()
+    if fh is not None:
+        fh.close()
     ok = sum(r["status"] == "ok" for r in rows)
     print(f"\nmeasure succeeded on {ok} of {len(rows)} kernels ({100.0 * ok / max(len(rows), 1):.1f}%)")
     causes = collections.Counter(r["cause"] for r in rows if r["status"] != "ok")
@@ -67,11 +77,6 @@ def main(argv: list[str] | None = None) -> int:
         print("\nfailures by cause:")
         for cause, count in causes.most_common():
             print(f"  {count:3d}  {cause}")
-    if args.csv:
-        with open(args.csv, "w", newline="") as fh:
-            writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
-            writer.writeheader()
-            writer.writerows(rows)
     return 0 if ok == len(rows) else 1
 
 
