@@ -226,3 +226,55 @@ def test_crosscheck_single_workgroup_scan_stores(ctx):
     static = _analysis(spec.source, spec.kernel_name).total({"n": n, "gsz0": 256, "lsz0": 256})
     for key in ("global_store_bytes", "int_ops", "flops_fp32", "atomics"):
         assert static[key] == dynamic[key], key
+
+
+UNKNOWN_TRIPS = """
+__kernel void unknown_trips(__global const int *row_ptr, __global const float *val, __global float *y,
+                            __global const int *flag, int n) {
+    int row = get_global_id(0);
+    float s = 0.0f;
+    for (int k = row_ptr[row]; k < row_ptr[row + 1]; k++)
+        s += val[k];
+    for (int j = 0; j < n; j++) {
+        s += 1.0f;
+        if (s > 4.0f) j += 2;
+    }
+    int i = 0;
+    while (i < n && flag[i] == 0)
+        i++;
+    for (int q = 0; q < n; q++)
+        s += 2.0f;
+    y[row] = s + (float)i;
+}
+"""
+
+
+def test_unknown_trip_counts_are_named_with_their_reason():
+    """Every loop the analysis cannot count is reported by its trip_<line> symbol, kind, variable, line
+    and why (issue 15); the countable loop is not; estimate says why its counts are the model's."""
+    from kgraph.analysis.loops import unknown_trip_counts
+
+    unit = parse_source(UNKNOWN_TRIPS, "opencl")
+    analysis = analyze(next(f for f in unit.kernels if f.name == "unknown_trips"), unit)
+    lines = unknown_trip_counts(analysis.loops)
+    assert len(lines) == 3, lines
+    assert lines[0].startswith("trip_6 (for loop on 'k', line 6): its start (int k = row_ptr[row];) and bound "
+                               "(k < row_ptr[row + 1]) depend on memory"), lines[0]
+    assert lines[1] == "trip_8 (for loop on 'j', line 8): 'j' is also assigned in the loop body", lines[1]
+    assert lines[2].startswith("trip_13 (while loop on 'i', line 13): while loop: data-dependent exit; at most"), lines[2]
+    assert not any("'q'" in line for line in lines)
+
+
+def test_estimate_reports_why_counts_are_the_models(tmp_path):
+    from kgraph.app.api import load_model
+
+    path = tmp_path / "unknown_trips.cl"
+    path.write_text(UNKNOWN_TRIPS)
+    record = load_model().estimate(path, "unknown_trips", [4096], [64], {"n": 64}, device="h200")
+    assert record["flops_source"] == "model" and record["counts_note"].startswith("unknown trip count: trip_6 (")
+    assert "trip_8 (for loop on 'j'" in record["counts_note"] and "trip_13 (while loop" in record["counts_note"]
+    exact = tmp_path / "exact.cl"
+    exact.write_text("__kernel void axpy(__global float *y, __global const float *x, float a, int n) {\n"
+                     "  int i = get_global_id(0); if (i < n) y[i] += a * x[i]; }\n")
+    record = load_model().estimate(exact, "axpy", [4096], [64], {"a": 2.0, "n": 4096}, device="h200")
+    assert record["flops_source"] == "static" and record["counts_note"] == ""

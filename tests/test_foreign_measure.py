@@ -192,6 +192,25 @@ def test_vector_scalars_as_comma_lists():
         foreign_spec(uint2, "uint2_seed_rng", [64], None, {"b": "1,-2"}, {"a": "64"})
 
 
+def test_scalar_args_are_measures_defaults_and_estimate_takes_them():
+    """The predicted-vs-measured benchmark asks the model about the launch measure ran: the same scalar
+    values (defaults included), vector scalars as lane lists."""
+    from kgraph.app.api import load_model
+    from kgraph.data.harness.foreign import scalar_args
+
+    entry = _entry("uint2_seed_rng")
+    args = scalar_args(str(path_of(entry)), entry.name, [4096], {"b": "7,9"})
+    assert args == {"b": "7,9", "c": "4096"}  # c: the integer default, dim 0 of the NDRange
+    assert scalar_args(str(path_of(_entry("saxpy_helpers"))), "saxpy_helpers", [64], {})["d"] == "1.0"
+    model = load_model()
+    record = model.estimate(path_of(entry), entry.name, [4096], [64], args, device="h200")
+    assert record["time_ns"] > 0
+    with pytest.raises(UsageError, match=r"--arg b=7,x: not a number"):
+        model.estimate(path_of(entry), entry.name, [4096], [64], {"b": "7,x", "c": "4096"}, device="h200")
+    with pytest.raises(UsageError, match=r"--arg b=7,inf: the value must be finite"):
+        model.estimate(path_of(entry), entry.name, [4096], [64], {"b": "7,inf", "c": "4096"}, device="h200")
+
+
 # --- kgraph measure on the set --------------------------------------------------------------------
 
 def _measure(entry, global_size=None, local_size=None, args=None):

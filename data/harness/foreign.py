@@ -71,6 +71,18 @@ def unsized_buffers(path: str, kernel: str, global_size: list[int], local_size: 
     return _check_arguments(kernel, params, global_size, local_size, given, buffers)[1]
 
 
+def scalar_args(path: str, kernel: str, global_size: list[int], given: dict[str, str],
+                defines: dict[str, str] | None = None) -> dict[str, str]:
+    """Every scalar argument of ``kernel`` as measure passes it: ``given`` where set, else the default
+    (integers: the NDRange's dim 0, floats: 1.0), so a model asked about the same launch sees the
+    same values.
+
+    Args: as :func:`foreign_spec`.
+    """
+    _, params = _kernel_params(path, kernel, defines)
+    return {p.name: str(given.get(p.name, _default_scalar(p, global_size))) for p in params if not p.is_pointer}
+
+
 def _kernel_params(path: str, kernel: str, defines: dict | None):
     """``(unit, params)`` of ``kernel`` in ``path`` (UsageError when there is no such kernel).
 

@@ -72,9 +72,33 @@ class Loop:
                 "unroll": self.unroll}
 
 
-def opaque_loop(node, kind: str, note: str) -> Loop:
+def opaque_loop(node, kind: str, note: str, var: str = "") -> Loop:
+    """A loop whose trip count is the unknown ``trip_<line>``; ``note`` says why, ``var`` names its
+    variable where one was found."""
     line = node.start_point[0] + 1
-    return Loop(line, kind, "", sp.Symbol(f"trip_{line}", integer=True, nonnegative=True), False, note=note)
+    return Loop(line, kind, var, sp.Symbol(f"trip_{line}", integer=True, nonnegative=True), False, note=note)
+
+
+def unknown_trip_counts(loops) -> list[str]:
+    """One line per loop whose trip count is unknown: its symbol, kind, variable, line and why, e.g.
+    ``trip_7 (for loop on 'k', line 7): bound reads memory or data (row_ptr[row + 1])``."""
+    out = []
+    for lp in loops:
+        if not lp.symbolic:
+            on = f" on '{lp.var}'" if lp.var else ""
+            out.append(f"trip_{lp.line} ({lp.kind} loop{on}, line {lp.line}): {lp.note or 'not derived'}")
+    return out
+
+
+def _opaque_part(node, start, bound, step, var) -> str:
+    """Which parts of an affine ``for`` loop keep its trip count unknown, quoting their source text."""
+    parts = (("start", start, "initializer"), ("bound", bound, "condition"), ("step", step, "update"))
+    found = [f"{what} ({' '.join(node_text(node.child_by_field_name(field)).split())[:80]})"
+             for what, value, field in parts if is_opaque(value)]
+    if not found:
+        return f"'{var}' is also assigned in the loop body"
+    verb = "depends" if len(found) == 1 else "depend"
+    return f"its {' and '.join(found)} {verb} on memory or on values the analysis cannot follow"
 
 
 def for_loop(node, env, loop_symbol) -> Loop:
@@ -88,16 +112,16 @@ def for_loop(node, env, loop_symbol) -> Loop:
     update = node.child_by_field_name("update")
     var, start = _init(init, env, cond)
     if not var or cond is None or update is None:
-        return opaque_loop(node, "for", "not an affine for loop (missing init, condition or update)")
+        return opaque_loop(node, "for", "not an affine for loop (missing init, condition or update)", var or "")
     op, bound = _condition(cond, var, env)
     step_kind, step = _update(_part_updating(update, var), var, env)
     if op is None or step_kind is None:
-        return opaque_loop(node, "for", "condition or update not of a recognised form")
+        return opaque_loop(node, "for", "condition or update not of a recognised form", var)
     if is_opaque(start) or is_opaque(bound) or is_opaque(step) or assignments_of(node.child_by_field_name("body"), var):
-        return opaque_loop(node, "for", "bound or step not derivable from parameters and work sizes")
+        return opaque_loop(node, "for", _opaque_part(node, start, bound, step, var), var)
     trip, note = _trip(op, start, bound, step_kind, step)
     if trip is None:
-        return opaque_loop(node, "for", note)
+        return opaque_loop(node, "for", note, var)
     raw, (trip, avg_note) = trip, _average(trip, start, bound, step_kind, step, op, env)
     note = "; ".join(n for n in (note, avg_note, _exits(node.child_by_field_name("body"))) if n)
     return Loop(line, "for", var, tidy(trip), True, note=note,
@@ -133,15 +157,15 @@ def while_loop(node, env, start_of) -> Loop:
     op, bound = _condition(affine, var, env)
     step_kind, step = _update(found, var, env)
     if start is None or op is None or step_kind is None or is_opaque(start) or is_opaque(bound) or is_opaque(step):
-        return _noted(opaque_loop(node, kind, f"{kind} loop on '{var}': start, bound or step not derivable"), extra)
+        return _noted(opaque_loop(node, kind, f"{kind} loop on '{var}': start, bound or step not derivable", var), extra)
     trip, note = _trip(op, start, bound, step_kind, step)
     if trip is None:
-        return _noted(opaque_loop(node, kind, f"{kind} loop: {note}"), extra)
+        return _noted(opaque_loop(node, kind, f"{kind} loop: {note}", var), extra)
     raw, (trip, avg_note) = trip, _average(trip, start, bound, step_kind, step, op, env)
     if kind == "do":
         trip, raw = sp.Max(1, trip), sp.Max(1, raw)
     if affine is not cond:
-        loop = opaque_loop(node, kind, f"{kind} loop: data-dependent exit; at most {tidy(trip)} iterations")
+        loop = opaque_loop(node, kind, f"{kind} loop: data-dependent exit; at most {tidy(trip)} iterations", var)
         return _noted(loop, extra)
     note = "; ".join(n for n in (f"{kind} loop: {note}", avg_note, extra) if n)
     return Loop(node.start_point[0] + 1, kind, var, tidy(trip), True, note=note,

@@ -90,8 +90,10 @@ def _scalar_args(args, at: str) -> dict[str, float]:
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             number = float(value) if not isinstance(value, int) or abs(value) < 2**1023 else math.inf
         elif isinstance(value, str):
-            try:
-                number = float(value)
+            try:  # a vector scalar (uint2, float4) is given as its lanes a,b[,...] as for measure; the
+                # counts read lane 0 (the analysis never follows a vector scalar's lanes symbolically)
+                lanes = [float(v) for v in value.split(",")]
+                number = lanes[0] if all(math.isfinite(v) for v in lanes) else math.inf
             except ValueError:
                 number = None
         if number is None:
@@ -329,19 +331,21 @@ def _with_static_checks(launches: list, predictions: list[dict], as_grid: list[b
     by_kernel: dict[int, list[int]] = {}
     for i, launch in enumerate(launches):
         by_kernel.setdefault(id(launch.graph), []).append(i)
-    exact, warnings = [None] * len(launches), [None] * len(launches)
+    exact, warnings, why = [None] * len(launches), [None] * len(launches), [""] * len(launches)
     for idx in by_kernel.values():
         facts = kernel_facts(launches[idx[0]].graph)
         group = [launches[i] for i in idx]
         for i, counts, messages in zip(idx, static_counts_many(facts, group), coverage_warnings_many(facts, group)):
-            exact[i], warnings[i] = counts, messages
+            exact[i], warnings[i], why[i] = counts, messages, facts.reason
     out = []
-    for launch, pred, grid, counts, messages in zip(launches, predictions, as_grid, exact, warnings):
+    for launch, pred, grid, counts, messages, reason in zip(launches, predictions, as_grid, exact, warnings, why):
         pred = dict(pred)
         for name in ("flops", "bytes"):
             if counts is not None:
                 pred[name] = counts[name]
             pred[f"{name}_source"] = "static" if counts is not None else "model"
+        # why the static counts were not used (an unknown trip count names its loop), "" when they were
+        pred["counts_note"] = "" if counts is not None else (reason or "a symbol has no value at this launch")
         if messages and launch.lang == "cuda" and not grid:
             messages.append("for CUDA, --global is threads per dimension (grid x block); to pass the grid "
                             "give --grid BLOCKS --block THREADS")

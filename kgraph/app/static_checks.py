@@ -69,7 +69,9 @@ def _facts(graph, analysis) -> KernelFacts:
     if analysis.notes:
         facts.exact, facts.reason = False, "; ".join(analysis.notes)
     elif any(not lp.symbolic for lp in analysis.loops):
-        facts.exact, facts.reason = False, "a loop trip count depends on data"
+        from kgraph.analysis.loops import unknown_trip_counts
+
+        facts.exact, facts.reason = False, "unknown trip count: " + "; ".join(unknown_trip_counts(analysis.loops))
     else:
         why = data_dependent(graph.unit, graph.function)
         if why:

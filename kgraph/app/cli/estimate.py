@@ -212,6 +212,8 @@ def run(args) -> int:
         print(f"  footprint  {_bytes(r['footprint_bytes'])} ({r['footprint_source']})")
         print(f"  flops      {_count(r['flops'], r['flops_source'])} ({r['flops_source']})")
         print(f"  bytes      {_count(r['bytes'], r['bytes_source'])} ({r['bytes_source']})")
+        if r.get("counts_note"):
+            print(f"  counts     the model's estimates, not exact: {r['counts_note']}")
         print(f"  bound      {r['bound']} (p={r['bound_probability']:.2f})")
     return 0
 
