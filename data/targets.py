@@ -76,8 +76,9 @@ class Target:
         return np.log1p(x) if self.log1p else np.log(x)
 
     def inverse(self, log_values) -> np.ndarray:
-        """Log target → natural units (float64 for float64 input)."""
-        y = np.expm1(log_values) if self.log1p else np.exp(log_values)
+        """Log target → natural units (float64 for float64 input); a ``ln(1 + x)`` target's value is never
+        negative (a head's output below 0 means 0 of a count, not a negative count)."""
+        y = np.maximum(np.expm1(log_values), 0.0) if self.log1p else np.exp(log_values)
         return y / self.scale if self.scale != 1 else y
 
     # ---- torch
@@ -90,13 +91,13 @@ class Target:
     def inverse_torch(self, log_values):
         import torch
 
-        y = torch.expm1(log_values) if self.log1p else torch.exp(log_values)
+        y = torch.expm1(log_values).clamp_min(0.0) if self.log1p else torch.exp(log_values)
         return y / self.scale if self.scale != 1 else y
 
     # ---- C
     def c_inverse(self, expr: str) -> str:
         """C99 (double, <math.h>) for the natural value of the log target ``expr``."""
-        y = f"{'expm1' if self.log1p else 'exp'}({expr})"
+        y = f"fmax(expm1({expr}), 0.0)" if self.log1p else f"exp({expr})"
         return f"{y} / {float(self.scale)!r}" if self.scale != 1 else y
 
 

@@ -283,11 +283,11 @@ def test_row7_peak_warnings_unit():
         device = json.loads((ROOT / "data/datasets/nvidia-h200/device.json").read_text())
 
     rates = device_rates(FakeLaunch.device)
-    footprint = rates["cache"] + 1e12  # 1 TB past the cache
-    fine = {"time_ns": 1e12 / rates["dram"] * 1.05, "bandwidth_gbs": rates["dram"], "footprint_bytes": footprint,
+    footprint = rates["cache"] + 1e11  # 100 GB past the cache, within the H200's 139.8 GiB
+    fine = {"time_ns": 1e11 / rates["dram"] * 1.05, "bandwidth_gbs": rates["dram"], "footprint_bytes": footprint,
             "bytes": footprint, "flops": 0.0}
     assert peak_warnings(FakeLaunch, fine) == []
-    too_fast = dict(fine, time_ns=1e12 / rates["dram"] / (PEAK_MARGIN * 2))
+    too_fast = dict(fine, time_ns=1e11 / rates["dram"] / (PEAK_MARGIN * 2))
     [message] = peak_warnings(FakeLaunch, too_fast)
     assert message.startswith("the predicted time implies ") and "2.2x the device's copy bandwidth" in message
     bandwidth = dict(fine, bandwidth_gbs=rates["dram"] * 22)
@@ -299,6 +299,11 @@ def test_row7_peak_warnings_unit():
     flops = dict(fine, flops=fine["time_ns"] * rates["fp32"] * 3)
     [message] = peak_warnings(FakeLaunch, flops)
     assert "3.0x the device's peak" in message
+    # a footprint larger than the device's memory cannot run as one launch, whatever the time
+    huge = dict(fine, footprint_bytes=200 * 2**30, footprint_source="static", time_ns=1e12, bytes=200 * 2**30)
+    [message] = peak_warnings(FakeLaunch, huge)
+    assert message == ("the launch's footprint 200.00 GiB (static) exceeds the device's memory of 139.80 GiB: "
+                       "it cannot run as one launch, and its time is not a real one")
 
 
 def test_row7_shipped_model_warns_past_the_device_peak(capsys, tmp_path):

@@ -50,7 +50,7 @@ def test_one_table_everywhere():
     assert [t.transform_text for t in TARGETS] == [
         "ln(time_ns)", "ln(1 + 1000 * bandwidth_gbs)", "ln(1 + footprint_bytes)", "ln(1 + flops)", "ln(1 + bytes)"]
     assert [t.c_inverse("y") for t in TARGETS] == [
-        "exp(y)", "expm1(y) / 1000.0", "expm1(y)", "expm1(y)", "expm1(y)"]
+        "exp(y)", "fmax(expm1(y), 0.0) / 1000.0", "fmax(expm1(y), 0.0)", "fmax(expm1(y), 0.0)", "fmax(expm1(y), 0.0)"]
 
 
 def test_transforms_round_trip_numpy_and_torch():
@@ -65,6 +65,10 @@ def test_transforms_round_trip_numpy_and_torch():
     assert TARGET["bandwidth"].transform(1330.7) == pytest.approx(np.log1p(1330.7e3), rel=1e-15)
     assert TARGET["bandwidth"].inverse(np.log1p(1330.7e3)) == pytest.approx(1330.7, rel=1e-12)
     assert TARGET["time"].transform(0.0) == -np.inf and TARGET["flops"].inverse(0.0) == 0.0
+    # a head's output below 0 is a count of 0, never a negative count (issue 15: VectorAdd's -0.116 FLOPs)
+    for name in ("bandwidth", "footprint", "flops", "bytes"):
+        assert TARGET[name].inverse(np.array([-0.2]))[0] == 0.0
+        assert float(TARGET[name].inverse_torch(torch.tensor([-0.2]))[0]) == 0.0
 
 
 def test_to_targets_uses_the_table():

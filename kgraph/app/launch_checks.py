@@ -240,6 +240,12 @@ def peak_warnings(launch, prediction: dict) -> list[str]:
     if not time > 0 or not math.isfinite(time):
         return [f"the model predicts a time of {time} ns: no prediction can be trusted for this launch"]
     copy, out = rates["dram"], []
+    memory = float(launch.device.get("global_mem_bytes") or 0)
+    if memory > 0 and float(prediction["footprint_bytes"]) > memory:
+        out.append(f"the launch's footprint {float(prediction['footprint_bytes']) / 2**30:,.2f} GiB "
+                   f"({prediction.get('footprint_source', 'model')}) exceeds the device's memory of "
+                   f"{memory / 2**30:,.2f} GiB: "
+                   f"it cannot run as one launch, and its time is not a real one")
     beyond = max(float(prediction["footprint_bytes"]) - rates["cache"], 0.0)
     by_time = beyond / time
     if by_time > copy * PEAK_MARGIN:
