@@ -145,21 +145,25 @@ def to_tables(launches: list[Launch], footprints: list | None = None):
 def static_footprints(launches: list[Launch]) -> list:
     """The static footprint (:mod:`kgraph.analysis.footprint`) of each launch: a
     :class:`~kgraph.analysis.footprint.FootprintResult`, or None when the kernel cannot be analysed.
-    Made once per kernel from its one analysis (:func:`analysis_of`) and kept with it."""
-    compiled, done, out = {}, {}, []
-    for launch in launches:
-        key = id(launch.graph)
-        if key not in compiled:
-            compiled[key] = kernel_footprint(launch.graph)
-        fp = compiled[key]
+    Made once per kernel from its one analysis (:func:`analysis_of`) and kept with it; the launches of a
+    kernel are evaluated together (:meth:`~kgraph.analysis.footprint.StaticFootprint.evaluate_many`)."""
+    import numpy as np
+
+    by_kernel: dict[int, list[int]] = {}
+    for i, launch in enumerate(launches):
+        by_kernel.setdefault(id(launch.graph), []).append(i)
+    out = [None] * len(launches)
+    for idx in by_kernel.values():
+        fp = kernel_footprint(launches[idx[0]].graph)
         if fp is None:
-            out.append(None)
             continue
-        same = (key, tuple(launch.args.items()), tuple(launch.global_size), tuple(launch.local_size))
-        if same not in done:  # a launch repeated in the batch is evaluated once
-            env = {**launch.args, "global_size": launch.global_size, "local_size": launch.local_size}
-            done[same] = fp.evaluate(env)
-        out.append(done[same])
+        group = [launches[i] for i in idx]
+        for dims in sorted({len(l.global_size) for l in group}):  # one array shape per dimensionality
+            same = [(i, l) for i, l in zip(idx, group) if len(l.global_size) == dims]
+            args = {name: np.array([l.args[name] for _, l in same]) for name in same[0][1].args}
+            results = fp.evaluate_many(args, [l.global_size for _, l in same], [l.local_size for _, l in same])
+            for (i, _), result in zip(same, results):
+                out[i] = result
     return out
 
 

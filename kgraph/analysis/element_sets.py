@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 MAP_LIMIT = 1 << 26  # elements of a byte map for strided (non-dense) unions
 
 
@@ -204,3 +206,194 @@ def _merge(intervals):
         else:
             out.append((a, b))
     return out
+
+
+# ------------------------------------------------------------------ all launches of a kernel at once
+#: ``AccessSets.kind``: the launch's set is ``(start, base, steps, exact)``, it touches nothing, or unknown
+SET, NONE, UNKNOWN = 0, 1, 2
+
+
+class AccessSets:
+    """:func:`access_set` of one access at N launches, as arrays (Float64 holding integers, so exact
+    below 2^53: :meth:`kgraph.analysis.footprint.StaticFootprint.evaluate_many` checks ``largest``).
+
+    Args:
+        kind: Int8[N] ``SET``, ``NONE`` or ``UNKNOWN``.
+        start, base: Float[N] the set's first element and its dense run (see :func:`access_set`).
+        exact: Bool[N].
+        step_size, step_count: Float[N, K] the steps ``(s_j, n_j)`` in order; ``step_used`` Bool[N, K]
+            which of the K slots hold one (a launch's steps are its used slots, left to right).
+        largest: Float[N] the largest magnitude of the launch's numbers (extents included).
+    """
+
+    def __init__(self, kind, start, base, exact, step_size, step_count, step_used, largest):
+        self.kind, self.start, self.base, self.exact = kind, start, base, exact
+        self.step_size, self.step_count, self.step_used, self.largest = step_size, step_count, step_used, largest
+
+    def one(self, i: int):
+        """The launch ``i``'s :func:`access_set` value."""
+        if self.kind[i] == NONE:
+            return None
+        if self.kind[i] == UNKNOWN:
+            return "unknown"
+        used = self.step_used[i]
+        steps = tuple((int(s), int(n)) for s, n in zip(self.step_size[i][used], self.step_count[i][used]))
+        return int(self.start[i]), int(self.base[i]), steps, bool(self.exact[i])
+
+
+def _integral(x) -> np.ndarray:
+    return x == np.floor(x)
+
+
+def clip_many(lo, hi, op: str, b):
+    """:func:`clip` over Float[N] arrays: (lo, hi, hole), each Float[N] or Bool[N]."""
+    if op == "<":
+        return lo, np.minimum(hi, np.ceil(b) - 1), np.zeros(b.shape, bool)
+    if op == "<=":
+        return lo, np.minimum(hi, np.floor(b)), np.zeros(b.shape, bool)
+    if op == ">":
+        return np.maximum(lo, np.floor(b) + 1), hi, np.zeros(b.shape, bool)
+    if op == ">=":
+        return np.maximum(lo, np.ceil(b)), hi, np.zeros(b.shape, bool)
+    if op == "==":
+        whole = _integral(b)
+        return (np.where(whole, np.maximum(lo, b), 1.0), np.where(whole, np.minimum(hi, b), 0.0),
+                np.zeros(b.shape, bool))
+    if op == "!=":
+        at_lo, at_hi = b == lo, (b == hi) & (b != lo)
+        return (np.where(at_lo, lo + 1, lo), np.where(at_hi, hi - 1, hi),
+                ~at_lo & ~at_hi & (lo < b) & (b < hi))
+    return lo, hi, np.ones(b.shape, bool)
+
+
+def _sorted_terms(terms, n: int):
+    """(c, m, used) Float[N, K], Float[N, K], Bool[N, K] of ``terms`` ``(c, m, used)`` (each Float[N] /
+    Bool[N]) sorted per launch by (c, m), used ones first, as ``sorted`` sorts a launch's used terms."""
+    if not terms:
+        return np.zeros((n, 0)), np.zeros((n, 0)), np.zeros((n, 0), bool)
+    used = np.stack([t[2] for t in terms], 1)
+    c = np.where(used, np.stack([t[0] for t in terms], 1), np.inf)
+    m = np.where(used, np.stack([t[1] for t in terms], 1), np.inf)
+    order = np.lexsort((m, c), axis=1)
+    take = lambda a: np.take_along_axis(a, order, 1)  # noqa: E731
+    return take(c), take(m), take(used)
+
+
+def access_sets(acc, slot: dict, nums: np.ndarray) -> AccessSets:
+    """:func:`access_set` of one access at N launches at once, the same numbers in the same order.
+
+    Args:
+        acc: the prepared access (``kgraph.analysis.footprint._Prepared``).
+        slot: key -> row of ``nums`` of the access' compiled numbers.
+        nums: Float[E, N] the kernel's compiled numbers at each launch (finite).
+    """
+    n = nums.shape[1]
+    zeros = np.zeros(n)
+    if not acc.affine:
+        return AccessSets(np.full(n, UNKNOWN, np.int8), zeros, zeros, np.zeros(n, bool), np.zeros((n, 0)),
+                          np.zeros((n, 0)), np.zeros((n, 0), bool), zeros)
+    get = lambda key: nums[slot[key]]  # noqa: E731
+    exact = np.full(n, not acc.reason)
+    none = np.zeros(n, bool)
+    for j, gate in enumerate(acc.gates):
+        if gate[0] == "trip":
+            none |= get(f"gate{j}") < 1
+            continue
+        size = get(f"gsize{j}")
+        lo, hi, hole = clip_many(zeros, size - 1, gate[2], get(f"gate{j}"))
+        none |= lo > hi
+        if gate[4]:
+            exact &= ~((lo > 0) | (hi < size - 1) | hole)  # the guard restricts an id related to the index
+    los = [get(f"lo{i}") for i in range(len(acc.vars))]
+    his = [get(f"hi{i}") for i in range(len(acc.vars))]
+    for j, (i, op, _) in enumerate(acc.clips):
+        los[i], his[i], hole = clip_many(los[i], his[i], op, get(f"clip{j}"))
+        exact &= ~hole
+    for lo, hi in zip(los, his):
+        none |= lo > hi
+    for i, v in enumerate(acc.vars):
+        if v.clamp is not None:
+            los[i], his[i], dense = clamp_ranges(v.clamp, i, los, his, get)
+            exact &= dense
+    lo_idx = hi_idx = get("c0")
+    terms = []
+    for i, _ in acc.coefs:
+        c = get(f"k{i}")
+        flat = (c == 0) | (los[i] == his[i])
+        a, b = c * los[i], c * his[i]
+        lo_idx = lo_idx + np.where(flat, a, np.minimum(a, b))
+        hi_idx = hi_idx + np.where(flat, a, np.maximum(a, b))
+        terms.append((np.abs(c), his[i] - los[i] + 1, ~flat))
+    whole = _integral(lo_idx) & _integral(hi_idx) & (float(acc.width).is_integer() and acc.width >= 1)
+    for c, _, used in terms:
+        whole &= _integral(c) | ~used
+    exact &= whole
+    width = max(acc.width, 1)  # int(width) where exact (then width >= 1), max(width, 1) elsewhere
+    start = lo_idx * acc.scale
+    end = hi_idx * acc.scale + width - 1
+    c, m, used = _sorted_terms([(np.trunc(c) * acc.scale, np.trunc(m), u) for c, m, u in terms], n)
+    base, extent, steps = np.full(n, float(width)), np.full(n, float(width)), np.zeros(n, np.int64)
+    failed, step_used = ~exact, np.zeros(c.shape, bool)
+    largest = np.maximum(np.abs(start), np.abs(end))
+    for p in range(c.shape[1]):
+        live = used[:, p] & ~failed
+        grow = np.where(live, c[:, p] * (m[:, p] - 1), 0.0)
+        fills = live & (steps == 0) & (c[:, p] <= base)  # fills the gaps: still one interval
+        copies = live & ~fills & (c[:, p] >= extent)     # a new copy of the set, disjoint from the others
+        base = np.where(fills, base + grow, base)
+        extent = np.where(fills | copies, extent + grow, extent)
+        steps += copies
+        step_used[:, p] = copies
+        failed |= live & ~fills & ~copies
+        largest = np.maximum(largest, np.where(live, np.maximum(np.abs(c[:, p]), extent), 0.0))
+    loose = ~exact | failed
+    unknown = loose & ~(_integral(start) & _integral(end))
+    kind = np.where(none, NONE, np.where(unknown, UNKNOWN, SET)).astype(np.int8)
+    return AccessSets(kind, start, np.where(loose, end - start + 1, base), ~loose,
+                      c, m, step_used & ~loose[:, None], largest)
+
+
+def clamp_ranges(clamp, i: int, los: list, his: list, get):
+    """:func:`clamp_range` over Float[N] arrays: (lo, hi, dense)."""
+    _, coefs, path = clamp
+    a = b = get(f"e{i}c0")
+    terms = []
+    for j, _ in coefs:
+        c = get(f"e{i}k{j}")
+        a = a + np.minimum(c * los[j], c * his[j])
+        b = b + np.maximum(c * los[j], c * his[j])
+        terms.append((np.abs(c), his[j] - los[j] + 1, (c != 0) & (los[j] != his[j])))
+    dense = _integral(a) & _integral(b)
+    for c, _, used in terms:
+        dense &= _integral(c) | ~used
+    c, m, used = _sorted_terms(terms, len(a))
+    base, broken = np.ones(len(a)), np.zeros(len(a), bool)
+    for p in range(c.shape[1]):
+        live = used[:, p] & ~broken
+        gap = live & (c[:, p] > base)
+        dense &= ~gap
+        broken |= gap
+        base = np.where(live & ~gap, base + c[:, p] * (m[:, p] - 1), base)
+
+    def f(x):
+        for d in reversed(range(len(path))):
+            kind, bounds = path[d]
+            for n in range(len(bounds)):
+                x = (np.minimum if kind == "min" else np.maximum)(x, get(f"e{i}p{d}_{n}"))
+        return x
+
+    for d in range(len(path)):
+        for n in range(len(path[d][1])):
+            dense &= _integral(get(f"e{i}p{d}_{n}"))
+    return f(a), f(b), dense
+
+
+def interval_union_counts(starts: np.ndarray, ends: np.ndarray, present: np.ndarray) -> np.ndarray:
+    """Float[N] elements in the union of the integer intervals ``[starts, ends]`` (Float[N, M]) of each
+    launch where ``present`` (Bool[N, M]): what :func:`union` counts for dense exact sets."""
+    a = np.where(present, starts, np.inf)
+    order = np.argsort(a, axis=1, kind="stable")
+    a = np.take_along_axis(a, order, 1)
+    b = np.take_along_axis(np.where(present, ends, -np.inf), order, 1)
+    before = np.maximum.accumulate(np.concatenate([np.full((len(a), 1), -np.inf), b[:, :-1]], 1), axis=1)
+    return np.where(np.isfinite(a), np.maximum(0.0, b - np.maximum(a - 1, before)), 0.0).sum(1)

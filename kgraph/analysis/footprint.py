@@ -41,11 +41,15 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+import numpy as np
 import sympy as sp
 
-from kgraph.analysis.element_sets import access_set, union
-from kgraph.analysis.result import floor_log2_value, resolve_env
+from kgraph.analysis.element_sets import SET, UNKNOWN, access_set, access_sets, interval_union_counts, union
+from kgraph.analysis.result import NUMERIC_FUNCTIONS, floor_log2_value, resolve_env
 from kgraph.analysis.symbolic import SIZE_OF_ID, id_symbols, is_opaque, normalize_ids, work_symbol
+
+EXACT_BELOW = 2.0 ** 52  # evaluate_many's float64 numbers are exact integers (and sums of two) below this
+BATCH_MIN = 4            # fewer launches of a kernel are evaluated one by one (no numpy compilation)
 
 @dataclass
 class BufferFootprint:
@@ -132,6 +136,8 @@ class StaticFootprint:
         self.symbols = [s.name for s in syms]
         self._fn = sp.lambdify(syms, exprs, modules=[{"floor_log2": floor_log2_value, "ceiling": math.ceil,
                                                       "floor": math.floor}, "math"]) if exprs else None
+        self._exprs = (syms, exprs)
+        self._fn_many = None  # the same numbers over arrays (numpy), compiled by the first evaluate_many
 
     # -- preparation (symbolic, once) --------------------------------------------------------------
     def _prepare(self, a) -> _Prepared:
@@ -312,6 +318,104 @@ class StaticFootprint:
         exact = total is not None and all(b.exact for b in buffers) and not self.kernel_reason
         reason = self.kernel_reason or "; ".join(f"{b.name}: {b.reason}" for b in buffers if not b.exact)
         return FootprintResult(total, exact, buffers, reason)
+
+
+    def evaluate_many(self, args: dict, global_size: list, local_size: list) -> list:
+        """:meth:`evaluate` of N launches at once: the compiled numbers evaluated once over arrays (numpy),
+        the access sets and the buffers' unions as arrays (:func:`access_sets`). The same results as
+        :meth:`evaluate` of ``{**args_i, "global_size": ..., "local_size": ...}``, launch by launch:
+        numpy computes in float64 what the per-launch path computes in Python numbers (exact integers),
+        so a launch with a number not finite or at least ``EXACT_BELOW`` in magnitude, a union with
+        strided, inexact or negative sets, and batches under ``BATCH_MIN`` launches take the per-launch
+        path.
+
+        Args:
+            args: scalar argument name -> Float[N] values (every launch gives the same names).
+            global_size, local_size: N lists of D ints each (D = 1..3; unused dimensions are 1), as the
+                launches give them (ints of any size: the per-launch path gets them unchanged).
+
+        Returns:
+            One :class:`FootprintResult` per launch.
+        """
+        n = len(global_size)
+
+        def env(i: int) -> dict:
+            return {**{k: float(v[i]) for k, v in args.items()}, "global_size": global_size[i],
+                    "local_size": local_size[i]}
+
+        if n < BATCH_MIN or self._fn is None:
+            return [self.evaluate(env(i)) for i in range(n)]
+        values = {name: np.asarray(v, dtype=np.float64) for name, v in args.items()}
+        global_size, local_size = list(global_size), list(local_size)
+        sizes = np.array(global_size, dtype=np.float64), np.array(local_size, dtype=np.float64)
+        for d in range(3):
+            g = sizes[0][:, d] if d < sizes[0].shape[1] else np.ones(n)
+            lsz = sizes[1][:, d] if d < sizes[1].shape[1] else np.ones(n)
+            values.setdefault(f"gsz{d}", g)
+            values.setdefault(f"lsz{d}", lsz)
+            values.setdefault(f"ngrp{d}", g / lsz)
+        if any(name not in values for name in self.symbols):
+            return [self.evaluate(env(i)) for i in range(n)]  # each says which value is missing
+        if self._fn_many is None:
+            self._fn_many = sp.lambdify(*self._exprs, modules=[NUMERIC_FUNCTIONS, "numpy"])
+        inputs = [values[name] for name in self.symbols]
+        try:
+            with np.errstate(all="ignore"):
+                nums = np.stack([np.broadcast_to(np.asarray(v, dtype=np.float64), (n,))
+                                 for v in self._fn_many(*inputs)])
+        except (ArithmeticError, ValueError, TypeError, NameError):
+            return [self.evaluate(env(i)) for i in range(n)]
+        largest = np.max(np.abs(np.concatenate([nums, np.stack(inputs)])), axis=0, initial=0.0)
+        slow = ~(largest < EXACT_BELOW)  # NaN and infinities included
+        sets = [access_sets(acc, slot, np.where(slow, 0.0, nums)) for acc, slot in zip(self.accesses, self._slots)]
+        for got in sets:
+            slow |= ~(got.largest < EXACT_BELOW)
+        buffers = []  # per buffer: (name, elem bytes, its accesses and sets, Float[N] bytes, Bool[N] known, fast)
+        whole = ~slow  # launches whose buffers are all known, dense and exact: their results come from arrays
+        for name, elem in self.buffers.items():
+            mine = [(acc, got) for acc, got in zip(self.accesses, sets) if acc.buffer == name]
+            known, fast = np.ones(n, bool), np.ones(n, bool)
+            for _, got in mine:
+                known &= got.kind != UNKNOWN
+                fast &= (got.kind != SET) | (got.exact & ~got.step_used.any(1) & (got.start >= 0))
+            present = np.stack([got.kind == SET for _, got in mine], 1) if mine else np.zeros((n, 0), bool)
+            starts = np.stack([got.start for _, got in mine], 1) if mine else np.zeros((n, 0))
+            ends = starts + (np.stack([got.base for _, got in mine], 1) if mine else 0) - 1
+            nbytes = interval_union_counts(starts, ends, present) * elem
+            slow |= known & fast & ~(nbytes < EXACT_BELOW)
+            whole &= known & fast
+            buffers.append((name, elem, mine, nbytes, known, fast))
+        whole &= ~slow
+        columns = [(name, elem, nbytes.tolist()) for name, elem, _, nbytes, _, _ in buffers]
+        reason = self.kernel_reason
+        out = []
+        for i, (quick, later) in enumerate(zip(whole.tolist(), slow.tolist())):
+            if quick:
+                parts = [BufferFootprint(name, elem, nbytes[i], True, "") for name, elem, nbytes in columns]
+                out.append(FootprintResult(float(sum(b.bytes for b in parts)), not reason, parts, reason))
+            else:
+                out.append(self.evaluate(env(i)) if later else _result_of(self, i, buffers))
+        return out
+
+
+def _result_of(fp: StaticFootprint, i: int, buffers: list) -> FootprintResult:
+    """Launch ``i``'s :class:`FootprintResult` from :meth:`StaticFootprint.evaluate_many`'s per-buffer
+    arrays, a buffer whose sets are not all dense and exact united by :func:`union` as
+    :meth:`StaticFootprint.evaluate` does."""
+    out = []
+    for name, elem, mine, nbytes, known, fast in buffers:
+        if not known[i]:
+            first = next(acc for acc, got in mine if got.kind[i] == UNKNOWN)
+            out.append(BufferFootprint(name, elem, None, False, first.reason or "unbounded access"))
+        elif fast[i]:
+            out.append(BufferFootprint(name, elem, float(nbytes[i]), True, ""))
+        else:
+            count, exact, reason = union([s for s in (got.one(i) for _, got in mine) if s is not None])
+            out.append(BufferFootprint(name, elem, None if count is None else float(count * elem), exact, reason))
+    total = None if any(b.bytes is None for b in out) else float(sum(b.bytes for b in out))
+    exact = total is not None and all(b.exact for b in out) and not fp.kernel_reason
+    reason = fp.kernel_reason or "; ".join(f"{b.name}: {b.reason}" for b in out if not b.exact)
+    return FootprintResult(total, exact, out, reason)
 
 
 def static_footprint(function, unit, analysis=None) -> StaticFootprint:
