@@ -158,13 +158,19 @@ def _lambdify_counts(exprs: list) -> Callable[[dict], np.ndarray]:
     return evaluate
 
 
-def _launch_env(rows: pd.DataFrame) -> dict[str, np.ndarray]:
+def _args_of(rows: pd.DataFrame) -> list[dict]:
+    """The scalar arguments of each row: ``args`` as dicts (the estimate path) or JSON text (datasets)."""
+    return [json.loads(a) if isinstance(a, str) and a else a if isinstance(a, dict) else {} for a in rows["args"]]
+
+
+def _launch_env(rows: pd.DataFrame, args: list[dict]) -> dict[str, np.ndarray]:
+    """Float[N] arrays of the work sizes ``gsz/lsz/ngrp<d>`` and scalar arguments (``args``:
+    :func:`_args_of` of ``rows``; NaN where a row lacks one) of ``rows``."""
     env: dict[str, np.ndarray] = {}
     for d in range(3):
         g = rows[f"g{d}"].to_numpy(np.float64)
         lsz = rows[f"l{d}"].to_numpy(np.float64)
         env[f"gsz{d}"], env[f"lsz{d}"], env[f"ngrp{d}"] = g, lsz, np.ceil(g / np.maximum(lsz, 1))
-    args = [json.loads(a) if isinstance(a, str) and a else {} for a in rows["args"]]
     for name in sorted({k for a in args for k in a}):
         env[name] = np.array([float(a.get(name, np.nan)) for a in args])
     return env
@@ -201,20 +207,22 @@ def _static_block_of_source(task: tuple) -> tuple[np.ndarray, np.ndarray] | None
     return static_block(compile_static_counts(source, lang, kernel_name), env, items)
 
 
-def _static_blocks(launches: pd.DataFrame, sources: pd.DataFrame, items: np.ndarray):
+def _static_blocks(launches: pd.DataFrame, sources: pd.DataFrame, items: np.ndarray, args: list[dict]):
     """``(row indices, static_block)`` of each kernel of ``launches``: from the ``analysis`` column when the
-    caller has one, else each source analysed once, on a process pool when there are many kernels."""
+    caller has one, else each source analysed once, on a process pool when there are many kernels.
+    ``args``: :func:`_args_of` of ``launches``."""
     groups = list(launches.groupby(["source_id", "kernel_name"]).indices.items())
     if "analysis" in launches:
         for _, idx in groups:
             evaluate = compile_counts(launches["analysis"].iat[idx[0]])
-            yield idx, static_block(evaluate, _launch_env(launches.iloc[idx]), items[idx])
+            rows = launches.iloc[idx]
+            yield idx, static_block(evaluate, _launch_env(rows, [args[i] for i in idx]), items[idx])
         return
     from kgraph.data.pool import parallel_map
 
     by_source = sources.set_index("source_id")
-    tasks = [(by_source.at[sid, "source"], by_source.at[sid, "lang"], name, _launch_env(launches.iloc[idx]),
-              items[idx]) for (sid, name), idx in groups]
+    tasks = [(by_source.at[sid, "source"], by_source.at[sid, "lang"], name,
+              _launch_env(launches.iloc[idx], [args[i] for i in idx]), items[idx]) for (sid, name), idx in groups]
     yield from zip((idx for _, idx in groups), parallel_map(_static_block_of_source, tasks))
 
 
@@ -224,7 +232,8 @@ def to_launch_features(launches: pd.DataFrame, sources: pd.DataFrame,
     """Feature matrix Float32[N, len(feature_names())] for ``launches`` (rows of launches-*.parquet).
 
     Args:
-        launches: launch rows (``device_id, source_id, kernel_name, g0..2, l0..2, dims, args``), and
+        launches: launch rows (``device_id, source_id, kernel_name, g0..2, l0..2, dims, args``: JSON
+            text or dicts), and
             optionally ``analysis``: the kernel's ``KernelAnalysis`` (None when it has none), which a
             caller holding the kernel's graph passes down so the source is not parsed and analysed again.
         sources: rows of sources.parquet (``source_id, lang, source``) covering every launch.
@@ -244,11 +253,12 @@ def to_launch_features(launches: pd.DataFrame, sources: pd.DataFrame,
     lsz = launches[["l0", "l1", "l2"]].to_numpy(np.float64)
     items, group_size = g.prod(1), lsz.prod(1)
     groups = np.ceil(g / np.maximum(lsz, 1)).prod(1)
-    args = np.zeros((n, NUM_SCALAR_ARGS))
-    for i, a in enumerate(launches["args"]):
-        values = list(json.loads(a).values()) if isinstance(a, str) and a else []
-        for j, v in enumerate(values[:NUM_SCALAR_ARGS]):
-            args[i, j] = np.sign(float(v)) * np.log1p(abs(float(v)))
+    given = _args_of(launches)
+    first = np.zeros((n, NUM_SCALAR_ARGS))  # the first scalar arguments, 0 where absent
+    for i, a in enumerate(given):
+        values = list(a.values())[:NUM_SCALAR_ARGS]
+        first[i, :len(values)] = values
+    args = np.sign(first) * np.log1p(np.abs(first))
     launch = np.column_stack([
         launches["dims"].to_numpy(np.float64), np.log2(g), np.log2(lsz), np.log2(items),
         np.log2(group_size), np.log2(groups), np.log2(groups / cus), args,
@@ -256,7 +266,7 @@ def to_launch_features(launches: pd.DataFrame, sources: pd.DataFrame,
 
     static = np.zeros((n, len(STATIC_FEATURES)))
     work = np.full((n, 2), np.nan)  # total fp32 and fp64 FLOPs (for the floors)
-    for idx, block in _static_blocks(launches, sources, items):
+    for idx, block in _static_blocks(launches, sources, items, given):
         if block is not None:
             static[idx], work[idx] = block
     footprint = (pd.to_numeric(launches["footprint_bytes"], errors="coerce").to_numpy(np.float64)

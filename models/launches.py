@@ -8,7 +8,6 @@ any model is loaded, so bad input never costs a model load.
 from __future__ import annotations
 
 import dataclasses
-import json
 from pathlib import Path
 
 
@@ -114,32 +113,38 @@ def to_tables(launches: list[Launch], footprints: list | None = None):
 
     ``footprints`` (:func:`static_footprints` of the same launches) fills ``footprint_bytes`` where the
     static footprint is exact (NaN elsewhere): the DRAM floor of :mod:`kgraph.data.floors` uses it.
-    The rows carry each kernel's analysis (``analysis``), so the features do not parse the source again."""
+    The rows carry each kernel's analysis (``analysis``), so the features do not parse the source again,
+    and the scalar arguments as dicts (``args``; datasets hold them as JSON text). Built column by column."""
     import pandas as pd
 
     from kgraph.data.harness.columns import source_id_of
 
-    kernels, index_of, rows, sources, devices, analyses = [], {}, [], {}, {}, {}
+    kernels, index_of, sources, devices, analyses, sids = [], {}, {}, {}, [], {}
     footprints = footprints if footprints is not None else [None] * len(launches)
+    columns: dict[str, list] = {name: [] for name in ("device_id", "source_id", "kernel_name", "analysis", "dims",
+                                                      "g0", "g1", "g2", "l0", "l1", "l2", "args",
+                                                      "kernel_index", "footprint_bytes")}
     for launch, fp in zip(launches, footprints):
-        sid = source_id_of(launch.source)
+        sid = sids.get(launch.source)
+        if sid is None:
+            sid = sids[launch.source] = source_id_of(launch.source)
         key = (sid, launch.graph.name)
         if key not in index_of:
             index_of[key] = len(kernels)
             kernels.append(launch)
-            analyses[key] = analysis_of(launch.graph)
+            analyses.append(analysis_of(launch.graph))
+        k = index_of[key]
+        analysis = analyses[k]
         sources[sid] = {"source_id": sid, "lang": launch.lang, "source": launch.source}
-        device_id = launch.device["device_id"]
-        devices[device_id] = launch.device
+        devices[launch.device["device_id"]] = launch.device
         g = launch.global_size + [1] * (3 - len(launch.global_size))
         l = launch.local_size + [1] * (3 - len(launch.local_size))
-        rows.append({"device_id": device_id, "source_id": sid, "kernel_name": launch.graph.name,
-                     "analysis": analyses[key],
-                     "dims": len(launch.global_size), "g0": g[0], "g1": g[1], "g2": g[2], "l0": l[0], "l1": l[1],
-                     "l2": l[2], "args": json.dumps(launch.args), "kernel_index": index_of[key],
-                     "footprint_bytes": float(fp.total_bytes) if fp is not None and fp.exact
-                     and fp.total_bytes is not None else float("nan")})
-    return pd.DataFrame(rows), pd.DataFrame(list(sources.values())), devices, kernels
+        for name, value in zip(columns, (launch.device["device_id"], sid, launch.graph.name, analysis,
+                                         len(launch.global_size), *g, *l, launch.args, k,
+                                         float(fp.total_bytes) if fp is not None and fp.exact
+                                         and fp.total_bytes is not None else float("nan"))):
+            columns[name].append(value)
+    return pd.DataFrame(columns), pd.DataFrame(list(sources.values())), devices, kernels
 
 
 def static_footprints(launches: list[Launch]) -> list:

@@ -19,6 +19,8 @@ CUDA launches can be given as ``grid=``/``block=`` (blocks per grid and threads 
 """
 from __future__ import annotations
 
+import functools
+import gc
 import hashlib
 import json
 import math
@@ -114,6 +116,24 @@ def _defines(defines, at: str) -> dict[str, str]:
     return {str(k): str(v) for k, v in defines.items()}
 
 
+def _collector_paused(method):
+    """``method`` with Python's cyclic garbage collector paused while it runs (enabled again after, if it
+    was): a batch allocates many short-lived objects, and each collection they trigger walks every object
+    of the model, torch and sympy (a fifth of the CPU time of 20,000 launches)."""
+
+    @functools.wraps(method)
+    def paused(*args, **kwargs):
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            return method(*args, **kwargs)
+        finally:
+            if enabled:
+                gc.enable()
+
+    return paused
+
+
 class Model:
     """A loaded model directory, ready to estimate launches.
 
@@ -194,6 +214,7 @@ class Model:
 
         return pd.DataFrame(self.estimate_many(list(requests), lang=lang))
 
+    @_collector_paused
     def estimate_many(self, requests: Sequence[dict], lang: str | None = None,
                       default_file: str | Path | None = None, default_device: str | dict | None = None) -> list[dict]:
         """The records of :meth:`estimate` for each request; ``where`` in a request (``file:line``)

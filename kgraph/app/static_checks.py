@@ -165,7 +165,7 @@ def coverage_warnings_many(facts: KernelFacts, launches: list) -> list[list[str]
                               f"launch has {g}: it covers about 1/{r[i]:.0f} of the problem its scalar arguments "
                               "describe")
     strides = _store_strides(facts)
-    if strides:
+    if any(len(launch.global_size) >= _gap_dims(strides) for launch in launches):
         for i, launch in enumerate(launches):
             env = {k: float(v[i]) for k, v in base_env.items()}
             out[i].extend(_stride_gaps(strides, launch, env))
@@ -206,6 +206,22 @@ def _store_strides(facts: KernelFacts) -> list:
             continue
         out.append(per_dim)
     facts._strides = out
+    return out
+
+
+def _gap_dims(strides: list) -> float:
+    """The fewest launch dimensions at which :func:`_stride_gaps` can find a gap: a store's index needs
+    ids of two dimensions (its second such dimension + 1), affine in the ids of every dimension below
+    (inf when no store has that).
+
+    Args:
+        strides: :func:`_store_strides` of the kernel.
+    """
+    out = math.inf
+    for per_dim in strides:
+        with_ids = [d for d, terms in enumerate(per_dim) if terms]
+        if len(with_ids) >= 2 and all(per_dim[d] is not None for d in range(with_ids[1])):
+            out = min(out, with_ids[1] + 1)
     return out
 
 
