@@ -113,6 +113,31 @@ TARGETS: tuple[Target, ...] = (
            description="global bytes loaded + stored by the launch"),
 )
 TARGET = {t.name: t for t in TARGETS}
+
+
+@dataclass(frozen=True)
+class Interval:
+    """The prediction interval of a target: its ``lower``/``upper`` quantiles, a central interval of
+    nominal coverage ``level``; natural-unit keys ``<key>`` with ``_lo``/``_hi`` before the unit suffix.
+
+    Attributes:
+        target: the :data:`TARGETS` name it brackets; level: nominal coverage (0.8 = 80%);
+        keys: natural-unit names of the two ends (``time_lo_ns``, ``time_hi_ns``).
+    """
+
+    target: str
+    level: float
+    keys: tuple[str, str]
+
+    @property
+    def quantiles(self) -> tuple[float, float]:
+        """The lower and upper quantile levels (0.1 and 0.9 for an 80% interval)."""
+        tail = (1.0 - self.level) / 2.0
+        return tail, 1.0 - tail
+
+
+#: the interval every prediction of time comes with (the compact head's outputs, ONNX, C, estimate)
+TIME_INTERVAL = Interval("time", 0.8, ("time_lo_ns", "time_hi_ns"))
 REGRESSION_TARGETS = tuple(t.name for t in TARGETS)
 LOG_TARGETS = tuple(t.log_name for t in TARGETS)
 NATURAL_KEYS = tuple(t.key for t in TARGETS)

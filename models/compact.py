@@ -8,7 +8,10 @@ layer for export (:meth:`CompactHead.folded_layers`), so exported graphs take ra
 Outputs (same order everywhere: torch, ONNX, C): the log targets of :data:`kgraph.data.targets.TARGETS`
 (``log_time`` = ln(ns), ``log_bandwidth`` = ln(1 + MB/s), ``log_footprint``/``log_flops``/``log_bytes`` =
 ln(1 + x); natural units through the table's inverses) and one logit per
-:data:`kgraph.data.targets.BOUND_CLASSES` (``memory, compute, latency``).
+:data:`kgraph.data.targets.BOUND_CLASSES` (``memory, compute, latency``). A head made with
+``interval=True`` has two more raw outputs, the spreads of :data:`kgraph.data.targets.TIME_INTERVAL`
+below and above the point ln(time) (:meth:`CompactHead.log_time_interval`; trained by pinball loss,
+widened or narrowed by a conformal margin, see :mod:`kgraph.models.compact_interval`).
 """
 from __future__ import annotations
 
@@ -18,7 +21,7 @@ from pathlib import Path
 import torch
 from torch import Tensor, nn
 
-from kgraph.data.targets import BOUND_CLASSES, LOG_TARGETS
+from kgraph.data.targets import BOUND_CLASSES, LOG_TARGETS, TIME_INTERVAL
 from kgraph.parsers.errors import ModelError
 
 # Hidden widths per size; "base" is the default a runtime ships (see docs/RUNTIME.md).
@@ -42,6 +45,7 @@ class CompactConfig:
             (``kgraph.data.harness.descriptor.DEVICE_FEATURES``).
         size: one of :data:`SIZES`; ``hidden`` overrides it when given.
         hidden: hidden layer widths.
+        interval: two more outputs, the spreads of the time interval (:data:`TIME_INTERVAL`).
     """
 
     code_dim: int
@@ -49,6 +53,7 @@ class CompactConfig:
     device_names: list[str]
     size: str = DEFAULT_SIZE
     hidden: list[int] = field(default_factory=list)
+    interval: bool = False
 
     def __post_init__(self) -> None:
         if not self.hidden:
@@ -59,12 +64,12 @@ class CompactConfig:
             raise ModelError("a compact head needs code_dim >= 0 and non-empty launch/device feature names")
 
     @classmethod
-    def for_dataset_features(cls, code_dim: int, size: str = DEFAULT_SIZE) -> "CompactConfig":
+    def for_dataset_features(cls, code_dim: int, size: str = DEFAULT_SIZE, interval: bool = False) -> "CompactConfig":
         """The layout of :mod:`kgraph.data.features`: launch = ``LAUNCH_FEATURES + STATIC_FEATURES``,
         device = ``hardware_feature_names()`` (rows come from :func:`to_compact_inputs`)."""
         from kgraph.data.features import LAUNCH_FEATURES, STATIC_FEATURES, hardware_feature_names
 
-        return cls(code_dim, [*LAUNCH_FEATURES, *STATIC_FEATURES], hardware_feature_names(), size)
+        return cls(code_dim, [*LAUNCH_FEATURES, *STATIC_FEATURES], hardware_feature_names(), size, interval=interval)
 
     @property
     def in_dim(self) -> int:
@@ -72,7 +77,7 @@ class CompactConfig:
 
     @property
     def out_dim(self) -> int:
-        return len(LOG_TARGETS) + len(BOUND_CLASSES)
+        return len(LOG_TARGETS) + len(BOUND_CLASSES) + (2 if self.interval else 0)
 
 
 class CompactHead(nn.Module):
@@ -84,7 +89,7 @@ class CompactHead(nn.Module):
     Shapes:
         - input ``x``: ``[B, code_dim + n_launch + n_device]`` raw (unnormalised) features, in the
           order code embedding, launch features, device features.
-        - output: ``(log_targets [B, 5], bound_logits [B, 3])``.
+        - output: ``(log_targets [B, 5], bound_logits [B, 3])``; :meth:`log_time_interval`: ``[B, 2]``.
     """
 
     def __init__(self, config: CompactConfig):
@@ -97,6 +102,8 @@ class CompactHead(nn.Module):
         # Target normalisation is folded into the last layer the same way.
         self.register_buffer("target_mean", torch.zeros(len(LOG_TARGETS)))
         self.register_buffer("target_std", torch.ones(len(LOG_TARGETS)))
+        if config.interval:  # the conformal margin added to both spreads (ln units), set by calibration
+            self.register_buffer("interval_margin", torch.zeros(()))
 
     def set_normalization(self, features: Tensor, targets: Tensor | None = None) -> None:
         """Fix the feature (and target) statistics from training data; NaN targets are ignored."""
@@ -109,14 +116,36 @@ class CompactHead(nn.Module):
                     self.target_mean[j] = col.mean()
                     self.target_std[j] = col.std(unbiased=False).clamp_min(1e-6)
 
-    def forward(self, x: Tensor) -> tuple[Tensor, Tensor]:
-        h = (x - self.feature_mean) / self.feature_std
+    def _raw(self, x: Tensor) -> Tensor:
+        """The last layer's outputs ``[B, out_dim]`` (targets still normalised)."""
+        h = (x - self.feature_mean) / self.feature_std           # [B, in_dim]
         for i, layer in enumerate(self.layers):
             h = layer(h)
             if i < len(self.layers) - 1:
                 h = torch.relu(h)
-        n = len(LOG_TARGETS)
-        return h[:, :n] * self.target_std + self.target_mean, h[:, n:]
+        return h
+
+    def forward(self, x: Tensor) -> tuple[Tensor, Tensor]:
+        h = self._raw(x)
+        n, c = len(LOG_TARGETS), len(BOUND_CLASSES)
+        return h[:, :n] * self.target_std + self.target_mean, h[:, n:n + c]
+
+    def log_time_interval(self, x: Tensor, margin: bool = True) -> Tensor:
+        """``[B, 2]``: ln(time) at the lower and upper end of :data:`TIME_INTERVAL`.
+
+        ``lo = point - softplus(a) * s - m`` and ``hi = point + softplus(b) * s + m`` with ``a, b`` the two
+        extra outputs, ``s`` the ln(time) standard deviation of the training targets and ``m`` the
+        conformal margin (left out with ``margin=False``, as in training); the ends never cross the point.
+        """
+        if not self.config.interval:
+            raise ModelError("this compact head has no interval outputs (made without interval=True)")
+        h = self._raw(x)
+        n, c = len(LOG_TARGETS), len(BOUND_CLASSES)
+        point = h[:, 0] * self.target_std[0] + self.target_mean[0]            # [B]
+        spread = nn.functional.softplus(h[:, n + c:n + c + 2]) * self.target_std[0]  # [B, 2]
+        m = self.interval_margin if margin else torch.zeros((), dtype=h.dtype)
+        sign = torch.tensor([-1.0, 1.0], dtype=h.dtype)
+        return point[:, None] + sign * (spread + m).clamp_min(0.0)           # [B, 2]
 
     @torch.no_grad()
     def folded_layers(self) -> list[tuple[Tensor, Tensor]]:
@@ -247,6 +276,14 @@ def compact_loss(head: CompactHead, x: Tensor, log_targets: Tensor, bound: Tenso
     mask = ~torch.isnan(log_targets)
     err = ((pred - torch.nan_to_num(log_targets)) / head.target_std) * mask
     loss = (err ** 2).sum() / mask.sum().clamp_min(1)
+    if head.config.interval:  # pinball loss of the two ends of the time interval, in normalised units
+        known = mask[:, 0]
+        if known.any():
+            ends = head.log_time_interval(x[known], margin=False)               # [K, 2]
+            y = log_targets[known, 0:1]                                         # [K, 1]
+            q = torch.tensor(TIME_INTERVAL.quantiles, dtype=ends.dtype)         # [2]
+            diff = (y - ends) / head.target_std[0]
+            loss = loss + torch.maximum(q * diff, (q - 1) * diff).sum(1).mean()
     if bound is not None:
         if bound.dim() == 2:
             loss = loss + torch.sum(-bound * torch.log_softmax(logits, -1), -1).mean()

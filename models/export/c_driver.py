@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from kgraph.data.targets import BOUND_CLASSES, TARGETS
+from kgraph.data.targets import BOUND_CLASSES, TARGETS, TIME_INTERVAL
 from kgraph.parsers.errors import ModelError
 
 CFLAGS = ("-O2", "-std=c99")
@@ -18,6 +18,8 @@ DRIVER_SOURCE = Path(__file__).resolve().parent / "c" / "kgraph_driver.c"
 # columns of predict_c: the natural-unit fields (time_ns, bandwidth_gbs, ...) follow rc, time_us,
 # the log targets, bound and the bound probabilities
 NATURAL_COLUMNS = slice(2 + len(TARGETS) + 1 + len(BOUND_CLASSES), 2 + 2 * len(TARGETS) + 1 + len(BOUND_CLASSES))
+# then the two ends of the time interval (TIME_INTERVAL.keys; NaN for a head without interval)
+INTERVAL_COLUMNS = slice(NATURAL_COLUMNS.stop, NATURAL_COLUMNS.stop + len(TIME_INTERVAL.keys))
 
 
 def build_driver(export_dir: str | Path, out: str | Path | None = None, cc: str = "gcc",
@@ -45,8 +47,9 @@ def build_driver(export_dir: str | Path, out: str | Path | None = None, cc: str 
 def predict_c(driver: str | Path, kernels: list[str], devices: list[int], launch: np.ndarray) -> np.ndarray:
     """Predict rows with the compiled driver.
 
-    Returns ``[N, 16]`` float64: rc, time_us, 5 log targets, bound, 3 bound probabilities, then the 5
-    natural-unit fields in :data:`kgraph.data.targets.TARGETS` order (``NATURAL_COLUMNS``).
+    Returns ``[N, 18]`` float64: rc, time_us, 5 log targets, bound, 3 bound probabilities, the 5
+    natural-unit fields in :data:`kgraph.data.targets.TARGETS` order (``NATURAL_COLUMNS``), then the
+    ends of the time interval (``INTERVAL_COLUMNS``).
     """
     lines = [f"{k} {d} " + " ".join(f"{v:.17g}" for v in row) for k, d, row in zip(kernels, devices, launch)]
     proc = subprocess.run([str(driver)], input="\n".join(lines) + "\n", capture_output=True, text=True)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import torch
 
-from kgraph.data.targets import BOUND_CLASSES, LOG_TARGETS, TARGETS
+from kgraph.data.targets import BOUND_CLASSES, LOG_TARGETS, TARGETS, TIME_INTERVAL
 from kgraph.models.export.c_api import check_finite_c, header_defines, strerror_c
 from kgraph.models.compact import CompactHead
 from kgraph.parsers.errors import ModelError
@@ -92,8 +92,11 @@ extern "C" {{
 #define KGRAPH_N_DEVICES {len(dev_names)}
 #define KGRAPH_N_TARGETS {len(TARGETS)}
 #define KGRAPH_N_BOUND_CLASSES {len(BOUND_CLASSES)}
+#define KGRAPH_HAS_INTERVAL {int(cfg.interval)}  /* 1: {TIME_INTERVAL.keys[0]}/{TIME_INTERVAL.keys[1]} are predicted, 0: NaN */
 /* X-macro over the natural-unit fields of kgraph_prediction, in target order */
 #define KGRAPH_FOR_EACH_TARGET(X) {" ".join(f"X({t.key})" for t in TARGETS)}
+/* X-macro over the two ends of the time interval (NaN when KGRAPH_HAS_INTERVAL is 0) */
+#define KGRAPH_FOR_EACH_INTERVAL_END(X) {" ".join(f"X({k})" for k in TIME_INTERVAL.keys)}
 /* Return codes (every entry point validates its inputs first; on an error `out` is all NaN, bound -1;
    kgraph_strerror(code) says what a code means) and input limits */
 {header_defines()}
@@ -102,6 +105,7 @@ extern "C" {{
 typedef struct {{
   double time_us;          /* predicted median execution time in microseconds (time_ns / 1000) */
 {_struct_fields()}
+{_interval_fields()}
   double log_targets[KGRAPH_N_TARGETS];  /* the model's outputs: {"; ".join(f"{t.log_name} = {t.transform_text}" for t in TARGETS)} */
   float bound_prob[KGRAPH_N_BOUND_CLASSES];
   int bound;               /* argmax of bound_prob */
@@ -191,6 +195,8 @@ static int kgraph_fail(kgraph_prediction *out, int code) {{
 #undef KGRAPH_NAN_FIELD
   for (j = 0; j < KGRAPH_N_TARGETS; ++j) out->log_targets[j] = NAN;
   for (j = 0; j < KGRAPH_N_BOUND_CLASSES; ++j) out->bound_prob[j] = NAN;
+  out->{TIME_INTERVAL.keys[0]} = NAN;
+  out->{TIME_INTERVAL.keys[1]} = NAN;
   out->bound = -1;
   return code;
 }}
@@ -233,6 +239,7 @@ static int kgraph_tail(float *KGRAPH_RESTRICT a, float *KGRAPH_RESTRICT b, kgrap
     z += out->bound_prob[j];
   }}
   for (j = 0; j < {len(BOUND_CLASSES)}; ++j) out->bound_prob[j] /= z;
+{_interval_c(head)}
   if (!isfinite(out->time_us) || !isfinite(z)) return kgraph_fail(out, KGRAPH_E_RANGE);
 #define KGRAPH_CHECK_FIELD(field) if (!isfinite(out->field)) return kgraph_fail(out, KGRAPH_E_RANGE);
   KGRAPH_FOR_EACH_TARGET(KGRAPH_CHECK_FIELD)
@@ -291,6 +298,32 @@ def _struct_fields() -> str:
         raise ModelError("kgraph.data.targets must start with time_ns (the C time_us field derives from it)")
     return "\n".join(f"  double {t.key + ';':<18s}/* {t.description}, {t.unit}: {t.c_inverse(t.log_name)} */"
                      for t in TARGETS)
+
+
+def _interval_fields() -> str:
+    """The fields of the time interval (:data:`TIME_INTERVAL`) in ``kgraph_prediction``."""
+    lo, hi = TIME_INTERVAL.keys
+    pct = f"{100 * TIME_INTERVAL.level:.0f}%"
+    return (f"  double {lo + ';':<18s}/* lower end of the {pct} interval of time_ns (NaN: head without interval) */\n"
+            f"  double {hi + ';':<18s}/* upper end of the {pct} interval of time_ns */")
+
+
+def _interval_c(head: CompactHead) -> str:
+    """C of the tail that fills the interval: ``ln lo = y0 - softplus(a) * s - m``, ``ln hi = y0 +
+    softplus(b) * s + m`` (never crossing the point), as :meth:`CompactHead.log_time_interval`; NaN
+    for a head without interval outputs."""
+    lo, hi = TIME_INTERVAL.keys
+    if not head.config.interval:
+        return f"  out->{lo} = NAN;\n  out->{hi} = NAN;"
+    k = len(LOG_TARGETS) + len(BOUND_CLASSES)
+    s = _float_literal(float(head.target_std[0])).rstrip("f")
+    m = _float_literal(float(head.interval_margin)).rstrip("f")
+    softplus = "(v > 20.0 ? v : log1p(exp(v)))"
+    return (f"  {{\n    double v, l, h;\n"
+            f"    v = (double)y[{k}];\n    l = y[0] - {softplus} * {s} - {m};\n"
+            f"    v = (double)y[{k + 1}];\n    h = y[0] + {softplus} * {s} + {m};\n"
+            f"    out->{lo} = exp(l < y[0] ? l : (double)y[0]);\n"
+            f"    out->{hi} = exp(h > y[0] ? h : (double)y[0]);\n  }}")
 
 
 def _natural_c() -> str:

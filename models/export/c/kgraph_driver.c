@@ -120,6 +120,7 @@ int main(int argc, char **argv) {
     for (j = 0; j < KGRAPH_N_BOUND_CLASSES; ++j) printf(" %.9g", p.bound_prob[j]);
 #define KGRAPH_PRINT_FIELD(field) printf(" %.17g", p.field);
     KGRAPH_FOR_EACH_TARGET(KGRAPH_PRINT_FIELD)
+    KGRAPH_FOR_EACH_INTERVAL_END(KGRAPH_PRINT_FIELD)
 #undef KGRAPH_PRINT_FIELD
     printf("\n");
   }
