@@ -28,16 +28,18 @@ Unknown values (-1 or NaN) are NaN. ``bound`` is the index in ``BOUND_CLASSES`` 
 from __future__ import annotations
 
 import json
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
-import pandas as pd
 
 from kgraph.data.floors import FLOORS, floors_ns, log_floors, rates_of_rows
 
 # the targets and bound classes are defined once, in kgraph.data.targets (re-exported here)
 from kgraph.data.targets import BOUND_CLASSES, REGRESSION_TARGETS, TARGETS, bound_index, to_natural  # noqa: F401
 from kgraph.count_keys import COUNT_KEYS as STATIC_COUNTS  # the analysis' counts, defined once there
+
+if TYPE_CHECKING:
+    import pandas as pd
 NUM_SCALAR_ARGS = 4
 LAUNCH_FEATURES = (
     "launch_dims", "launch_log2_g0", "launch_log2_g1", "launch_log2_g2", "launch_log2_l0",
@@ -70,6 +72,7 @@ def feature_names() -> list[str]:
 # ---------------------------------------------------------------------------------------- targets
 def to_targets(launches: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     """(Float[N, len(REGRESSION_TARGETS)] log targets with NaN = unknown, Long[N] bound index or -1)."""
+    import pandas as pd
 
     def col(name: str) -> np.ndarray:
         if name not in launches:
@@ -142,7 +145,9 @@ def _lambdify_counts(exprs: list) -> Callable[[dict], np.ndarray]:
     from kgraph.analysis.result import NUMERIC_FUNCTIONS  # floor_log2's one numeric definition
 
     symbols = sorted(set().union(*(e.free_symbols for e in exprs)), key=lambda s: s.name)
-    fn = sympy.lambdify(symbols, exprs, modules=[NUMERIC_FUNCTIONS, "numpy"])
+    # numpy the module, not "numpy": the name makes sympy run `from numpy import *`, which imports numpy.f2py,
+    # numpy.ma, numpy.random, ... (~0.1 s of a cold `kgraph estimate`); the printer and the names are the same
+    fn = sympy.lambdify(symbols, exprs, modules=[NUMERIC_FUNCTIONS, np])
     names = [s.name for s in symbols]
 
     def evaluate(env: dict[str, np.ndarray]) -> np.ndarray:
@@ -158,18 +163,81 @@ def _lambdify_counts(exprs: list) -> Callable[[dict], np.ndarray]:
     return evaluate
 
 
-def _args_of(rows: pd.DataFrame) -> list[dict]:
+#: the launch columns :func:`to_launch_features` reads (``analysis`` and ``footprint_bytes`` when present)
+LAUNCH_COLUMNS = ("device_id", "source_id", "kernel_name", "dims", "g0", "g1", "g2", "l0", "l1", "l2", "args")
+
+
+class _Column(np.ndarray):
+    """A column of :class:`LaunchColumns`: a numpy array with a DataFrame column's ``to_numpy``."""
+
+    def to_numpy(self, dtype=None) -> np.ndarray:
+        return np.asarray(self, dtype=dtype)
+
+
+class LaunchColumns:
+    """Rows as named columns (numpy arrays), what :func:`to_launch_features` reads from a DataFrame, without
+    pandas (a cold ``kgraph estimate`` does not import it). ``table[name]`` is a column (``to_numpy`` as a
+    DataFrame's); :meth:`to_frame` the DataFrame.
+
+    Args:
+        columns: name -> Shape[N] values (lists or arrays; objects stay objects).
+    """
+
+    def __init__(self, columns: dict):
+        self.columns = {name: np.asarray(values).view(_Column) for name, values in columns.items()}
+
+    def __getitem__(self, name: str) -> _Column:
+        return self.columns[name]
+
+    def __contains__(self, name: str) -> bool:
+        return name in self.columns
+
+    def __len__(self) -> int:
+        return len(next(iter(self.columns.values()))) if self.columns else 0
+
+    def to_frame(self) -> "pd.DataFrame":
+        import pandas as pd
+
+        return pd.DataFrame({name: np.asarray(v) for name, v in self.columns.items()})
+
+
+def _columns_of(launches) -> dict[str, np.ndarray]:
+    """Name -> Shape[N] array of the columns :func:`to_launch_features` reads (``footprint_bytes`` as
+    numbers, NaN where not one) of a DataFrame or :class:`LaunchColumns`."""
+    names = [*LAUNCH_COLUMNS, *(c for c in ("analysis", "footprint_bytes") if c in launches)]
+    if isinstance(launches, LaunchColumns):
+        return {name: np.asarray(launches[name]) for name in names}
+    import pandas as pd
+
+    out = {name: launches[name].to_numpy() for name in names}
+    if "footprint_bytes" in out:
+        out["footprint_bytes"] = pd.to_numeric(launches["footprint_bytes"], errors="coerce").to_numpy(np.float64)
+    return out
+
+
+def _groups(*keys: np.ndarray) -> dict[tuple, np.ndarray]:
+    """Row indices Int[k] of each distinct key (one value per column of ``keys``), in order of first
+    appearance; rows with a missing key (None, NaN) in no group, as DataFrame.groupby leaves them."""
+    out: dict[tuple, list] = {}
+    for i, key in enumerate(zip(*keys)):
+        if any(k is None or (isinstance(k, float) and k != k) for k in key):
+            continue
+        out.setdefault(key, []).append(i)
+    return {key: np.array(idx) for key, idx in out.items()}
+
+
+def _args_of(cols: dict) -> list[dict]:
     """The scalar arguments of each row: ``args`` as dicts (the estimate path) or JSON text (datasets)."""
-    return [json.loads(a) if isinstance(a, str) and a else a if isinstance(a, dict) else {} for a in rows["args"]]
+    return [json.loads(a) if isinstance(a, str) and a else a if isinstance(a, dict) else {} for a in cols["args"]]
 
 
-def _launch_env(rows: pd.DataFrame, args: list[dict]) -> dict[str, np.ndarray]:
-    """Float[N] arrays of the work sizes ``gsz/lsz/ngrp<d>`` and scalar arguments (``args``:
-    :func:`_args_of` of ``rows``; NaN where a row lacks one) of ``rows``."""
+def _launch_env(cols: dict, idx: np.ndarray, args: list[dict]) -> dict[str, np.ndarray]:
+    """Float[k] arrays of the work sizes ``gsz/lsz/ngrp<d>`` and scalar arguments (``args``: theirs,
+    NaN where a row lacks one) of the rows ``idx`` of ``cols`` (:func:`_columns_of`)."""
     env: dict[str, np.ndarray] = {}
     for d in range(3):
-        g = rows[f"g{d}"].to_numpy(np.float64)
-        lsz = rows[f"l{d}"].to_numpy(np.float64)
+        g = cols[f"g{d}"][idx].astype(np.float64)
+        lsz = cols[f"l{d}"][idx].astype(np.float64)
         env[f"gsz{d}"], env[f"lsz{d}"], env[f"ngrp{d}"] = g, lsz, np.ceil(g / np.maximum(lsz, 1))
     for name in sorted({k for a in args for k in a}):
         env[name] = np.array([float(a.get(name, np.nan)) for a in args])
@@ -207,70 +275,73 @@ def _static_block_of_source(task: tuple) -> tuple[np.ndarray, np.ndarray] | None
     return static_block(compile_static_counts(source, lang, kernel_name), env, items)
 
 
-def _static_blocks(launches: pd.DataFrame, sources: pd.DataFrame, items: np.ndarray, args: list[dict]):
-    """``(row indices, static_block)`` of each kernel of ``launches``: from the ``analysis`` column when the
-    caller has one, else each source analysed once, on a process pool when there are many kernels.
-    ``args``: :func:`_args_of` of ``launches``."""
-    groups = list(launches.groupby(["source_id", "kernel_name"]).indices.items())
-    if "analysis" in launches:
+def _static_blocks(cols: dict, sources, items: np.ndarray, args: list[dict]):
+    """``(row indices, static_block)`` of each kernel of the rows ``cols`` (:func:`_columns_of`): from the
+    ``analysis`` column when the caller has one, else each source of ``sources`` (DataFrame or
+    :class:`LaunchColumns`) analysed once, on a process pool when there are many kernels. ``args``:
+    :func:`_args_of` of the rows."""
+    groups = list(_groups(cols["source_id"], cols["kernel_name"]).items())
+    if "analysis" in cols:
         for _, idx in groups:
-            evaluate = compile_counts(launches["analysis"].iat[idx[0]])
-            rows = launches.iloc[idx]
-            yield idx, static_block(evaluate, _launch_env(rows, [args[i] for i in idx]), items[idx])
+            evaluate = compile_counts(cols["analysis"][idx[0]])
+            yield idx, static_block(evaluate, _launch_env(cols, idx, [args[i] for i in idx]), items[idx])
         return
     from kgraph.data.pool import parallel_map
 
-    by_source = sources.set_index("source_id")
-    tasks = [(by_source.at[sid, "source"], by_source.at[sid, "lang"], name,
-              _launch_env(launches.iloc[idx], [args[i] for i in idx]), items[idx]) for (sid, name), idx in groups]
+    by_source: dict = {}
+    for sid, text, lang in zip(*(sources[c].to_numpy() for c in ("source_id", "source", "lang"))):
+        by_source.setdefault(sid, (text, lang))
+    tasks = [(*by_source[sid], name, _launch_env(cols, idx, [args[i] for i in idx]), items[idx])
+             for (sid, name), idx in groups]
     yield from zip((idx for _, idx in groups), parallel_map(_static_block_of_source, tasks))
 
 
 # ------------------------------------------------------------------------------------- features
-def to_launch_features(launches: pd.DataFrame, sources: pd.DataFrame,
+def to_launch_features(launches: "pd.DataFrame | LaunchColumns", sources: "pd.DataFrame | LaunchColumns",
                        devices: dict[str, dict]) -> np.ndarray:
     """Feature matrix Float32[N, len(feature_names())] for ``launches`` (rows of launches-*.parquet).
 
     Args:
-        launches: launch rows (``device_id, source_id, kernel_name, g0..2, l0..2, dims, args``: JSON
-            text or dicts), and
-            optionally ``analysis``: the kernel's ``KernelAnalysis`` (None when it has none), which a
-            caller holding the kernel's graph passes down so the source is not parsed and analysed again.
-        sources: rows of sources.parquet (``source_id, lang, source``) covering every launch.
+        launches: launch rows (a DataFrame or :class:`LaunchColumns`: ``LAUNCH_COLUMNS``, ``args`` as
+            JSON text or dicts), optionally ``footprint_bytes`` and ``analysis``: the kernel's
+            ``KernelAnalysis`` (None when it has none), which a caller holding the kernel's graph passes
+            down so the source is not parsed and analysed again.
+        sources: rows of sources.parquet (``source_id, lang, source``) covering every launch (read only
+            for launches without ``analysis``).
         devices: device_id -> device.json descriptor.
     """
     from kgraph.data.harness.descriptor import to_feature_vector
 
-    n = len(launches)
+    cols = _columns_of(launches)
+    n = len(cols["device_id"])
     hw_names = hardware_feature_names()
     hw = np.zeros((n, len(hw_names)))
     cus = np.ones(n)
-    for device_id, idx in launches.groupby("device_id").indices.items():
+    for (device_id,), idx in _groups(cols["device_id"]).items():
         hw[idx] = np.asarray(to_feature_vector(devices[device_id]), dtype=np.float64)
         cus[idx] = max(1, int(devices[device_id].get("compute_units", 1)))
 
-    g = launches[["g0", "g1", "g2"]].to_numpy(np.float64)
-    lsz = launches[["l0", "l1", "l2"]].to_numpy(np.float64)
+    g = np.column_stack([cols[f"g{d}"] for d in range(3)]).astype(np.float64)
+    lsz = np.column_stack([cols[f"l{d}"] for d in range(3)]).astype(np.float64)
     items, group_size = g.prod(1), lsz.prod(1)
     groups = np.ceil(g / np.maximum(lsz, 1)).prod(1)
-    given = _args_of(launches)
+    given = _args_of(cols)
     first = np.zeros((n, NUM_SCALAR_ARGS))  # the first scalar arguments, 0 where absent
     for i, a in enumerate(given):
         values = list(a.values())[:NUM_SCALAR_ARGS]
         first[i, :len(values)] = values
     args = np.sign(first) * np.log1p(np.abs(first))
     launch = np.column_stack([
-        launches["dims"].to_numpy(np.float64), np.log2(g), np.log2(lsz), np.log2(items),
+        cols["dims"].astype(np.float64), np.log2(g), np.log2(lsz), np.log2(items),
         np.log2(group_size), np.log2(groups), np.log2(groups / cus), args,
     ])
 
     static = np.zeros((n, len(STATIC_FEATURES)))
     work = np.full((n, 2), np.nan)  # total fp32 and fp64 FLOPs (for the floors)
-    for idx, block in _static_blocks(launches, sources, items, given):
+    for idx, block in _static_blocks(cols, sources, items, given):
         if block is not None:
             static[idx], work[idx] = block
-    footprint = (pd.to_numeric(launches["footprint_bytes"], errors="coerce").to_numpy(np.float64)
-                 if "footprint_bytes" in launches else np.full(n, np.nan))
+    footprint = cols["footprint_bytes"] if "footprint_bytes" in cols else np.full(n, np.nan)
     floors = floors_ns(work[:, 0], work[:, 1], np.where(footprint >= 0, footprint, np.nan),
-                       rates_of_rows(launches["device_id"].to_numpy(), devices))
+                       rates_of_rows(cols["device_id"], devices))
     return np.concatenate([hw, launch, static, log_floors(floors)], axis=1).astype(np.float32)

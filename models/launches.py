@@ -109,14 +109,14 @@ def make_launch(graphs: dict, kernel: str, global_size: list[int], local_size: l
 
 
 def to_tables(launches: list[Launch], footprints: list | None = None):
-    """(launch rows with ``kernel_index``, sources, devices, distinct kernels) as ``kgraph.data.features`` wants.
+    """(launch rows with ``kernel_index``, sources, devices, distinct kernels) as ``kgraph.data.features`` wants
+    (rows and sources as its :class:`~kgraph.data.features.LaunchColumns`: no pandas on the estimate path).
 
     ``footprints`` (:func:`static_footprints` of the same launches) fills ``footprint_bytes`` where the
     static footprint is exact (NaN elsewhere): the DRAM floor of :mod:`kgraph.data.floors` uses it.
     The rows carry each kernel's analysis (``analysis``), so the features do not parse the source again,
     and the scalar arguments as dicts (``args``; datasets hold them as JSON text). Built column by column."""
-    import pandas as pd
-
+    from kgraph.data.features import LaunchColumns
     from kgraph.data.harness.columns import source_id_of
 
     kernels, index_of, sources, devices, analyses, sids = [], {}, {}, {}, [], {}
@@ -144,7 +144,8 @@ def to_tables(launches: list[Launch], footprints: list | None = None):
                                          float(fp.total_bytes) if fp is not None and fp.exact
                                          and fp.total_bytes is not None else float("nan"))):
             columns[name].append(value)
-    return pd.DataFrame(columns), pd.DataFrame(list(sources.values())), devices, kernels
+    source_columns = {name: [s[name] for s in sources.values()] for name in ("source_id", "lang", "source")}
+    return LaunchColumns(columns), LaunchColumns(source_columns), devices, kernels
 
 
 def static_footprints(launches: list[Launch]) -> list:

@@ -56,12 +56,14 @@ def test_one_parse_and_one_analysis_per_kernel(counted):
     counts = static_counts_many(facts, launches)
     assert counted == {"parse": 1, "analyze": 1}
     analysis = launches[0].graph.analysis
-    assert facts.analysis is analysis and rows["analysis"].iloc[0] is analysis
+    assert facts.analysis is analysis and rows["analysis"][0] is analysis
     assert kernel_footprint(launches[0].graph) is kernel_footprint(launches[1].graph)  # made once, kept
     assert compile_counts(analysis) is compile_counts(analysis)
     assert [c["flops"] for c in counts] == [2 * 256 * k for k in (1, 2, 3)]
-    # the features equal the dataset path's (which parses the source text once per kernel)
-    from_text = to_launch_features(rows.drop(columns="analysis"), sources, devices)
+    # the features equal the dataset path's (DataFrames; parsing the source text once per kernel)
+    frame = rows.to_frame()
+    assert np.array_equal(features, to_launch_features(frame, sources.to_frame(), devices))
+    from_text = to_launch_features(frame.drop(columns="analysis"), sources.to_frame(), devices)
     assert np.array_equal(features, from_text)
     assert all(fp.exact for fp in footprints)
 

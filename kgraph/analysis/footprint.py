@@ -357,7 +357,7 @@ class StaticFootprint:
         if any(name not in values for name in self.symbols):
             return [self.evaluate(env(i)) for i in range(n)]  # each says which value is missing
         if self._fn_many is None:
-            self._fn_many = sp.lambdify(*self._exprs, modules=[NUMERIC_FUNCTIONS, "numpy"])
+            self._fn_many = sp.lambdify(*self._exprs, modules=[NUMERIC_FUNCTIONS, np])  # np: see features._lambdify_counts
         inputs = [values[name] for name in self.symbols]
         try:
             with np.errstate(all="ignore"):
