@@ -216,14 +216,26 @@ def _columns_of(launches) -> dict[str, np.ndarray]:
 
 
 def _groups(*keys: np.ndarray) -> dict[tuple, np.ndarray]:
-    """Row indices Int[k] of each distinct key (one value per column of ``keys``), in order of first
-    appearance; rows with a missing key (None, NaN) in no group, as DataFrame.groupby leaves them."""
-    out: dict[tuple, list] = {}
-    for i, key in enumerate(zip(*keys)):
-        if any(k is None or (isinstance(k, float) and k != k) for k in key):
-            continue
-        out.setdefault(key, []).append(i)
-    return {key: np.array(idx) for key, idx in out.items()}
+    """Row indices Int[k] of each distinct key (one value per column of ``keys``); rows with a missing key
+    (None, NaN) in no group, as DataFrame.groupby leaves them. Object columns are grouped row by row,
+    others with numpy."""
+    if any(k.dtype == object for k in keys):
+        out: dict[tuple, list] = {}
+        for i, key in enumerate(zip(*keys)):
+            if any(k is None or (isinstance(k, float) and k != k) for k in key):
+                continue
+            out.setdefault(key, []).append(i)
+        return {key: np.array(idx) for key, idx in out.items()}
+    code, valid = np.zeros(len(keys[0]), np.int64), np.ones(len(keys[0]), bool)
+    for k in keys:
+        values, inverse = np.unique(k, return_inverse=True)
+        code = code * len(values) + inverse.reshape(-1)
+        if k.dtype.kind in "fc":
+            valid &= ~np.isnan(k)
+    rows = np.flatnonzero(valid)
+    rows = rows[np.argsort(code[rows], kind="stable")]
+    starts = np.flatnonzero(np.diff(code[rows], prepend=-1))
+    return {tuple(k[idx[0]] for k in keys): idx for idx in np.split(rows, starts[1:])} if len(rows) else {}
 
 
 def _args_of(cols: dict) -> list[dict]:

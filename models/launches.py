@@ -119,31 +119,29 @@ def to_tables(launches: list[Launch], footprints: list | None = None):
     from kgraph.data.features import LaunchColumns
     from kgraph.data.harness.columns import source_id_of
 
-    kernels, index_of, sources, devices, analyses, sids = [], {}, {}, {}, [], {}
-    footprints = footprints if footprints is not None else [None] * len(launches)
-    columns: dict[str, list] = {name: [] for name in ("device_id", "source_id", "kernel_name", "analysis", "dims",
-                                                      "g0", "g1", "g2", "l0", "l1", "l2", "args",
-                                                      "kernel_index", "footprint_bytes")}
-    for launch, fp in zip(launches, footprints):
+    kernels, index_of, sources, analyses, sids, kernel_index = [], {}, {}, [], {}, []
+    for launch in launches:
         sid = sids.get(launch.source)
         if sid is None:
             sid = sids[launch.source] = source_id_of(launch.source)
+            sources[sid] = {"source_id": sid, "lang": launch.lang, "source": launch.source}
         key = (sid, launch.graph.name)
         if key not in index_of:
             index_of[key] = len(kernels)
             kernels.append(launch)
             analyses.append(analysis_of(launch.graph))
-        k = index_of[key]
-        analysis = analyses[k]
-        sources[sid] = {"source_id": sid, "lang": launch.lang, "source": launch.source}
-        devices[launch.device["device_id"]] = launch.device
-        g = launch.global_size + [1] * (3 - len(launch.global_size))
-        l = launch.local_size + [1] * (3 - len(launch.local_size))
-        for name, value in zip(columns, (launch.device["device_id"], sid, launch.graph.name, analysis,
-                                         len(launch.global_size), *g, *l, launch.args, k,
-                                         float(fp.total_bytes) if fp is not None and fp.exact
-                                         and fp.total_bytes is not None else float("nan"))):
-            columns[name].append(value)
+        kernel_index.append(index_of[key])
+    g = [l.global_size + [1] * (3 - len(l.global_size)) for l in launches]
+    lsz = [l.local_size + [1] * (3 - len(l.local_size)) for l in launches]
+    footprints = footprints if footprints is not None else [None] * len(launches)
+    columns = {"device_id": [l.device["device_id"] for l in launches], "source_id": [sids[l.source] for l in launches],
+               "kernel_name": [l.graph.name for l in launches], "analysis": [analyses[k] for k in kernel_index],
+               "dims": [len(l.global_size) for l in launches],
+               **{f"g{d}": [x[d] for x in g] for d in range(3)}, **{f"l{d}": [x[d] for x in lsz] for d in range(3)},
+               "args": [l.args for l in launches], "kernel_index": kernel_index,
+               "footprint_bytes": [float(fp.total_bytes) if fp is not None and fp.exact and fp.total_bytes is not None
+                                   else float("nan") for fp in footprints]}
+    devices = {l.device["device_id"]: l.device for l in launches}
     source_columns = {name: [s[name] for s in sources.values()] for name in ("source_id", "lang", "source")}
     return LaunchColumns(columns), LaunchColumns(source_columns), devices, kernels
 

@@ -79,20 +79,24 @@ def _facts(graph, analysis) -> KernelFacts:
     return facts
 
 
-def _envs(launches: list, scale_dim: int | None = None) -> dict:
+def _envs(launches: list) -> dict:
     """Float arrays (one entry per launch) of the scalar arguments and work sizes ``gsz/lsz/ngrp<d>`` of
-    ``launches`` (of one kernel); ``scale_dim``: that dimension's ``gsz``/``ngrp`` times ``GROWTH``."""
+    ``launches`` (of one kernel: the same argument names)."""
     import numpy as np
 
-    env = {name: np.array([float(l.args[name]) for l in launches]) for name in launches[0].args}
+    names = list(launches[0].args)
+    args = np.array([[l.args[name] for name in names] for l in launches], dtype=np.float64).reshape(len(launches), len(names))
+    env = {name: args[:, k] for k, name in enumerate(names)}
+    g = np.array([(l.global_size + [1, 1])[:3] for l in launches]).astype(np.float64)
+    lsz = np.array([(l.local_size + [1, 1])[:3] for l in launches]).astype(np.float64)
     for d in range(3):
-        g = np.array([float(l.global_size[d]) if d < len(l.global_size) else 1.0 for l in launches])
-        lsz = np.array([float(l.local_size[d]) if d < len(l.local_size) else 1.0 for l in launches])
-        ngrp = g / lsz
-        if d == scale_dim:
-            g, ngrp = g * GROWTH, ngrp * GROWTH
-        env.update({f"gsz{d}": g, f"lsz{d}": lsz, f"ngrp{d}": ngrp})
+        env.update({f"gsz{d}": g[:, d], f"lsz{d}": lsz[:, d], f"ngrp{d}": g[:, d] / lsz[:, d]})
     return env
+
+
+def _grown(env: dict, d: int) -> dict:
+    """``env`` (:func:`_envs`) with dimension ``d``'s ``gsz``/``ngrp`` times ``GROWTH``."""
+    return {**env, f"gsz{d}": env[f"gsz{d}"] * GROWTH, f"ngrp{d}": env[f"ngrp{d}"] * GROWTH}
 
 
 def _per_item(analysis, env: dict, trips: bool = False) -> dict:
@@ -156,7 +160,7 @@ def coverage_warnings_many(facts: KernelFacts, launches: list) -> list[list[str]
         base = _work(facts.analysis, base_env)
         dims = np.array([len(l.global_size) for l in launches])
         for d in range(int(dims.max())):
-            grown = _work(facts.analysis, _envs(launches, d))
+            grown = _work(facts.analysis, _grown(base_env, d))
             r = grown / base
             for i in np.flatnonzero((dims > d) & np.isfinite(base) & (base != 0) & np.isfinite(grown)
                                     & (r > 1.5) & (r < GROWTH / 2)):
