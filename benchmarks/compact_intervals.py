@@ -13,6 +13,11 @@ train rows in 5 folds of whole kernels (``leave_kernel_out``) or whole families 
 coverage of the 80% interval before and after the margin, its width (hi / lo), and the point time
 MAPE. Writes ``coverage.csv`` and prints a table.
 
+With ``--ship PATH`` it instead trains the interval head a model directory ships (``interval.pt``, read by
+``kgraph.models.predictor``): code-free, on every launch of ``--datasets`` (split ``unseen_launch``, all
+roles), its margin cross-fitted over folds of whole families; with ``--like CHECKPOINT`` as well, a
+compact head with interval outputs in place of that checkpoint's (see :func:`ship`).
+
 Caveat of the code embeddings: the checkpoint's encoder was trained on all 413 corpus kernels, so with
 ``--code <checkpoint>`` a "held-out" kernel's embedding was made by an encoder that saw its times;
 ``none`` has no such leak.
@@ -57,7 +62,7 @@ def inputs_of(part: dict, code_table: dict | None, rows: np.ndarray) -> torch.Te
 def run_one(parts: list[dict], split: str, code_name: str, code_table: dict | None, epochs: int,
             folds: int) -> list[dict]:
     from kgraph.models.compact import CompactConfig, CompactHead, fit_compact
-    from kgraph.models.compact_interval import cross_fit_margin, interval_metrics, set_margin
+    from kgraph.models.compact_interval import fit_calibrated, interval_metrics
     from kgraph.models.metrics import ape
 
     code_dim = 0 if code_table is None else len(next(iter(code_table.values())))
@@ -76,9 +81,8 @@ def run_one(parts: list[dict], split: str, code_name: str, code_table: dict | No
         fit_compact(head, xs, ys, bs, epochs=epochs, batch_size=1024)
 
     t0 = time.perf_counter()
-    margin, _ = cross_fit_margin(make_head, fit, x, y, bound, groups, folds=folds)
-    head = make_head()
-    fit(head, x, y, bound)
+    head, _ = fit_calibrated(make_head, fit, x, y, bound, groups, folds=folds)
+    margin = float(head.interval_margin)
     fit_s = time.perf_counter() - t0
     out = []
     for p in parts:
@@ -88,10 +92,8 @@ def run_one(parts: list[dict], split: str, code_name: str, code_table: dict | No
         with torch.no_grad():
             raw = head.log_time_interval(xt, margin=False).numpy()
             point = head(xt)[0][:, 0].numpy()
-        set_margin(head, margin)
         with torch.no_grad():
             ends = head.log_time_interval(xt).numpy()
-        set_margin(head, 0.0)
         before, after = interval_metrics(raw, yt), interval_metrics(ends, yt)
         errors = ape(np.exp(point), np.exp(yt))
         out.append({"split": split, "code": code_name, "dataset": p["name"], "test_launches": after["launches"],
@@ -108,6 +110,56 @@ def run_one(parts: list[dict], split: str, code_name: str, code_table: dict | No
     return out
 
 
+def ship(datasets: list[str], path: str, epochs: int, folds: int, cache_dir: str, like: str | None = None) -> None:
+    """Train and save a calibrated interval head (see the module doc).
+
+    Args:
+        like: None: the code-free interval head of a model directory, on every launch, margin over folds
+            of families. A compact checkpoint: a new compact head in its place, with its code table,
+            devices and sources, on the train rows of split ``unseen_launch`` (as the shipped compact head
+            was trained), margin over folds of kernels; its point metrics on the test rows are printed
+            and stored.
+    """
+    from kgraph.models.compact import CompactConfig, CompactHead, fit_compact, from_checkpoint, to_checkpoint
+    from kgraph.models.compact_interval import fit_calibrated
+    from kgraph.models.metrics import summarize
+
+    bundle = from_checkpoint(like) if like else None
+    table = bundle.code_table if bundle else None
+    parts = load_rows(datasets, "unseen_launch", cache_dir)
+    chosen = [np.asarray([r for r in (p["splits"]["train"] if bundle else range(len(p["table"])))
+                          if table is None or p["table"]["kernel_id"].iat[r] in table]) for p in parts]
+    x = torch.cat([inputs_of(p, table, r) for p, r in zip(parts, chosen)])
+    y = torch.cat([p["y"][torch.as_tensor(r)] for p, r in zip(parts, chosen)])
+    bound = torch.cat([p["bound"][torch.as_tensor(r)] for p, r in zip(parts, chosen)])
+    group = "kernel_id" if bundle else "family"
+    groups = np.concatenate([p["table"][group].astype(str).to_numpy()[r] for p, r in zip(parts, chosen)])
+    code_dim = bundle.head.config.code_dim if bundle else 0
+    size = "base" if not bundle else bundle.head.config.size
+
+    def make_head():
+        torch.manual_seed(0)
+        return CompactHead(CompactConfig.for_dataset_features(code_dim, size, interval=True))
+
+    head, s = fit_calibrated(make_head, lambda h, xs, ys, bs: fit_compact(h, xs, ys, bs, epochs=epochs, batch_size=1024),
+                             x, y, bound, groups, folds=folds)
+    metrics = {"datasets": [Path(d).name for d in datasets], "launches": int(len(x)),
+               "groups": f"{len(set(groups))} {group}", "folds": folds, "epochs": epochs,
+               "margin_ln": float(head.interval_margin),
+               "out_of_fold_coverage_at_margin": float(np.mean(s <= float(head.interval_margin)))}
+    if bundle:
+        for p in parts:
+            rows = np.asarray([r for r in p["splits"]["test"] if p["table"]["kernel_id"].iat[r] in table])
+            xt = inputs_of(p, table, rows)
+            with torch.no_grad():
+                pred, logits = head(xt)
+            metrics[p["name"]] = summarize(pred.numpy(), p["y"][torch.as_tensor(rows)].numpy(),
+                                           logits.argmax(-1).numpy(), p["bound"][torch.as_tensor(rows)].numpy())
+            metrics[p["name"]]["test_launches"] = int(len(rows))
+    to_checkpoint(head, path, table or {}, bundle.devices if bundle else {}, metrics, bundle.sources if bundle else None)
+    print(f"interval head: {metrics}", flush=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     from kgraph.models.compact import from_checkpoint
 
@@ -120,9 +172,17 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--epochs", type=int, default=40)
     p.add_argument("--folds", type=int, default=5)
     p.add_argument("--cache-dir", default="runs/cache/compact")
-    p.add_argument("--out", required=True)
+    p.add_argument("--out", help="folder of coverage.csv")
+    p.add_argument("--ship", help="train the code-free interval head of a model directory into this file instead")
+    p.add_argument("--like", help="with --ship: a compact checkpoint to replace by one with interval outputs "
+                                  "(its code table, devices and sources; train rows of unseen_launch)")
     args = p.parse_args(argv)
     torch.set_num_threads(1)
+    if args.ship:
+        ship(args.datasets, args.ship, args.epochs, args.folds, args.cache_dir, args.like)
+        return 0
+    if not args.out:
+        p.error("--out is required (or --ship)")
     tables = {c: (None if c == "none" else from_checkpoint(c).code_table) for c in args.code}
     results = []
     for split in args.splits:

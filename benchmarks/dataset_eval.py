@@ -3,8 +3,9 @@
 Every ok launch of the dataset is rebuilt from its source text, sizes and arguments, predicted by each
 model (exactly what ``kgraph estimate`` would answer) and compared with the measured median time:
 MAPE, median APE, share within 2x, Spearman, the launches predicted below their physical floor, the
-bound class (three-way, balanced accuracy with the class mix) and the two-way roofline class
-(``kgraph.data.targets.roofline_class`` of the predicted FLOPs and bytes against the measured counts). Used for the out-of-corpus set
+bound class (three-way, balanced accuracy with the class mix), the two-way roofline class
+(``kgraph.data.targets.roofline_class`` of the predicted FLOPs and bytes against the measured counts) and
+the coverage and width of the 80% time interval when the model has one. Used for the out-of-corpus set
 (``data/datasets/holdout-*``, never trained on)::
 
     python -m benchmarks.dataset_eval --data data/datasets/holdout-nvidia-h200 \\
@@ -83,6 +84,20 @@ def roofline_metrics(rows: pd.DataFrame, records: list[dict], roofline: dict) ->
             "roofline_mix": {c: int((true[known] == i).sum()) for i, c in enumerate(ROOFLINE_CLASSES)}}
 
 
+def interval_metrics_of(records: list[dict], true: np.ndarray) -> dict:
+    """Coverage and median width (hi / lo) of the records' time intervals; {} when the model has none."""
+    from kgraph.data.targets import TIME_INTERVAL
+    from kgraph.models.compact_interval import interval_metrics
+
+    lo_key, hi_key = TIME_INTERVAL.keys
+    if not records or any(r.get(lo_key) is None for r in records):
+        return {}
+    ends = np.log(np.array([[r[lo_key], r[hi_key]] for r in records], dtype=np.float64))
+    m = interval_metrics(ends, np.log(true))
+    return {"interval_coverage": m["coverage"], "interval_below": m["below"], "interval_above": m["above"],
+            "interval_median_width": m["median_width"]}
+
+
 def evaluate(dataset: Path, models: dict[str, str]) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(summary per model, per-launch predictions) of every model on ``dataset``."""
     import kgraph
@@ -102,7 +117,7 @@ def evaluate(dataset: Path, models: dict[str, str]) -> tuple[pd.DataFrame, pd.Da
         true = rows["median_time_ns"].to_numpy(np.float64)
         summary.append({"model": name, **metrics(true, pred, floor),
                         **bound_metrics(rows["bound"], pd.Series([r["bound"] for r in records])),
-                        **roofline_metrics(rows, records, known["roofline"])})
+                        **roofline_metrics(rows, records, known["roofline"]), **interval_metrics_of(records, true)})
         for fam, idx in rows.groupby("family").indices.items():
             summary.append({"model": name, "family": fam, **metrics(true[idx], pred[idx], floor[idx])})
         per_launch.append(pd.DataFrame({"model": name, "key": rows["key"], "family": rows["family"],

@@ -48,6 +48,7 @@ def main(argv: list[str] | None = None) -> int:
         floor = float(record["floor_ns"])
         rows.append({"name": entry.name, "style": entry.style, "measured_ns": round(true_ns, 1),
                      "predicted_ns": round(float(record["time_ns"]), 1), "floor_ns": round(floor, 1),
+                     "lo_ns": record.get("time_lo_ns"), "hi_ns": record.get("time_hi_ns"),
                      "ratio": round(float(record["time_ns"]) / true_ns, 3), "flops": record.get("flops"),
                      "flops_source": record.get("flops_source"), "footprint_bytes": record.get("footprint_bytes"),
                      "bound": record.get("bound")})
@@ -65,6 +66,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"predictions below the physical floor: {int(np.sum(pred < floors * (1 - 1e-6)))}; "
           f"measurements below it: {int(np.sum(true < floors * (1 - 1e-6)))}; "
           f"median measured/floor {np.median(true / np.maximum(floors, 1e-9)):.2f}")
+    if all(r["lo_ns"] is not None for r in rows):
+        inside = np.array([r["lo_ns"] <= r["measured_ns"] <= r["hi_ns"] for r in rows])
+        width = np.array([r["hi_ns"] / r["lo_ns"] for r in rows])
+        print(f"80% interval: covers {int(inside.sum())} of {len(rows)} ({100 * inside.mean():.1f}%), "
+              f"median width hi/lo {np.median(width):.2f}")
     if args.csv:
         with open(args.csv, "w", newline="") as fh:
             writer = csv.DictWriter(fh, fieldnames=list(rows[0]))

@@ -133,19 +133,28 @@ class CompactHead(nn.Module):
     def log_time_interval(self, x: Tensor, margin: bool = True) -> Tensor:
         """``[B, 2]``: ln(time) at the lower and upper end of :data:`TIME_INTERVAL`.
 
-        ``lo = point - softplus(a) * s - m`` and ``hi = point + softplus(b) * s + m`` with ``a, b`` the two
-        extra outputs, ``s`` the ln(time) standard deviation of the training targets and ``m`` the
-        conformal margin (left out with ``margin=False``, as in training); the ends never cross the point.
+        ``lo = point - max(softplus(a) * s + m, 0)`` and ``hi = point + max(softplus(b) * s + m, 0)`` with
+        ``a, b`` the two extra outputs, ``s`` the ln(time) standard deviation of the training targets and
+        ``m`` the conformal margin (left out with ``margin=False``, as in training): the ends never cross
+        the point.
         """
+        point, offsets = self._interval_parts(self._raw(x), margin)
+        return point[:, None] + offsets
+
+    def interval_offsets(self, x: Tensor) -> Tensor:
+        """``[B, 2]``: the ends of :meth:`log_time_interval` relative to the head's own point ln(time)
+        (``<= 0``, ``>= 0``), to carry the interval over to another model's point prediction."""
+        return self._interval_parts(self._raw(x), True)[1]
+
+    def _interval_parts(self, h: Tensor, margin: bool) -> tuple[Tensor, Tensor]:
         if not self.config.interval:
             raise ModelError("this compact head has no interval outputs (made without interval=True)")
-        h = self._raw(x)
         n, c = len(LOG_TARGETS), len(BOUND_CLASSES)
-        point = h[:, 0] * self.target_std[0] + self.target_mean[0]            # [B]
+        point = h[:, 0] * self.target_std[0] + self.target_mean[0]                    # [B]
         spread = nn.functional.softplus(h[:, n + c:n + c + 2]) * self.target_std[0]  # [B, 2]
         m = self.interval_margin if margin else torch.zeros((), dtype=h.dtype)
         sign = torch.tensor([-1.0, 1.0], dtype=h.dtype)
-        return point[:, None] + sign * (spread + m).clamp_min(0.0)           # [B, 2]
+        return point, sign * (spread + m).clamp_min(0.0)                             # [B], [B, 2]
 
     @torch.no_grad()
     def folded_layers(self) -> list[tuple[Tensor, Tensor]]:

@@ -84,6 +84,22 @@ def cross_fit_margin(make_head, fit, x: Tensor, y: Tensor, bound: Tensor | None,
     return conformal_margin(s, level), s
 
 
+def fit_calibrated(make_head, fit, x: Tensor, y: Tensor, bound: Tensor | None, groups: np.ndarray,
+                   folds: int = 5, seed: int = 0, level: float = TIME_INTERVAL.level):
+    """A head trained on all rows with its conformal margin from :func:`cross_fit_margin` stored in it.
+
+    Args: as :func:`cross_fit_margin`.
+
+    Returns:
+        ``(head, scores)``: the calibrated head and the out-of-fold scores its margin came from.
+    """
+    margin, s = cross_fit_margin(make_head, fit, x, y, bound, groups, folds=folds, seed=seed, level=level)
+    head = make_head()
+    fit(head, x, y, bound)
+    set_margin(head, margin)
+    return head, s
+
+
 def interval_metrics(ends: np.ndarray, log_time: np.ndarray) -> dict[str, float]:
     """Coverage and width of intervals on measured launches (NaN times left out).
 

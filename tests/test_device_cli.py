@@ -39,6 +39,8 @@ def _with(path, value):
     ("roofline.fp64_gflops", -1.0, "field 'roofline.fp64_gflops' must be >= 0"),
     ("roofline.launch_overhead_us", math.nan, "field 'roofline.launch_overhead_us' must be finite"),
     ("global_mem_bytes", math.inf, "field 'global_mem_bytes' must be finite"),
+    # found by the slow fuzz suite: an integer beyond any double overflowed math.isfinite
+    ("compute_units", 10 ** 400, "field 'compute_units' must be finite, got an integer of 401 digits"),
     ("max_clock_mhz", True, "field 'max_clock_mhz' must be a number"),
     ("type", "FPGA", "field 'type' must be one of GPU, CPU, ACCELERATOR"),
     ("device_id", "", "field 'device_id' must be a non-empty string"),

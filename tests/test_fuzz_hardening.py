@@ -706,7 +706,10 @@ def _damage(folder: Path, outside: Path, ops, data):
             table = _table_mutation(data.draw, table)
             pq.write_table(table, path)
         elif kind == "delete" and path.exists():
-            path.unlink()
+            if path.is_dir() and not path.is_symlink():  # an earlier op made it a folder
+                shutil.rmtree(path)
+            else:
+                path.unlink()
         elif kind == "copy" and path.is_file():
             shutil.copyfile(path, folder / op[2])
         elif kind == "symlink":

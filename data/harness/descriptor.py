@@ -92,6 +92,8 @@ MAX_DESCRIPTOR_BYTES = 2**20  # a device.json is a few hundred bytes; /dev/zero 
 def _number(value, field: str, where: str, allow_zero: bool = False) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise InputError(f"{where}: field '{field}' must be a number, got {json.dumps(value)[:40]}")
+    if isinstance(value, int) and abs(value) > 2**1023:  # beyond any double (math.isfinite would overflow)
+        raise InputError(f"{where}: field '{field}' must be finite, got an integer of {len(str(abs(value)))} digits")
     if not math.isfinite(value):
         raise InputError(f"{where}: field '{field}' must be finite, got {value}")
     if value < 0 or (value == 0 and not allow_zero):

@@ -207,6 +207,11 @@ def run(args) -> int:
         print(f"kernel {r['kernel']} on {r['device']}: global {','.join(map(str, r['global']))}, "
               f"local {','.join(map(str, r['local']))}")
         print(f"  time       {_time(r['time_ns'])} (physical floor {_time(r['floor_ns'])}: {r['floor']})")
+        if r.get("time_lo_ns") is not None:
+            from kgraph.data.targets import TIME_INTERVAL
+
+            print(f"  interval   {_time(r['time_lo_ns'])} to {_time(r['time_hi_ns'])} "
+                  f"({100 * TIME_INTERVAL.level:.0f}%, calibrated on families the interval head never saw)")
         print(f"  bandwidth  {r['bandwidth_gbs']:.2f} GB/s requested bytes / time; "
               f"at least {r['dram_bw_gbs']:.2f} GB/s compulsory DRAM traffic / time")
         print(f"  footprint  {_bytes(r['footprint_bytes'])} ({r['footprint_source']})")
