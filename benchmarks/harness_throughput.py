@@ -37,7 +37,7 @@ def kernel_subset(per_family: int, family_step: int) -> list[str]:
 
 def run(device: str, budget_s: float, per_family: int, family_step: int, warm_cache: bool,
         extra: list[str]) -> int:
-    from kgraph.data.harness.campaign import add_campaign_arguments, options_from_args, run_campaign
+    from kgraph.data.harness.campaign import add_arguments, options_from_args, run_campaign
     from kgraph.data.harness.descriptor import measure_descriptor, save_descriptor
     from kgraph.data.harness.devices import pick_device
     from kgraph.data.harness.store import read_launches
@@ -51,7 +51,7 @@ def run(device: str, budget_s: float, per_family: int, family_step: int, warm_ca
     out.mkdir()
     save_descriptor(measure_descriptor(pick_device(device)), out)
     parser = argparse.ArgumentParser()
-    add_campaign_arguments(parser)
+    add_arguments(parser)
     args = parser.parse_args(["--device", device, "--out", str(out), "--budget-s", str(budget_s),
                               "--kernels", *kernels, "--no-progress", *extra])
     start = time.monotonic()

@@ -8,5 +8,6 @@ from kgraph.parsers.errors import (  # noqa: F401
     ModelError,
     SourceError,
     UsageError,
+    module_main,
     run_guarded,
 )

@@ -14,7 +14,6 @@ whose code table is keyed by ``kernel_id`` (plus the StarPU tile kernels, keyed 
 """
 from __future__ import annotations
 
-import argparse
 import json
 import time
 from pathlib import Path
@@ -23,6 +22,7 @@ import numpy as np
 import pandas as pd
 import torch
 
+from kgraph.errors import module_main
 
 
 def load_full_model(ckpt: str):
@@ -131,10 +131,14 @@ def evaluate(head, part: dict, rows: np.ndarray, model_name: str, split: str) ->
     return metrics, frame
 
 
-def main(argv: list[str] | None = None) -> int:
-    from kgraph.models.compact import SIZES, CompactConfig, CompactHead, fit_compact, to_checkpoint
+def add_arguments(p) -> None:
+    """The options of ``kgraph compact-train`` and ``python -m kgraph.models.compact_training``.
 
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    Args:
+        p: the argparse parser to fill.
+    """
+    from kgraph.models.compact import SIZES
+
     p.add_argument("--ckpt", required=True, help="full-model Lightning checkpoint")
     p.add_argument("--datasets", nargs="+", required=True)
     p.add_argument("--split", default="unseen_launch")
@@ -144,7 +148,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--cache-dir", default="runs/cache/compact")
     p.add_argument("--name", default=None, help="model name prefix in the outputs (default: ckpt stem)")
     p.add_argument("--out", required=True)
-    args = p.parse_args(argv)
+
+
+def run(args) -> int:
+    """Fit one compact head per size on the teacher's embeddings; write checkpoints, predictions, metrics.
+
+    Args:
+        args: the parsed options of :func:`add_arguments`.
+    """
+    from kgraph.models.compact import CompactConfig, CompactHead, fit_compact, to_checkpoint
+
     torch.set_num_threads(max(1, min(2, torch.get_num_threads())))
     name = args.name or Path(args.ckpt).stem.split("-")[0]
     out = Path(args.out)
@@ -187,11 +200,9 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _cli() -> int:
-    from kgraph.errors import run_guarded
-
-    return run_guarded(main, "kgraph.models.compact_training")
+def main(argv: list[str] | None = None) -> int:
+    return module_main(argv, "python -m kgraph.models.compact_training", __doc__.splitlines()[0], add_arguments, run)
 
 
 if __name__ == "__main__":
-    raise SystemExit(_cli())
+    raise SystemExit(main())

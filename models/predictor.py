@@ -18,7 +18,6 @@ Launches come from :mod:`kgraph.models.launches` (validated when made, before an
 """
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import json
 import shutil
@@ -27,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from kgraph.errors import InputError, KGraphError, ModelError
+from kgraph.errors import InputError, KGraphError, ModelError, module_main
 from kgraph.models.launches import Launch, static_footprints, to_tables, with_static_footprint
 from kgraph.models.shipped import DEFAULT_DIR
 
@@ -505,24 +504,36 @@ def from_checkpoint(ckpt: str | Path, out: str | Path, datasets: list[str] | Non
     return out
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m kgraph.models.predictor", description="convert a checkpoint "
-                                     "into the shipped default model (safetensors + config.json)")
+def add_arguments(parser) -> None:
+    """The options of ``kgraph ship-model`` and ``python -m kgraph.models.predictor``.
+
+    Args:
+        parser: the argparse parser to fill.
+    """
     parser.add_argument("--from-ckpt", required=True, help="Lightning checkpoint of `kgraph fit`")
     parser.add_argument("--out", default=str(DEFAULT_DIR), help="output directory (default models/default)")
     parser.add_argument("--datasets", nargs="*", help="dataset dirs whose device.json to embed "
                         "(default: the checkpoint's data.datasets)")
     parser.add_argument("--trained-on", nargs="*", help="dataset dirs the checkpoint was trained on "
                         "(its data.datasets; recorded in config.json)")
-    args = parser.parse_args(argv)
-    try:
-        out = from_checkpoint(args.from_ckpt, args.out, args.datasets, args.trained_on)
-    except KGraphError as exc:
-        print(f"kgraph.models.predictor: error: {exc}", file=sys.stderr)
-        return 1
+
+
+def run(args) -> int:
+    """Convert the checkpoint and print where it went and its size.
+
+    Args:
+        args: the parsed options of :func:`add_arguments`.
+    """
+    out = from_checkpoint(args.from_ckpt, args.out, args.datasets, args.trained_on)
     size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
     print(f"wrote {out} ({size / 2**20:.2f} MiB)")
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    return module_main(argv, "python -m kgraph.models.predictor",
+                       "convert a checkpoint into the shipped default model (safetensors + config.json)",
+                       add_arguments, run)
 
 
 if __name__ == "__main__":

@@ -1,15 +1,16 @@
-"""``python -m parsers FILE... [--lang L] [-D NAME=VALUE]``: parse kernel sources, print diagnostics
+"""``kgraph frontend FILE... [--lang L] [-D NAME=VALUE]``: parse kernel sources, print diagnostics
 (``file:line:col: severity: message``) and, per function, its kind and parameters.
+
+Also ``python -m kgraph.parsers`` (or ``python -m parsers`` from the repository root), same options.
 
 Exit status: 0 when every file parsed without errors, 1 when some file has syntax errors, 2 on bad
 input or usage. No traceback for bad input.
 """
 from __future__ import annotations
 
-import argparse
 import sys
 
-from kgraph.parsers.errors import KGraphError, SourceError, UsageError
+from kgraph.parsers.errors import KGraphError, SourceError, UsageError, module_main
 from kgraph.parsers.entry import parse_file
 
 
@@ -20,27 +21,36 @@ def _param(p) -> str:
     return f"{p.address_space} {quals + ' ' if quals else ''}{p.base_type}{vec}{ptr} {p.name}".strip()
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m parsers", description=__doc__.split("\n\n")[0])
+def add_arguments(ap) -> None:
+    """The options of ``kgraph frontend`` and ``python -m kgraph.parsers``.
+
+    Args:
+        ap: the argparse parser to fill.
+    """
     ap.add_argument("files", nargs="+", metavar="FILE")
     ap.add_argument("--lang", choices=["opencl", "cuda", "c"], help="override the language chosen by extension")
     ap.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME[=VALUE]",
                     help="define a macro as on a compiler command line")
-    args = ap.parse_args(argv)
+
+
+def run(args) -> int:
+    """Parse each file and print its diagnostics and functions; the exit status of the module docstring.
+
+    Args:
+        args: the parsed options of :func:`add_arguments`.
+    """
     defines = {}
     for d in args.defines:
         name, _, value = d.partition("=")
         if not name.isidentifier():
-            print(f"error: -D {d}: '{name}' is not a macro name", file=sys.stderr)
-            return 2
+            raise UsageError(f"-D {d}: '{name}' is not a macro name")
         defines[name] = value or "1"
     status = 0
     for path in args.files:
         try:
             unit = parse_file(path, args.lang, defines=defines)
-        except UsageError as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return 2
+        except UsageError:
+            raise
         except SourceError as exc:  # past a limit (kgraph.parsers.limits): printed like a syntax error
             for d in exc.diagnostics:
                 print(d, file=sys.stderr)
@@ -61,6 +71,10 @@ def main(argv: list[str] | None = None) -> int:
         if folded:
             print("  macros: " + ", ".join(folded))
     return status
+
+
+def main(argv: list[str] | None = None) -> int:
+    return module_main(argv, "python -m kgraph.parsers", __doc__.split("\n\n")[0], add_arguments, run)
 
 
 if __name__ == "__main__":

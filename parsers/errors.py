@@ -80,3 +80,22 @@ def run_guarded(fn, prog: str = "kgraph") -> int:
     except BrokenPipeError:  # output piped into `head` and closed early: not an error of ours
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+
+
+def module_main(argv: list[str] | None, prog: str, description: str, add_arguments, run) -> int:
+    """The ``python -m`` entry of a module that is also a ``kgraph`` sub-command: the same options and the
+    same guard as ``kgraph <command>``, so both spellings parse and fail alike.
+
+    Args:
+        argv: the arguments (``None``: the process's own command line).
+        prog: the program name printed in usage and error lines (``python -m <module>``).
+        description: the parser's one-line description.
+        add_arguments: the module's ``add_arguments(parser)``, also used by the ``kgraph`` dispatcher.
+        run: the module's ``run(args) -> int``, called through :func:`run_guarded`.
+    """
+    import argparse
+
+    parser = argparse.ArgumentParser(prog=prog, description=description)
+    add_arguments(parser)
+    args = parser.parse_args(argv)
+    return run_guarded(lambda: run(args), prog)

@@ -142,7 +142,7 @@ def test_campaign_rows_validate_and_resume(c_cache, tmp_path, monkeypatch):
     kw = dict(families=["potrf"], dtypes=["fp64"], variants=["vec", "omp"], tiles=(16, 32), timeout_s=60,
               policy=c_campaign.CTimingPolicy(**QUICK), quiet=True)
     monkeypatch.setattr(c_campaign, "measure_cpu", lambda cores, timeout_s=300.0: _fake_measure(cores))  # seconds
-    summary = c_campaign.run(out, 60, [1], **kw)
+    summary = c_campaign.run_campaign(out, 60, [1], **kw)
     assert summary["rows"] == 4 and summary["statuses"] == {"ok": 4}
     folder = out / c_campaign.device_id_for(1)
     assert validate_dataset(folder) == []
@@ -150,7 +150,7 @@ def test_campaign_rows_validate_and_resume(c_cache, tmp_path, monkeypatch):
     row = df[(df["kernel_id"] == "c.potrf.vec.fp64") & (df["sizes"] == '{"n": 32}')].iloc[0]
     assert row["flops_fp64"] == flops("potrf", {"n": 32}) and row["transcendental"] == 32
     assert row["counts_source"] == "c-formula" and row["bound"] in ("memory", "compute", "latency")
-    again = c_campaign.run(out, 60, [1], **kw)
+    again = c_campaign.run_campaign(out, 60, [1], **kw)
     assert again["rows"] == 0 and again["skipped_done"] == 4
 
 

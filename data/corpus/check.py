@@ -9,14 +9,13 @@ Used by the corpus tests and by the harness's pre-timing correctness check::
 """
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from typing import Optional
 
 import numpy as np
 
-from kgraph.parsers.errors import KGraphError, MeasurementError
+from kgraph.parsers.errors import KGraphError, MeasurementError, UsageError, module_main
 
 from .spec import KernelSpec
 
@@ -116,28 +115,36 @@ def check_spec(spec: KernelSpec, ctx, queue, sizes: Optional[dict] = None,
     return compare(spec, inputs, outputs, sizes)
 
 
-def main(argv: Optional[list[str]] = None) -> int:
-    from . import all_specs
+def add_arguments(parser) -> None:
+    """The options of ``kgraph corpus-check`` and ``python -m kgraph.data.corpus.check``.
 
-    parser = argparse.ArgumentParser(prog="python -m kgraph.data.corpus.check",
-                                     description="Check corpus kernels against their references.")
+    Args:
+        parser: the argparse parser to fill.
+    """
     parser.add_argument("select", nargs="*", help="families or kernel ids (default: all)")
     parser.add_argument("--platform", type=int, default=0, help="OpenCL platform index")
-    args = parser.parse_args(argv)
+
+
+def run(args) -> int:
+    """Check the selected kernels on the platform's first device; exit status 1 when one fails.
+
+    Args:
+        args: the parsed options of :func:`add_arguments`.
+    """
     import pyopencl as cl
+
+    from . import all_specs
 
     platforms = cl.get_platforms()
     if not 0 <= args.platform < len(platforms):
-        print(f"--platform {args.platform}: only {len(platforms)} OpenCL platform(s)", file=sys.stderr)
-        return 2
+        raise UsageError(f"--platform {args.platform}: only {len(platforms)} OpenCL platform(s)")
     device = platforms[args.platform].get_devices()[0]
     ctx = cl.Context([device])
     queue = cl.CommandQueue(ctx)
     specs = [s for s in all_specs()
              if not args.select or s.family in args.select or s.kernel_id in args.select]
     if not specs:
-        print(f"no kernel matches {' '.join(args.select)}", file=sys.stderr)
-        return 2
+        raise UsageError(f"no kernel matches {' '.join(args.select)}")
     failed = 0
     start = time.time()
     for spec in specs:
@@ -151,6 +158,11 @@ def main(argv: Optional[list[str]] = None) -> int:
     print(f"{len(specs) - failed}/{len(specs)} pass on {device.name.strip()} "
           f"in {time.time() - start:.1f} s")
     return 1 if failed else 0
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    return module_main(argv, "python -m kgraph.data.corpus.check", "Check corpus kernels against their references.",
+                       add_arguments, run)
 
 
 if __name__ == "__main__":

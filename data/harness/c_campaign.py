@@ -10,7 +10,6 @@ flops, square roots and compulsory bytes; ``int_ops`` and ``atomics`` are writte
 """
 from __future__ import annotations
 
-import argparse
 import json
 import re
 import sys
@@ -20,6 +19,7 @@ from pathlib import Path
 
 from kgraph.data.corpus.c import (C_DIR, NAIVE_MAX_TILE, TILES, bytes_moved, catalog, flops, sizes_for,
                                   transcendentals)
+from kgraph.errors import module_main
 
 from .c_build import CBuildError, build_kernel, build_library, compiler_version, flags_for
 from .c_runner import CTimingPolicy, CWorker, coefficient_of_variation, policy_dict
@@ -203,7 +203,7 @@ def plan(cores: list[int], kernels, tiles=TILES) -> list[tuple]:
     return out
 
 
-def run(out: Path, budget_s: float, cores: list[int], families=None, dtypes=None, variants=None,
+def run_campaign(out: Path, budget_s: float, cores: list[int], families=None, dtypes=None, variants=None,
         tiles=TILES, timeout_s: float = 60.0, policy: CTimingPolicy = CTimingPolicy(), quiet: bool = False) -> dict:
     """Measure until done or ``budget_s`` is spent; returns a summary."""
     deadline = time.monotonic() + budget_s
@@ -271,8 +271,12 @@ def run(out: Path, budget_s: float, cores: list[int], families=None, dtypes=None
     return summary
 
 
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m kgraph.data.harness.c_campaign", description=__doc__.splitlines()[0])
+def add_arguments(p) -> None:
+    """The options of ``kgraph c-campaign`` and ``python -m kgraph.data.harness.c_campaign``.
+
+    Args:
+        p: the argparse parser to fill.
+    """
     p.add_argument("--out", required=True, type=Path, help="parent folder; rows go to OUT/cpu-c-<model>-<k>c/")
     p.add_argument("--budget-s", type=float, default=300.0, help="stop starting launches after this many seconds")
     p.add_argument("--cores", type=int, nargs="+", default=[1], help="core counts k (OpenMP variants on each)")
@@ -285,9 +289,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--max-repeats", type=int, default=200)
     p.add_argument("--time-cap-s", type=float, default=0.5, help="summed call time per launch")
     p.add_argument("--quiet", action="store_true")
-    args = p.parse_args(argv)
+
+
+def run(args) -> int:
+    """Run the campaign and print its summary (JSON, with the CV quantiles).
+
+    Args:
+        args: the parsed options of :func:`add_arguments`.
+    """
     policy = CTimingPolicy(target_cv=args.target_cv, max_repeats=args.max_repeats, time_cap_s=args.time_cap_s)
-    summary = run(args.out, args.budget_s, args.cores, args.families, args.dtypes, args.variants,
+    summary = run_campaign(args.out, args.budget_s, args.cores, args.families, args.dtypes, args.variants,
                   tuple(t for t in TILES if t <= args.max_tile), args.timeout_s, policy, args.quiet)
     cvs = sorted(summary.pop("cv"))
     if cvs:
@@ -296,6 +307,10 @@ def main(argv: list[str] | None = None) -> int:
         summary["cv_le_target"] = sum(c <= args.target_cv for c in cvs) / len(cvs)
     print(json.dumps(summary, indent=1))
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    return module_main(argv, "python -m kgraph.data.harness.c_campaign", __doc__.splitlines()[0], add_arguments, run)
 
 
 if __name__ == "__main__":

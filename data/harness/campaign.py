@@ -11,13 +11,12 @@ worker starts at once.
 """
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from kgraph.errors import InputError, KGraphError, UsageError
+from kgraph.errors import InputError, UsageError, module_main
 
 from .builds import Prebuilder, default_jobs
 from .columns import source_id_of
@@ -296,7 +295,12 @@ def _progress(total: int, enabled: bool, device_id: str):
     return tqdm(total=total, desc=f"measure {device_id}", unit="launch", dynamic_ncols=True, smoothing=0.05)
 
 
-def add_campaign_arguments(parser: argparse.ArgumentParser) -> None:
+def add_arguments(parser) -> None:
+    """The options of ``kgraph dataset campaign`` and ``python -m kgraph.data.harness.campaign``.
+
+    Args:
+        parser: the argparse parser to fill.
+    """
     parser.add_argument("--device", help="substring of the device id, platform or device name (default: first GPU)")
     parser.add_argument("--out", help="dataset folder (default: data/datasets/<device_id>)")
     parser.add_argument("--budget-s", type=float, help="stop after this many seconds (resumable)")
@@ -357,22 +361,22 @@ def print_summary(summary: CampaignSummary) -> None:
                                                  sorted(summary.phases.items(), key=lambda kv: -kv[1])))
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m kgraph.data.harness.campaign", description=__doc__.splitlines()[0])
-    add_campaign_arguments(parser)
-    args = parser.parse_args(argv)
+def run(args) -> int:
+    """Run the campaign and print its summary; Ctrl-C leaves a resumable folder.
+
+    Args:
+        args: the parsed options of :func:`add_arguments`.
+    """
     try:
         print_summary(run_campaign(options_from_args(args)))
-    except UsageError as exc:
-        print(f"campaign: error: {exc}", file=sys.stderr)
-        return 2
-    except KGraphError as exc:
-        print(f"campaign: error: {exc}", file=sys.stderr)
-        return 1
     except KeyboardInterrupt:
         print("campaign: interrupted (re-run the same command to resume)", file=sys.stderr)
         return 130
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    return module_main(argv, "python -m kgraph.data.harness.campaign", __doc__.splitlines()[0], add_arguments, run)
 
 
 if __name__ == "__main__":

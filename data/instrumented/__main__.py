@@ -7,11 +7,10 @@ instrumented source instead.
 """
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 
-from kgraph.errors import KGraphError, UsageError
+from kgraph.errors import UsageError, module_main
 
 
 def _sizes(text: str, option: str) -> list[int]:
@@ -47,8 +46,12 @@ def _context(platform: str | None):
     raise UsageError(f"--platform {platform!r}: no OpenCL platform with a device matches")
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m kgraph.data.instrumented", description=__doc__.splitlines()[0])
+def add_arguments(parser) -> None:
+    """The options of ``kgraph instrument`` and ``python -m kgraph.data.instrumented``.
+
+    Args:
+        parser: the argparse parser to fill.
+    """
     parser.add_argument("file", help="OpenCL C source file")
     parser.add_argument("--kernel", required=True, help="kernel name")
     parser.add_argument("--global", dest="global_size", help="NDRange global size, e.g. 1024 or 64,64")
@@ -56,38 +59,45 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--arg", action="append", default=[], help="scalar argument NAME=VALUE (repeat)")
     parser.add_argument("--platform", help="OpenCL platform name substring (default: PoCL)")
     parser.add_argument("--source", action="store_true", help="print the instrumented source and stop")
-    args = parser.parse_args(argv)
-    try:
-        from kgraph.parsers import parse_file
 
-        from kgraph.data.instrumented.extents import infer_extents
-        from kgraph.instrument.rewrite import instrument
 
-        unit = parse_file(args.file)
-        if args.source:
-            print(instrument(unit, args.kernel).source)
-            return 0
-        if args.global_size is None:
-            raise UsageError("--global is required to run the kernel")
-        global_size = _sizes(args.global_size, "--global")
-        local_size = _sizes(args.local_size, "--local") if args.local_size else None
-        if local_size is not None and len(local_size) != len(global_size):
-            raise UsageError("--local must have as many dimensions as --global")
-        scalars = dict(_scalar(a) for a in args.arg)
-        extents, counts = infer_extents(unit.text, args.kernel, global_size, local_size, scalars,
-                                        _context(args.platform), filename=args.file)
-        report = counts.to_dict()
-        report["exact"] = counts.exact
-        report["buffers"] = {
-            name: {"elements": extents[name], "elem_bytes": e.elem_bytes, "touched": e.touched}
-            for name, e in counts.buffers.items()
-        }
-        report["warnings"] = list(counts.warnings)
-        print(json.dumps(report, indent=2))
+def run(args) -> int:
+    """Print the instrumented source, or run it and print the counts and buffer extents as JSON.
+
+    Args:
+        args: the parsed options of :func:`add_arguments`.
+    """
+    from kgraph.parsers import parse_file
+
+    from kgraph.data.instrumented.extents import infer_extents
+    from kgraph.instrument.rewrite import instrument
+
+    unit = parse_file(args.file)
+    if args.source:
+        print(instrument(unit, args.kernel).source)
         return 0
-    except KGraphError as exc:
-        print(f"kgraph.instrument: error: {exc}", file=sys.stderr)
-        return 2 if isinstance(exc, UsageError) else 1
+    if args.global_size is None:
+        raise UsageError("--global is required to run the kernel")
+    global_size = _sizes(args.global_size, "--global")
+    local_size = _sizes(args.local_size, "--local") if args.local_size else None
+    if local_size is not None and len(local_size) != len(global_size):
+        raise UsageError("--local must have as many dimensions as --global")
+    scalars = dict(_scalar(a) for a in args.arg)
+    extents, counts = infer_extents(unit.text, args.kernel, global_size, local_size, scalars,
+                                    _context(args.platform), filename=args.file)
+    report = counts.to_dict()
+    report["exact"] = counts.exact
+    report["buffers"] = {
+        name: {"elements": extents[name], "elem_bytes": e.elem_bytes, "touched": e.touched}
+        for name, e in counts.buffers.items()
+    }
+    report["warnings"] = list(counts.warnings)
+    print(json.dumps(report, indent=2))
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    return module_main(argv, "python -m kgraph.data.instrumented", __doc__.splitlines()[0], add_arguments, run)
 
 
 if __name__ == "__main__":

@@ -8,12 +8,11 @@ and neural rows of a report are measured on the same test launches. Output forma
 """
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from pathlib import Path
 
-from kgraph.errors import KGraphError, UsageError
+from kgraph.errors import UsageError, module_main
 
 
 def run_baselines(data: list[str], split: str, out: str | Path, names: list[str], seed: int = 0,
@@ -56,10 +55,14 @@ def run_baselines(data: list[str], split: str, out: str | Path, names: list[str]
     return results
 
 
-def main(argv: list[str] | None = None) -> int:
+def add_arguments(parser) -> None:
+    """The options of ``kgraph baselines`` and ``python -m kgraph.models.baselines.run``.
+
+    Args:
+        parser: the argparse parser to fill.
+    """
     from kgraph.models.baselines import BASELINES
 
-    parser = argparse.ArgumentParser(prog="python -m kgraph.models.baselines.run", description=__doc__.splitlines()[0])
     parser.add_argument("--data", nargs="+", required=True, help="measured dataset directories")
     parser.add_argument("--split", default="leave_family_out", help="a kgraph.data.datamodule split")
     parser.add_argument("--out", required=True, help="run directory to write")
@@ -68,13 +71,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--val-fraction", type=float, default=None, help="default: the DataModule's")
     parser.add_argument("--test-fraction", type=float, default=None, help="default: the DataModule's")
     parser.add_argument("--test-devices", nargs="*", default=None, help="for leave_device_out")
-    args = parser.parse_args(argv)
-    try:
-        results = run_baselines(args.data, args.split, args.out, args.baselines, args.seed,
-                                args.val_fraction, args.test_fraction, args.test_devices)
-    except KGraphError as exc:
-        print(f"kgraph.models.baselines.run: error: {exc}", file=sys.stderr)
-        return 2 if isinstance(exc, UsageError) else 1
+
+
+def run(args) -> int:
+    """Fit and evaluate the baselines, write the run directory and print one line per baseline.
+
+    Args:
+        args: the parsed options of :func:`add_arguments`.
+    """
+    results = run_baselines(args.data, args.split, args.out, args.baselines, args.seed,
+                            args.val_fraction, args.test_fraction, args.test_devices)
     for name, info in results.items():
         m = info["metrics"]
         print(f"{name:18s} time MAPE {m['time_mape']:8.1f}%  median APE {m['time_median_ape']:7.1f}%  "
@@ -82,6 +88,10 @@ def main(argv: list[str] | None = None) -> int:
               f"fit {info['fit_seconds']}s")
     print(f"wrote {args.out}")
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    return module_main(argv, "python -m kgraph.models.baselines.run", __doc__.splitlines()[0], add_arguments, run)
 
 
 if __name__ == "__main__":

@@ -27,6 +27,7 @@ import torch
 
 from kgraph.data.lm_corpus.pack import packed
 from kgraph.data.lm_corpus.tokenizer import load_tokenizer
+from kgraph.errors import module_main
 
 from . import WEIGHTS
 from .config import PRESETS
@@ -35,8 +36,12 @@ from .model import FORMATS, build_model, parameter_counts, save, special_ids, tr
 PEAK_BF16_TFLOPS = {"H200": 989.0, "H100": 989.0, "A100": 312.0, "L40S": 362.0, "A10": 125.0}
 
 
-def parse_args(argv=None):
-    p = argparse.ArgumentParser(prog="python -m kgraph.models.code_lm.pretrain", description=__doc__.splitlines()[0])
+def add_arguments(p) -> None:
+    """The options of ``kgraph lm pretrain`` and ``python -m kgraph.models.code_lm.pretrain``.
+
+    Args:
+        p: the argparse parser to fill.
+    """
     p.add_argument("--corpus", required=True, help="output folder of `kgraph lm corpus`")
     p.add_argument("--tokenizer", default=str(WEIGHTS / "tokenizer.json"), help="tokenizer.json")
     p.add_argument("--out", default=str(WEIGHTS), help="model folder to write (default: the shipped one)")
@@ -62,7 +67,6 @@ def parse_args(argv=None):
     p.add_argument("--peak-tflops", type=float, default=None, help="accelerator bf16 peak for MFU")
     p.add_argument("--threads", type=int, default=None, help="CPU threads for torch (default: torch's own)")
     p.add_argument("--seed", type=int, default=0)
-    return p.parse_args(argv)
 
 
 def corpus_files(corpus: Path) -> tuple[list[Path], list[Path]]:
@@ -200,8 +204,13 @@ def plot_curve(curve: list[dict], path: Path) -> None:
     plt.close(fig)
 
 
-def main(argv=None) -> int:
-    args = parse_args(argv)
+def run(args) -> int:
+    """Pretrain (or resume) with torch's CPU threads set for the run and restored after it.
+
+    Args:
+        args: the parsed options of :func:`add_arguments`.
+    """
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "true")
     threads = torch.get_num_threads()
     if args.threads:
         torch.set_num_threads(args.threads)
@@ -357,6 +366,9 @@ def _main(args) -> int:
     return 0
 
 
+def main(argv=None) -> int:
+    return module_main(argv, "python -m kgraph.models.code_lm.pretrain", __doc__.splitlines()[0], add_arguments, run)
+
+
 if __name__ == "__main__":
-    os.environ.setdefault("TOKENIZERS_PARALLELISM", "true")
     sys.exit(main())

@@ -9,10 +9,10 @@ from kgraph.errors import UsageError
 
 
 def add_arguments(parser) -> None:
-    from kgraph.data.harness.campaign import add_campaign_arguments
+    from kgraph.data.harness import campaign
 
     sub = parser.add_subparsers(dest="action", metavar="ACTION")
-    add_campaign_arguments(sub.add_parser("campaign", help="measure corpus kernels on a device (resumable)"))
+    campaign.add_arguments(sub.add_parser("campaign", help="measure corpus kernels on a device (resumable)"))
     p = sub.add_parser("validate", help="check a dataset folder; exit 1 with the list of problems")
     p.add_argument("dir", help="dataset folder (data/datasets/<device_id>)")
     p = sub.add_parser("repair", help="rebuild a damaged folder's manifest from its intact shards (damaged "
@@ -36,10 +36,9 @@ def run(args) -> int:
     if args.action is None:
         raise UsageError("dataset: choose an action: campaign, validate, repair, fill-counts, import or describe")
     if args.action == "campaign":
-        from kgraph.data.harness.campaign import options_from_args, print_summary, run_campaign
+        from kgraph.data.harness import campaign
 
-        print_summary(run_campaign(options_from_args(args)))
-        return 0
+        return campaign.run(args)
     if args.action == "validate":
         from kgraph.data.harness.validate import validate_dataset
 

@@ -1,10 +1,13 @@
-"""``kgraph lm corpus|tokenizer``: build the code-LM pretraining corpus and its tokenizer (docs/LM.md).
+"""``kgraph lm corpus|tokenizer|pretrain``: build the code-LM pretraining corpus and its tokenizer, pretrain
+the code LM (docs/LM.md).
 
 ``kgraph lm corpus --out DIR`` fetches the packages of ``conf/lm/corpus.json`` (Debian archive, PyPI) into
 ``DIR/cache`` (a rerun skips fetched and extracted packages), filters, de-duplicates, splits by package,
 writes text shards and a GPU-sized xz subset under ``DIR``, trains the tokenizer when ``--tokenizer`` is
 missing, and writes the committed manifest with token counts. ``kgraph lm tokenizer --corpus DIR``
-(re)trains the byte-level BPE alone. Pretraining: ``python -m kgraph.models.code_lm.pretrain``.
+(re)trains the byte-level BPE alone. ``kgraph lm pretrain --corpus DIR`` is
+:mod:`kgraph.models.code_lm.pretrain` (also ``python -m kgraph.models.code_lm.pretrain``, same options);
+its options import torch, so ``kgraph lm`` starts slower than the corpus steps alone would.
 """
 from __future__ import annotations
 
@@ -32,6 +35,9 @@ def add_arguments(parser) -> None:
     tok = sub.add_parser("tokenizer", help="train the byte-level BPE tokenizer on a built corpus")
     tok.add_argument("--corpus", required=True, help="corpus folder made by `kgraph lm corpus`")
     _tokenizer_options(tok)
+    from kgraph.models.code_lm import pretrain
+
+    pretrain.add_arguments(sub.add_parser("pretrain", help="masked-LM pretraining of the code LM (one GPU)"))
 
 
 def _tokenizer_options(p) -> None:
@@ -63,7 +69,11 @@ def train(corpus: Path, args) -> dict:
 
 def run(args) -> int:
     if args.lm_command is None:
-        raise UsageError("lm: give a step: corpus or tokenizer")
+        raise UsageError("lm: give a step: corpus, tokenizer or pretrain")
+    if args.lm_command == "pretrain":
+        from kgraph.models.code_lm import pretrain
+
+        return pretrain.run(args)
     if args.lm_command == "tokenizer":
         info = train(Path(args.corpus), args)
         (Path(args.corpus) / "tokenizer_stats.json").write_text(json.dumps(info, indent=1) + "\n")

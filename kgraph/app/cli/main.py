@@ -14,18 +14,30 @@ import sys
 
 from kgraph.errors import run_guarded
 
-# command name -> (module, one-line help). One line per command; modules live in kgraph/app/cli/.
+# command name -> (module, one-line help). One line per command; the modules live in kgraph/app/cli/, or next
+# to the code they drive when they also run as ``python -m <module>`` (same add_arguments, same guard).
 COMMANDS: dict[str, tuple[str, str]] = {
     "parse": ("kgraph.app.cli.parse", "parse kernels, print graph summaries and static analysis"),
     "measure": ("kgraph.app.cli.measure", "measure a kernel on an OpenCL device"),
     "dataset": ("kgraph.app.cli.dataset", "build, validate, import and describe measured datasets"),
     "estimate": ("kgraph.app.cli.estimate", "predict time, bandwidth, footprint and bound class"),
     "pretrain-lm": ("kgraph.app.cli.pretrain_lm", "train the BPE tokenizer and masked-LM code encoder"),
-    "lm": ("kgraph.app.cli.lm", "build the code-LM corpus (Debian, PyPI) and its BPE tokenizer"),
+    "lm": ("kgraph.app.cli.lm", "build the code-LM corpus and its BPE tokenizer; pretrain the code LM"),
     "sweep": ("kgraph.app.cli.sweep", "run a W&B sweep definition locally as a grid"),
     "report": ("kgraph.app.cli.report", "markdown ablation table and plots from runs"),
     "export": ("kgraph.app.cli.export", "export the compact model to ONNX or C"),
     "device": ("kgraph.app.cli.device", "make a device descriptor: measure one (describe) or from a spec sheet"),
+    "frontend": ("kgraph.parsers.__main__", "run the front end alone: diagnostics, each function's kind and parameters"),
+    "analyze": ("kgraph.analysis.__main__", "symbolic per-work-item counts, loops and access patterns of kernels"),
+    "instrument": ("kgraph.data.instrumented.__main__", "count a kernel's work by an instrumented run (PoCL)"),
+    "corpus-check": ("kgraph.data.corpus.check", "check corpus kernels against their references on OpenCL"),
+    "c-campaign": ("kgraph.data.harness.c_campaign", "measure the C kernels on this CPU into datasets"),
+    "baselines": ("kgraph.models.baselines.run", "fit and evaluate the baseline predictors on a split"),
+    "compact-train": ("kgraph.models.compact_training", "distil a full-model checkpoint into compact heads"),
+    "ship-model": ("kgraph.models.predictor", "convert a checkpoint into the shipped default model"),
+    "schedule": ("kgraph.app.scheduling.run", "replay task DAGs on a GPU + CPUs platform under time beliefs"),
+    "schedule-tables": ("kgraph.app.scheduling.from_datasets", "time tables for `kgraph schedule` from datasets"),
+    "starpu-run": ("kgraph.app.runtime.starpu_runner", "build and run the StarPU walk-through codelet"),
 }
 LIGHTNING_COMMANDS = ("fit", "validate", "test", "predict")
 
@@ -44,26 +56,30 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in LIGHTNING_COMMANDS:
         sub.add_parser(name, help=f"LightningCLI {name} (--config conf/....yaml)", add_help=False)
-    # Only the chosen command's options are added: some commands' add_arguments import heavy modules
-    # (torch for pretrain-lm's defaults, the campaign harness for dataset), which the others do not need.
+    # Only the chosen command's module is imported and only its options are added: some commands'
+    # modules import heavy ones (torch for pretrain-lm's defaults and lm pretrain, the campaign harness for
+    # dataset), which the others do not need. Without a command, the table's help lines are enough.
     chosen = argv[0] if argv and argv[0] in COMMANDS else None
-    modules = {}
+    module = command_parser = None
     for name, (module_name, help_text) in COMMANDS.items():
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as exc:
-            if exc.name != module_name:
-                raise
-            continue
-        modules[name] = module
         parser_of_command = sub.add_parser(name, help=help_text, description=help_text)
-        if chosen in (None, name):
+        if name == chosen:
+            command_parser = parser_of_command
+            try:
+                module = importlib.import_module(module_name)
+            except ModuleNotFoundError as exc:  # pragma: no cover - a layer left out of the installation
+                if exc.name != module_name:
+                    raise
+                print(f"kgraph: error: {name}: {module_name} is not installed", file=sys.stderr)
+                return 1
             module.add_arguments(parser_of_command)
-    args = parser.parse_args(argv)
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:  # named by the command's own prog ("kgraph <cmd>: error: ..."), not the dispatcher's
+        (command_parser or parser).error(f"unrecognized arguments: {' '.join(unknown)}")
     if args.command is None:
         parser.print_help()
         return 2
-    rc = _guard(lambda: modules[args.command].run(args))
+    rc = _guard(lambda: module.run(args))
     if whole_process and args.command == "estimate":
         # The process ends next. The interpreter's final garbage collections would walk the ~400k objects
         # that torch and torch_geometric create (about 1 s of estimate's cold start); estimate has printed

@@ -13,7 +13,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from kgraph.errors import KGraphError, MeasurementError
+from kgraph.errors import KGraphError, MeasurementError, module_main
 from kgraph.app.runtime import runtime_dir
 
 
@@ -189,12 +189,12 @@ def run_workload(binary: Path, workload: str, tiles: int, tile: int, model: str,
     return WorkloadRun(summary, rows)
 
 
-def main(argv: list[str] | None = None) -> int:
-    """``python -m kgraph.app.runtime.starpu_runner --model-dir DIR --build DIR [--device ID]``: build and
-    run the walk-through's ``user_codelet`` (docs/RUNTIME.md) against an export holding ``user_saxpy``."""
-    import argparse
+def add_arguments(p) -> None:
+    """The options of ``kgraph starpu-run`` and ``python -m kgraph.app.runtime.starpu_runner``.
 
-    p = argparse.ArgumentParser(prog="python -m kgraph.app.runtime.starpu_runner", description=main.__doc__)
+    Args:
+        p: the argparse parser to fill.
+    """
     p.add_argument("--model-dir", required=True, help="kgraph export --format c ... --kernels user_saxpy.cl")
     p.add_argument("--build", required=True, help="build folder")
     p.add_argument("--device", default="pocl-skylake-avx512-intel-xeon",
@@ -205,10 +205,16 @@ def main(argv: list[str] | None = None) -> int:
                    help="run adaptive_codelet instead (the adaptive perfmodel over --rounds rounds; histories in "
                         "$KGRAPH_PERFMODEL_DIR, default ~/.kgraph/perfmodel)")
     p.add_argument("--rounds", type=int, default=4)
-    args = p.parse_args(argv)
-    if args.adaptive:
-        from kgraph.app.runtime.starpu_runner import build_adaptive
 
+
+def run(args) -> int:
+    """Build and run the walk-through's ``user_codelet`` (docs/RUNTIME.md) against an export holding
+    ``user_saxpy``; its exit status.
+
+    Args:
+        args: the parsed options of :func:`add_arguments`.
+    """
+    if args.adaptive:
         binary, _ = build_adaptive(args.model_dir, args.build)
         pm = Path(os.environ.get("KGRAPH_PERFMODEL_DIR") or Path.home() / ".kgraph" / "perfmodel")
         summary = run_adaptive(binary, example_kernel(), args.device, work=Path(args.build) / "run-adaptive",
@@ -225,7 +231,10 @@ def main(argv: list[str] | None = None) -> int:
     return int(summary["returncode"])
 
 
-if __name__ == "__main__":
-    from kgraph.errors import run_guarded
+def main(argv: list[str] | None = None) -> int:
+    return module_main(argv, "python -m kgraph.app.runtime.starpu_runner",
+                       "build and run the StarPU walk-through codelet (docs/RUNTIME.md)", add_arguments, run)
 
-    raise SystemExit(run_guarded(main, "python -m kgraph.app.runtime.starpu_runner"))
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -18,13 +18,14 @@ Writes ``truth.csv`` and ``<model>.csv`` (columns ``kind, tile, device, time_us`
 """
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import torch
+
+from kgraph.errors import module_main
 
 FAMILIES = {"gemm": "gemm_tiled", "syrk": "syrk_tiled", "trsm": "trsm", "potrf": "potrf_batched",
             "getrf": "getrf_batched"}
@@ -70,11 +71,12 @@ def full_model_log_time(model, dm, rows: np.ndarray, chunk: int = 256) -> np.nda
     return torch.cat(out).numpy()
 
 
-def main(argv: list[str] | None = None) -> int:
-    from kgraph.models.compact_training import load_full_model, prepare
-    from kgraph.models.compact import from_checkpoint
+def add_arguments(p) -> None:
+    """The options of ``kgraph schedule-tables`` and ``python -m kgraph.app.scheduling.from_datasets``.
 
-    p = argparse.ArgumentParser(prog="python -m kgraph.app.scheduling.from_datasets", description=__doc__.splitlines()[0])
+    Args:
+        p: the argparse parser to fill.
+    """
     p.add_argument("--ckpt", required=True, help="full-model checkpoint (belief 'kgraph-full')")
     p.add_argument("--compact", nargs="*", default=[], help="compact checkpoints (belief 'kgraph-compact-<size>')")
     p.add_argument("--gpu", required=True, help="dataset directory standing for the GPU worker")
@@ -82,7 +84,17 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--split", default="unseen_launch")
     p.add_argument("--cache-dir", default="runs/cache/compact")
     p.add_argument("--out", required=True)
-    args = p.parse_args(argv)
+
+
+def run(args) -> int:
+    """Write the truth and belief tables (and cells.csv) to ``args.out``.
+
+    Args:
+        args: the parsed options of :func:`add_arguments`.
+    """
+    from kgraph.models.compact_training import load_full_model, prepare
+    from kgraph.models.compact import from_checkpoint
+
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     model = load_full_model(args.ckpt)
@@ -120,11 +132,10 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _cli() -> int:
-    from kgraph.errors import run_guarded
-
-    return run_guarded(main, "kgraph.app.scheduling.from_datasets")
+def main(argv: list[str] | None = None) -> int:
+    return module_main(argv, "python -m kgraph.app.scheduling.from_datasets", __doc__.splitlines()[0],
+                       add_arguments, run)
 
 
 if __name__ == "__main__":
-    raise SystemExit(_cli())
+    raise SystemExit(main())

@@ -12,10 +12,9 @@ Prints a markdown table of makespan relative to the oracle schedule.
 """
 from __future__ import annotations
 
-import argparse
 import sys
 
-from kgraph.errors import KGraphError, UsageError
+from kgraph.errors import UsageError, module_main
 from kgraph.app.scheduling.beliefs import HistoryBelief, OracleBelief, RegressionBelief, TableBelief
 from kgraph.app.scheduling.dag import cholesky_dag, lu_dag
 from kgraph.app.scheduling.simulator import Platform, simulate
@@ -80,8 +79,12 @@ def read_predictions(specs: list[str]) -> dict[str, dict]:
     return out
 
 
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m kgraph.app.scheduling.run", description=__doc__.splitlines()[0])
+def add_arguments(p) -> None:
+    """The options of ``kgraph schedule`` and ``python -m kgraph.app.scheduling.run``.
+
+    Args:
+        p: the argparse parser to fill.
+    """
     p.add_argument("--truth", required=True)
     p.add_argument("--predictions", nargs="*", default=[], metavar="NAME=FILE")
     p.add_argument("--sizes", nargs="+", type=int, default=[4, 8, 12], help="tiles per side")
@@ -91,27 +94,34 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--noise", type=float, default=0.0, help="log-normal sigma of execution times")
     p.add_argument("--dags", nargs="+", default=list(DAGS), choices=list(DAGS))
     p.add_argument("--out", default=None, help="also write the markdown table here")
-    args = p.parse_args(argv)
-    try:
-        if args.cpus < 0 or any(s < 1 for s in args.sizes):
-            raise UsageError("--cpus must be >= 0 and --sizes >= 1")
-        truth = TimeTable.from_file(args.truth)
-        if set(truth.devices()) - {"gpu", "cpu"}:
-            raise UsageError(f"--truth: devices must be 'gpu' and 'cpu', got {truth.devices()}")
-        predictions = read_predictions(args.predictions)
-        platform = Platform.gpu_and_cpus(args.cpus, bus_gbs=args.bus_gbs)
-        tiles = args.tile or sorted({t for _, t, _ in truth.samples})
-        rows = [r for dag in args.dags for n in args.sizes for t in tiles
-                for r in compare(truth, predictions, dag, n, t, platform, args.noise)]
-    except KGraphError as exc:
-        print(f"kgraph.app.scheduling: error: {exc}", file=sys.stderr)
-        return 2 if isinstance(exc, UsageError) else 1
+
+
+def run(args) -> int:
+    """Replay the DAGs under every belief and print (and with ``--out`` write) the markdown table.
+
+    Args:
+        args: the parsed options of :func:`add_arguments`.
+    """
+    if args.cpus < 0 or any(s < 1 for s in args.sizes):
+        raise UsageError("--cpus must be >= 0 and --sizes >= 1")
+    truth = TimeTable.from_file(args.truth)
+    if set(truth.devices()) - {"gpu", "cpu"}:
+        raise UsageError(f"--truth: devices must be 'gpu' and 'cpu', got {truth.devices()}")
+    predictions = read_predictions(args.predictions)
+    platform = Platform.gpu_and_cpus(args.cpus, bus_gbs=args.bus_gbs)
+    tiles = args.tile or sorted({t for _, t, _ in truth.samples})
+    rows = [r for dag in args.dags for n in args.sizes for t in tiles
+            for r in compare(truth, predictions, dag, n, t, platform, args.noise)]
     text = to_markdown(rows)
     print(text)
     if args.out:
         with open(args.out, "w") as f:
             f.write(text + "\n")
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    return module_main(argv, "python -m kgraph.app.scheduling.run", __doc__.splitlines()[0], add_arguments, run)
 
 
 if __name__ == "__main__":
