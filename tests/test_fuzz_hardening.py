@@ -672,6 +672,15 @@ def _first_row():
     return _FIRST_ROW
 
 
+def _clear(path: Path) -> None:
+    """Remove whatever an earlier op left at ``path``: a planted link (never followed: canaries stay intact),
+    a file, or a folder."""
+    if path.is_symlink() or path.is_file():
+        path.unlink()
+    elif path.is_dir():
+        shutil.rmtree(path)
+
+
 def _damage(folder: Path, outside: Path, ops, data):
     import random
 
@@ -681,10 +690,7 @@ def _damage(folder: Path, outside: Path, ops, data):
         kind, name = op[0], op[1]
         path = folder / name if isinstance(name, str) else None
         if kind == "write":
-            if path.is_symlink():  # the damage never writes through a planted link (canaries stay intact)
-                path.unlink()
-            elif path.is_dir():  # an earlier op made it a folder: replace it
-                shutil.rmtree(path)
+            _clear(path)
             path.write_bytes(op[2])
         elif kind == "bytes" and path.is_file():
             raw, k, how = path.read_bytes(), op[2], op[3]
@@ -705,18 +711,14 @@ def _damage(folder: Path, outside: Path, ops, data):
                 continue
             table = _table_mutation(data.draw, table)
             pq.write_table(table, path)
-        elif kind == "delete" and path.exists():
-            if path.is_dir() and not path.is_symlink():  # an earlier op made it a folder
-                shutil.rmtree(path)
-            else:
-                path.unlink()
-        elif kind == "copy" and path.is_file():
+        elif kind == "delete":
+            _clear(path)
+        elif kind == "copy" and path.is_file() and not path.is_symlink():
+            _clear(folder / op[2])
             shutil.copyfile(path, folder / op[2])
         elif kind == "symlink":
-            target = outside / ("canary-" + name)
-            if path.exists() or path.is_symlink():
-                path.unlink()
-            os.symlink(target, path)
+            _clear(path)
+            os.symlink(outside / ("canary-" + name), path)
         elif kind == "journal":
             rnd = random.Random(op[2])
             row = dict(_first_row())
@@ -735,11 +737,12 @@ def _damage(folder: Path, outside: Path, ops, data):
                     lines.append(json.dumps({"t": "ceiling", "kernel_id": "k", "work": rnd.choice([1, "x", None])}))
                 else:
                     lines.append(rnd.choice(["{", "[1,2]", "null", "\x00\xff", '{"t": "row"}', "1e999"]))
+            _clear(folder / "journal.jsonl")
             (folder / "journal.jsonl").write_text("\n".join(lines) + rnd.choice(["\n", ""]), errors="surrogateescape")
         elif kind == "dir":
-            if path.is_file() or path.is_symlink():
-                path.unlink()
-            path.mkdir(exist_ok=True)
+            if not (path.is_dir() and not path.is_symlink()):
+                _clear(path)
+                path.mkdir()
 
 
 def _check_dataset(base: Path, ops, data):
@@ -866,3 +869,16 @@ def test_regression_fuzz_symlinked_journal_is_refused_not_written_through(tmp_pa
     with pytest.raises(KGraphError, match="symbolic link"):
         DatasetStore(folder)
     assert outside.read_text() == "keep me\n"
+
+
+@pytest.mark.parametrize("name", ["journal.jsonl", "manifest.json", "sources.parquet"])
+def test_regression_fuzz_folder_in_place_of_a_dataset_file_is_refused(tmp_path, name):
+    """DatasetStore on a folder whose journal (or manifest, sources) is a directory raised
+    IsADirectoryError at the replay flush (slow fuzz suite, session 3): now a KGraphError naming it."""
+    from kgraph.data.harness.store import DatasetStore
+
+    folder = _tiny_copy(tmp_path)
+    _clear(folder / name)
+    (folder / name).mkdir()
+    with pytest.raises(KGraphError, match=f"{name}"):
+        DatasetStore(folder)

@@ -237,6 +237,8 @@ class DatasetStore:
             if (self.directory / name).is_symlink():
                 raise damaged(self.directory, f"{name} is a symbolic link (it would be written through it, "
                                               f"outside the dataset folder)")
+            if (self.directory / name).is_dir():
+                raise damaged(self.directory, f"{name} is a folder, not a file")
         entries = self._journal_entries()
         self._remove_orphans(entries)
         self._replay_journal(entries)
