@@ -1,12 +1,14 @@
 """The token vocabulary (column 1 of ``x``) and the token normalisation rules.
 
 The vocabulary is a fixed list built from rules (canonical names, literal buckets, operators, AST
-kinds, types) plus fixed lists of builtin names, stored in ``kgraph/vocab.json`` with
+kinds, types) plus builtin names (defined by the dialect tables, ids fixed by the shipped list; see
+:func:`builtin_tokens`), stored in ``kgraph/vocab.json`` with
 :data:`~kgraph.schema.VOCAB_VERSION`. Token ``i`` of the list has id ``i``. A token outside the
 list gets one of :data:`NUM_UNK_BUCKETS` ids after the list, chosen by a CRC-32 of its text: stable
 across runs and machines, never by order of appearance.
 
-Regenerate the JSON after changing a rule (and bump VOCAB_VERSION): ``python -m kgraph.vocab``.
+Regenerate the JSON after changing a rule (and bump VOCAB_VERSION): ``python -m kgraph.vocab``; it also
+checks the builtin section against the dialect tables (tests/test_vocab_builtins.py).
 """
 from __future__ import annotations
 
@@ -36,53 +38,24 @@ QUALIFIERS = ("const", "volatile", "restrict", "__restrict", "__restrict__", "st
               "__forceinline__", "__inline__", "__attribute__", "reqd_work_group_size")
 FIELDS = ("x", "y", "z", "w", "lo", "hi", "even", "odd", "xy", "zw", "xyz", "xyzw",
           *(f"s{c}" for c in "0123456789abcdefABCDEF"))
-WORK_ITEM = ("get_global_id", "get_local_id", "get_group_id", "get_global_size", "get_local_size",
-             "get_num_groups", "get_work_dim", "get_global_offset", "get_enqueued_local_size",
-             "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize")
-SYNC = ("barrier", "mem_fence", "read_mem_fence", "write_mem_fence", "work_group_barrier",
-        "CLK_LOCAL_MEM_FENCE", "CLK_GLOBAL_MEM_FENCE", "__syncthreads", "__syncwarp", "__threadfence",
-        "__shfl_sync", "__shfl_down_sync", "__shfl_up_sync", "__shfl_xor_sync", "sub_group_reduce_add")
-ATOMIC_OPS = ("add", "sub", "xchg", "inc", "dec", "cmpxchg", "min", "max", "and", "or", "xor")
-CUDA_ATOMICS = ("atomicAdd", "atomicSub", "atomicExch", "atomicMin", "atomicMax", "atomicInc",
-                "atomicDec", "atomicCAS", "atomicAnd", "atomicOr", "atomicXor")
-MATH = ("sqrt", "rsqrt", "cbrt", "exp", "exp2", "exp10", "expm1", "log", "log2", "log10", "log1p",
-        "pow", "pown", "powr", "rootn", "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh",
-        "cosh", "tanh", "asinh", "acosh", "atanh", "sinpi", "cospi", "tanpi", "fabs", "fmin", "fmax",
-        "floor", "ceil", "round", "trunc", "rint", "fmod", "remainder", "hypot", "copysign", "erf",
-        "erfc", "tgamma", "lgamma", "ldexp", "frexp", "modf", "fma", "fdim", "recip", "divide")
-OPENCL_COMMON = ("mad", "mad24", "mul24", "mad_hi", "mul_hi", "min", "max", "abs", "abs_diff", "clamp",
-                 "mix", "step", "smoothstep", "sign", "select", "bitselect", "dot", "cross", "length",
-                 "normalize", "distance", "fast_length", "fast_normalize", "isnan", "isinf",
-                 "isfinite", "any", "all", "popcount", "clz", "rotate", "hadd", "rhadd", "add_sat",
-                 "sub_sat", "upsample", "degrees", "radians", "printf", "vload_half", "vstore_half",
-                 "read_imagef", "write_imagef", "async_work_group_copy", "wait_group_events")
-CUDA_MISC = ("__ldg", "__fdividef", "__fmaf_rn", "__fmul_rn", "__fadd_rn", "__saturatef", "__popc",
-             "__clz", "__float2half", "__half2float", "__float2int_rn", "__int2float_rn", "__umulhi",
-             "__mul24", "__umul24", "make_float2", "make_float3", "make_float4", "make_int2",
-             "make_int4", "make_uint2", "make_double2", "min", "max", "abs")
+
+# Builtin names are defined once, by the dialect tables (parsers/dialects/*/builtins.json: cost tables,
+# work-item functions and variables, barriers, atomics, and the library names and prefixes). Their ids are
+# the shipped vocabulary's: the builtin section of vocab.json, in its order (the shipped models were
+# trained on those ids). A dialect builtin without an id of its own hashes to an unknown-token bucket;
+# giving it one lengthens the list, which moves every bucket: a new VOCAB_VERSION and retrained models.
+# Names with an id that no dialect table defines as a builtin, each group named for why it has one:
+VOCAB_ONLY_NAMES = ("warpSize", "CLK_LOCAL_MEM_FENCE", "CLK_GLOBAL_MEM_FENCE")  # builtin variables, constants
 NAMED_CONSTANTS = ("M_PI", "M_PI_F", "M_E", "M_E_F", "M_SQRT2", "FLT_MAX", "FLT_MIN", "FLT_EPSILON",
                    "DBL_MAX", "DBL_EPSILON", "INFINITY", "NAN", "MAXFLOAT", "HUGE_VALF", "INT_MAX",
-                   "INT_MIN", "UINT_MAX", "CHAR_BIT")
+                   "INT_MIN", "UINT_MAX", "CHAR_BIT")  # header macros, not functions
+# Spellings the first vocabulary's suffix and prefix rules made (``f`` after OpenCL-only math, ``__`` + ``f``
+# on CUDA intrinsics) that no compiler provides; kept so that no id moves.
+RULE_SPELLINGS = ("pownf", "powrf", "rootnf", "tanpif", "recipf", "dividef", "__sqrtf", "__expff", "__logff")
 
 
-def _builtin_names() -> list[str]:
-    names = list(WORK_ITEM) + list(SYNC)
-    names += [f"atomic_{op}" for op in ATOMIC_OPS] + [f"atom_{op}" for op in ATOMIC_OPS]
-    names += [f"atomic_{op}_explicit" for op in ("load", "store", "fetch_add", "fetch_sub", "fetch_min",
-                                                  "fetch_max", "exchange")]
-    names += list(CUDA_ATOMICS)
-    names += list(MATH) + [f"{m}f" for m in MATH] + [f"native_{m}" for m in MATH] + [f"half_{m}" for m in MATH]
-    names += [f"__{m}f" for m in ("exp", "log", "sin", "cos", "tan", "pow", "sqrt", "expf", "logf")]
-    names += list(OPENCL_COMMON) + list(CUDA_MISC)
-    widths = ("", "2", "3", "4", "8", "16")
-    names += [f"vload{w}" for w in widths[1:]] + [f"vstore{w}" for w in widths[1:]]
-    bases = ("char", "uchar", "short", "ushort", "int", "uint", "long", "ulong", "half", "float", "double")
-    names += [f"convert_{b}{w}" for b in bases for w in widths] + [f"as_{b}{w}" for b in bases for w in widths]
-    return names + list(NAMED_CONSTANTS)
-
-
-def build_vocabulary() -> list[str]:
-    """The token list, from the fixed rules and lists above (order matters: it fixes the ids)."""
+def _rule_tokens() -> list[str]:
+    """The tokens made by rules (names, literal buckets, operators, AST kinds, types, qualifiers, fields)."""
     tokens: list[str] = []
     tokens += [f"var{i}" for i in range(NUM_VARIABLE_NAMES)]
     tokens += [f"buf{i}" for i in range(NUM_BUFFER_NAMES)]
@@ -90,9 +63,51 @@ def build_vocabulary() -> list[str]:
     tokens += list(INT_BUCKETS) + list(FLOAT_BUCKETS) + list(OTHER_LITERALS) + list(OPERATORS)
     tokens += list(AST_KIND_TO_TYPE) + list(SYNTHETIC_KINDS)
     tokens += list(DTYPES) + list(EXTRA_TYPES) + list(QUALIFIERS) + list(FIELDS)
-    tokens += _builtin_names()
-    seen: set[str] = set()
-    return [t for t in tokens if not (t in seen or seen.add(t))]
+    return list(dict.fromkeys(tokens))
+
+
+def is_dialect_builtin(name: str) -> bool:
+    """Whether a dialect table defines ``name`` as a builtin: a function a compiler provides (cost tables,
+    library names and prefixes, ``native_``/``half_`` math) or a work-item variable (``threadIdx``)."""
+    from kgraph.parsers.dialect import LANGS, get_dialect
+
+    return any(get_dialect(lang).is_library(name) or name in get_dialect(lang).tables.get("work_item_variables", {})
+               for lang in LANGS)
+
+
+def builtin_tokens(shipped: list[str], rule_tokens: list[str]) -> list[str]:
+    """The builtin section of the vocabulary: the shipped tokens that no rule makes, in their order (their
+    ids), each a dialect builtin or one of the vocab-only names above.
+
+    Args:
+        shipped: the tokens of the shipped vocab.json.
+        rule_tokens: the tokens :func:`_rule_tokens` makes, which come first.
+
+    Raises:
+        ValueError: a shipped builtin that no dialect table defines and no vocab-only list names (a
+            dialect table lost a name the vocabulary has an id for).
+    """
+    made = set(rule_tokens)
+    section = [t for t in shipped if t not in made]
+    vocab_only = {*VOCAB_ONLY_NAMES, *NAMED_CONSTANTS, *RULE_SPELLINGS}
+    strays = [t for t in section if t not in vocab_only and not is_dialect_builtin(t)]
+    if strays:
+        raise ValueError(f"builtin token(s) no dialect table defines: {', '.join(strays)} (add them to "
+                         "parsers/dialects/*/builtins.json, or to a vocab-only list of kgraph/vocab.py)")
+    return section
+
+
+def build_vocabulary() -> list[str]:
+    """The token list: the rule tokens, then the shipped builtin section (order matters: it fixes the ids)."""
+    with open(VOCAB_PATH, encoding="utf-8") as fh:
+        shipped = json.load(fh)["tokens"]
+    rules = _rule_tokens()
+    return rules + builtin_tokens(shipped, rules)
+
+
+def vocabulary_json() -> str:
+    """The text of ``kgraph/vocab.json`` as :func:`build_vocabulary` makes it."""
+    return json.dumps(Vocabulary(build_vocabulary(), VOCAB_VERSION).to_json(), indent=0) + "\n"
 
 
 class Vocabulary:
@@ -201,9 +216,10 @@ def value_token(value) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Write ``kgraph/vocab.json`` from the rules (run after changing them; bump VOCAB_VERSION)."""
-    vocab = Vocabulary(build_vocabulary(), VOCAB_VERSION)
-    VOCAB_PATH.write_text(json.dumps(vocab.to_json(), indent=0) + "\n", encoding="utf-8")
-    print(f"wrote {VOCAB_PATH} ({len(vocab.tokens)} tokens + {vocab.num_unk_buckets} buckets, {vocab.version})")
+    text = vocabulary_json()
+    VOCAB_PATH.write_text(text, encoding="utf-8")
+    tokens = len(json.loads(text)["tokens"])
+    print(f"wrote {VOCAB_PATH} ({tokens} tokens + {NUM_UNK_BUCKETS} buckets, {VOCAB_VERSION})")
     return 0
 
 
