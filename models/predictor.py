@@ -48,8 +48,9 @@ class Predictor:
         directory: where it was loaded from.
     """
 
-    def __init__(self, model, config: dict, directory: Path):
+    def __init__(self, model, config: dict, directory: Path, interval=None):
         self.model, self.config, self.directory = model, config, Path(directory)
+        self.interval = interval  # a code-free compact head whose spreads give the time interval, or None
         self.tokenizer = None
         if model.config.use_tokens:
             from kgraph.data.graph_dataset import load_tokenizer
@@ -84,7 +85,8 @@ class Predictor:
         model = _build_model(arch, config, d)
         check_tensor_shapes(model, stored, d, frozen)
         model.load_state_dict(_load_tensors(d / "model.safetensors"), strict=False)
-        return cls(model.eval(), config, d)
+        interval = load_interval_head(d / INTERVAL_FILE) if (d / INTERVAL_FILE).exists() else None
+        return cls(model.eval(), config, d, interval)
 
     @property
     def devices(self) -> dict[str, dict]:
@@ -98,8 +100,10 @@ class Predictor:
     def predict(self, launches: list[Launch]) -> list[dict]:
         """Predictions per launch: ``time_ns, floor_ns, bandwidth_gbs, dram_bw_gbs, footprint_bytes,
         footprint_source, flops, bytes, bound, bound_probability`` (natural units, the model's log outputs
-        inverted; the footprint is the exact static one where the analysis proves it). Each distinct
-        kernel's static footprint is analysed once and serves both the DRAM floor and the output."""
+        inverted; the footprint is the exact static one where the analysis proves it) and the ends of the
+        time interval ``time_lo_ns, time_hi_ns`` (:data:`~kgraph.data.targets.TIME_INTERVAL`; None when
+        the model directory has no ``interval.pt``). Each distinct kernel's static footprint is analysed
+        once and serves both the DRAM floor and the output."""
         from kgraph.data.floors import device_rates
 
         footprints = static_footprints(launches)
@@ -112,10 +116,12 @@ class Predictor:
         return out
 
     def featurise(self, launches: list[Launch], chunk: int = 1024, footprints: list | None = None) -> list[tuple]:
-        """Model inputs ``(graphs, tokens, source_index, features, floors)`` per chunk of ``chunk`` launches
-        (CPU tensors; graphs and tokens once per distinct kernel of the chunk). The feature columns are
-        the model's own (``config.json``'s ``feature_names``), picked by name from today's features;
-        ``floors`` Float[B, K] are the launch's physical floors in ns (:mod:`kgraph.data.floors`)."""
+        """Model inputs ``(graphs, tokens, source_index, features, floors, interval_x)`` per chunk of
+        ``chunk`` launches (CPU tensors; graphs and tokens once per distinct kernel of the chunk). The
+        feature columns are the model's own (``config.json``'s ``feature_names``), picked by name from
+        today's features; ``floors`` Float[B, K] are the launch's physical floors in ns
+        (:mod:`kgraph.data.floors`); ``interval_x`` Float[B, in_dim] the interval head's inputs, picked
+        from the same feature rows (None without an interval head)."""
         import torch
 
         from kgraph.data.features import feature_names, to_launch_features
@@ -126,6 +132,14 @@ class Predictor:
         if missing:
             raise ModelError(f"{self.directory}: the model reads feature(s) {missing[:3]} this kgraph does not make")
         columns = np.array([names.index(n) for n in self.config["feature_names"]])
+        interval_columns = None
+        if self.interval is not None:
+            wanted = [*self.interval.config.launch_names, *self.interval.config.device_names]
+            absent = [n for n in wanted if n not in names]
+            if absent:
+                raise ModelError(f"{self.directory / INTERVAL_FILE}: the interval head reads feature(s) {absent[:3]} "
+                                 f"this kgraph does not make")
+            interval_columns = np.array([names.index(n) for n in wanted])
         floor_columns = np.array([names.index(f"floor_{n}") for n in FLOORS])
         footprints = footprints if footprints is not None else [None] * len(launches)
         out = []
@@ -144,18 +158,20 @@ class Predictor:
                 enc = self.tokenizer([k.source for k in kernels], truncation=True, padding=True,
                                      max_length=self.model.config.tokens.max_length, return_tensors="pt")
                 tokens = {"input_ids": enc["input_ids"], "attention_mask": enc["attention_mask"]}
-            out.append((graphs, tokens, torch.tensor(rows["kernel_index"].to_numpy(np.int64)), features, floors))
+            interval_x = torch.from_numpy(full[:, interval_columns]) if interval_columns is not None else None
+            out.append((graphs, tokens, torch.tensor(rows["kernel_index"].to_numpy(np.int64)), features, floors,
+                        interval_x))
         return out
 
     def forward(self, inputs: tuple) -> list[dict]:
         """Predictions (as :meth:`predict`) of one chunk of :meth:`featurise`, run on the model's device."""
         import torch
 
-        from kgraph.data.targets import BOUND_CLASSES, natural_outputs
+        from kgraph.data.targets import BOUND_CLASSES, TIME_INTERVAL, natural_outputs
         from kgraph.data.floors import FLOORS
 
         device = next(self.model.parameters()).device
-        graphs, tokens, index, features, floors = inputs
+        graphs, tokens, index, features, floors, interval_x = inputs
         graphs = graphs.to(device) if graphs is not None else None
         tokens = {k: v.to(device) for k, v in tokens.items()} if tokens is not None else None
         with torch.inference_mode():
@@ -170,6 +186,17 @@ class Predictor:
         probability = prob[np.arange(n), classes].tolist()
         floor_max = floors.max(1).tolist() if n else []
         floor_arg = floors.argmax(1).tolist() if n else []
+        lo_key, hi_key = TIME_INTERVAL.keys
+        if interval_x is not None:
+            # the interval head's spreads (calibrated on unseen families) carried over to this model's time,
+            # the lower end never below the physical floor
+            with torch.inference_mode():
+                offsets = self.interval.interval_offsets(interval_x.float()).double().numpy()
+            time = np.asarray(natural["time_ns"], dtype=np.float64)
+            columns[lo_key] = np.maximum(time * np.exp(offsets[:, 0]), floors.max(1) if n else time).tolist()
+            columns[hi_key] = (time * np.exp(offsets[:, 1])).tolist()
+        else:
+            columns[lo_key] = columns[hi_key] = [None] * n
         names = list(columns)
         values = list(zip(*columns.values())) if names else [()] * n
         return [{**dict(zip(names, values[i])), "floor_ns": floor_max[i], "floor": FLOORS[floor_arg[i]],
@@ -178,6 +205,23 @@ class Predictor:
 
 
 # ------------------------------------------------------------------------------ checked loading
+#: the optional interval head of a model directory (a code-free compact checkpoint with ``interval=True``)
+INTERVAL_FILE = "interval.pt"
+
+
+def load_interval_head(path: Path):
+    """The interval head of a model directory; :class:`ModelError` unless it is a compact checkpoint
+    with interval outputs and no code embedding (it reads only launch, static and device features)."""
+    from kgraph.models.compact import from_checkpoint
+
+    head = from_checkpoint(path).head
+    if not head.config.interval or head.config.code_dim != 0:
+        raise ModelError(f"{path}: not an interval head (a compact head with interval=True and code_dim 0); "
+                         f"{REPAIR}")
+    return head
+
+
+
 REPAIR = ("copy the model directory again, or convert its checkpoint again (python -m kgraph.models.predictor "
           "--from-ckpt CKPT --out DIR)")
 #: bytes per element of each safetensors dtype

@@ -140,3 +140,35 @@ def test_c_interval_matches_torch_and_is_nan_without_one(tmp_path):
     got = predict_c(build_driver(tmp_path / "p"), kernels, devs, launch)
     assert np.isnan(got[:, INTERVAL_COLUMNS]).all() and np.isfinite(got[:, 1]).all()
     assert math.isfinite(float(head.interval_margin))
+
+
+def test_estimate_carries_the_interval_and_keeps_it_above_the_floor(tmp_path, capsys):
+    """The shipped model directory's interval.pt gives every estimate an interval around the full model's
+    time (lower end at or above the physical floor); without interval.pt the ends are None; a compact
+    checkpoint that is not a code-free interval head is refused by name."""
+    import shutil as sh
+
+    from kgraph.app.api import load_model
+    from kgraph.app.cli.main import main
+    from kgraph.models.shipped import DEFAULT_DIR
+
+    saxpy = "examples/opencl/saxpy.cl"
+    records = load_model().estimate_many([
+        {"file": saxpy, "kernel": "saxpy", "global": [g], "args": {"n": g, "a": 2.0}, "device": "h200"}
+        for g in (256, 1 << 16, 1 << 24)])
+    for r in records:
+        assert r["floor_ns"] <= r["time_lo_ns"] <= r["time_ns"] <= r["time_hi_ns"], r
+        assert r["time_hi_ns"] / r["time_lo_ns"] > 1.05
+    assert main(["estimate", saxpy, "--kernel", "saxpy", "--global", "65536", "--arg", "n=65536", "--arg", "a=2",
+                 "--device", "h200"]) == 0
+    assert "  interval   " in capsys.readouterr().out
+    bare = tmp_path / "bare"
+    sh.copytree(DEFAULT_DIR, bare, ignore=sh.ignore_patterns("interval.pt"))
+    r = load_model(bare).estimate(saxpy, "saxpy", [4096], args={"n": 4096, "a": 2.0}, device="h200")
+    assert r["time_lo_ns"] is None and r["time_hi_ns"] is None
+    wrong = tmp_path / "wrong"
+    sh.copytree(bare, wrong)
+    head = make()  # interval outputs but a code embedding: not what a model directory's interval.pt is
+    to_checkpoint(head, wrong / "interval.pt", {"k": torch.zeros(2)}, {"d": torch.zeros(3)})
+    with pytest.raises(ModelError, match="interval.pt: not an interval head"):
+        load_model(wrong).estimate(saxpy, "saxpy", [4096], args={"n": 4096, "a": 2.0}, device="h200")
