@@ -882,3 +882,20 @@ def test_regression_fuzz_folder_in_place_of_a_dataset_file_is_refused(tmp_path, 
     (folder / name).mkdir()
     with pytest.raises(KGraphError, match=f"{name}"):
         DatasetStore(folder)
+
+
+def test_regression_fuzz_shard_with_a_non_utf8_column_name_is_damaged_not_a_traceback(tmp_path):
+    """One flipped bit in a shard's footer left a column name that is not UTF-8: reading the schema's
+    names raised UnicodeDecodeError in read_launches (slow fuzz suite, session 3)."""
+    import pyarrow.parquet as pq
+
+    from kgraph.data.harness.store import read_launches
+
+    folder = _tiny_copy(tmp_path)
+    shard = folder / _SHARDS[0]
+    table = pq.read_table(shard)
+    pq.write_table(table.rename_columns(["k\u00e9y" if n == "key" else n for n in table.schema.names]), shard)
+    # every copy of the name (the footer's schema, the pandas metadata): its two-byte "é" turned invalid
+    shard.write_bytes(shard.read_bytes().replace("k\u00e9y".encode(), b"k\xf4\xa9y"))
+    with pytest.raises(KGraphError, match="cannot be read"):
+        read_launches(folder)

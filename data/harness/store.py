@@ -176,8 +176,10 @@ def read_shard(directory, name: str, columns=None) -> pa.Table:
     if not path.is_file():
         raise damaged(directory, f"shard {name} is listed in {MANIFEST} but missing")
     try:
-        return pq.read_table(path, columns=columns)
-    except (pa.ArrowException, OSError, ValueError) as exc:
+        table = pq.read_table(path, columns=columns)
+        table.schema.names  # noqa: B018 - a flipped bit can leave a column name that is not UTF-8
+        return table
+    except (pa.ArrowException, OSError, ValueError) as exc:  # UnicodeDecodeError is a ValueError
         raise damaged(directory, f"shard {name} cannot be read (truncated or not parquet: "
                                  f"{_first_line(exc)})") from None
 
@@ -539,6 +541,7 @@ def read_sources_table(directory) -> pa.Table:
         return SOURCE_SCHEMA.empty_table()
     try:
         table = pq.read_table(path)
+        table.schema.names  # noqa: B018 - names must decode (see read_shard)
     except (pa.ArrowException, OSError, ValueError) as exc:
         raise damaged(directory, f"{SOURCES} cannot be read (truncated or not parquet: {_first_line(exc)})") from None
     if "source_id" not in table.schema.names:
