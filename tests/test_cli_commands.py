@@ -25,6 +25,7 @@ MODULE_COMMANDS = {
     ("schedule",): "kgraph.app.scheduling.run",
     ("schedule-tables",): "kgraph.app.scheduling.from_datasets",
     ("starpu-run",): "kgraph.app.runtime.starpu_runner",
+    ("export-verify",): "kgraph.models.export.verify",
     ("lm", "pretrain"): "kgraph.models.code_lm.pretrain",
 }
 OPTION = re.compile(r"(?<![\w-])(--?[A-Za-z][\w-]*)")

@@ -1,22 +1,25 @@
 """Check exported C and ONNX against the torch head of a compact checkpoint.
 
-    python -m kgraph.models.export.verify --ckpt compact.pt --c-dir DIR [--onnx DIR/kgraph_model.onnx] [--rows 2000]
+    kgraph export-verify --ckpt compact.pt --c-dir DIR [--onnx DIR/kgraph_model.onnx] [--rows 2000]
+    (or python -m kgraph.models.export.verify ...)
 
 Probe rows: every registered kernel × every device of the checkpoint, launch features drawn around
 the head's feature normalisation (seeded), so the check covers each code-table entry and each
 precomputed kernel/device share of the C first layer. Prints the largest absolute differences of the
 log targets and bound logits/probabilities; exits 1 when C exceeds ``--c-tol`` (relative on
 log targets, or relative on the natural-unit outputs: time_ns, bandwidth_gbs, ... against torch's log
-targets inverted through ``kgraph.data.targets``, relative to the quantity inside each log) or ONNX
-exceeds 1e-5 absolute on the log targets (1e-5 relative on the bound logits).
+targets inverted through ``kgraph.data.targets``, relative to the quantity inside each log, and, for a
+head with interval outputs, on the ends of the time interval) or ONNX exceeds 1e-5 absolute on the log
+targets and the interval (1e-5 relative on the bound logits).
 """
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
 import numpy as np
 import torch
+
+from kgraph.errors import module_main
 
 
 def probe_rows(bundle, rows: int, seed: int = 0) -> tuple[list[str], list[int], torch.Tensor, torch.Tensor]:
@@ -35,24 +38,34 @@ def probe_rows(bundle, rows: int, seed: int = 0) -> tuple[list[str], list[int], 
     return [names[k] for k in k_idx], d_idx, launch, x
 
 
-def main(argv: list[str] | None = None) -> int:
-    from kgraph.models.compact import from_checkpoint
-    from kgraph.data.targets import TARGETS
-    from kgraph.models.export.c_driver import NATURAL_COLUMNS, build_driver, predict_c
-    from kgraph.errors import ModelError
-    from kgraph.models.export.onnx_graph import check_onnx
+def add_arguments(p) -> None:
+    """The options of ``kgraph export-verify`` and ``python -m kgraph.models.export.verify``.
 
-    p = argparse.ArgumentParser(prog="python -m kgraph.models.export.verify", description=__doc__.splitlines()[0])
-    p.add_argument("--ckpt", required=True)
+    Args:
+        p: the argparse parser to fill.
+    """
+    p.add_argument("--ckpt", required=True, help="compact checkpoint (the torch reference)")
     p.add_argument("--c-dir", default=None, help="directory of kgraph_model.c (kgraph export --format c)")
     p.add_argument("--onnx", default=None, help="kgraph_model.onnx (kgraph export --format onnx)")
-    p.add_argument("--rows", type=int, default=2000)
-    p.add_argument("--c-tol", type=float, default=1e-4)
-    args = p.parse_args(argv)
+    p.add_argument("--rows", type=int, default=2000, help="probe rows (at least kernels x devices)")
+    p.add_argument("--c-tol", type=float, default=1e-4, help="largest relative C error accepted")
+
+
+def run(args) -> int:
+    """Compare the exports with torch on probe rows; 0 when every check passes, 1 otherwise."""
+    from kgraph.data.targets import TARGETS
+    from kgraph.errors import ModelError, UsageError
+    from kgraph.models.compact import from_checkpoint
+    from kgraph.models.export.c_driver import INTERVAL_COLUMNS, NATURAL_COLUMNS, build_driver, predict_c
+    from kgraph.models.export.onnx_graph import check_onnx
+
+    if args.rows < 1 or not args.c_tol > 0:
+        raise UsageError("--rows must be >= 1 and --c-tol > 0")
     bundle = from_checkpoint(args.ckpt)
     kernels, devs, launch, x = probe_rows(bundle, args.rows)
     with torch.no_grad():
         y, logits = bundle.head(x)
+        ends = bundle.head.log_time_interval(x).double().numpy() if bundle.head.config.interval else None
     ok = True
     if args.onnx:
         try:
@@ -78,9 +91,15 @@ def main(argv: list[str] | None = None) -> int:
         nat_rel = {t.key: float((np.abs(natural[:, j] - t.inverse(ref[:, j]))
                                  / (np.abs(t.inverse(ref[:, j])) + (1.0 / t.scale if t.log1p else 0.0))).max())
                    for j, t in enumerate(TARGETS)}
+        if ends is not None:  # the interval's ends, relative like time_ns
+            nat_rel["time_interval"] = float((np.abs(out[:, INTERVAL_COLUMNS] - np.exp(ends)) / np.exp(ends)).max())
         print("C vs torch natural units (relative): " + ", ".join(f"{k} {v:.2e}" for k, v in nat_rel.items()))
         ok &= rel.max() <= args.c_tol and max(nat_rel.values()) <= args.c_tol
     return 0 if ok else 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    return module_main(argv, "python -m kgraph.models.export.verify", __doc__.splitlines()[0], add_arguments, run)
 
 
 if __name__ == "__main__":

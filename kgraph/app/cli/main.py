@@ -34,6 +34,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "c-campaign": ("kgraph.data.harness.c_campaign", "measure the C kernels on this CPU into datasets"),
     "baselines": ("kgraph.models.baselines.run", "fit and evaluate the baseline predictors on a split"),
     "compact-train": ("kgraph.models.compact_training", "distil a full-model checkpoint into compact heads"),
+    "export-verify": ("kgraph.models.export.verify", "check exported C and ONNX against the compact head's torch"),
     "ship-model": ("kgraph.models.predictor", "convert a checkpoint into the shipped default model"),
     "schedule": ("kgraph.app.scheduling.run", "replay task DAGs on a GPU + CPUs platform under time beliefs"),
     "schedule-tables": ("kgraph.app.scheduling.from_datasets", "time tables for `kgraph schedule` from datasets"),
