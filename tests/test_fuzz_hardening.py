@@ -899,3 +899,7 @@ def test_regression_fuzz_shard_with_a_non_utf8_column_name_is_damaged_not_a_trac
     shard.write_bytes(shard.read_bytes().replace("k\u00e9y".encode(), b"k\xf4\xa9y"))
     with pytest.raises(KGraphError, match="cannot be read"):
         read_launches(folder)
+    from kgraph.data.harness.repair import repair_dataset
+
+    report = "\n".join(repair_dataset(folder))  # repair read the names too: it moves the shard aside
+    assert f"moved {_SHARDS[0]}" in report and "unreadable" in report

@@ -178,10 +178,11 @@ def _readable_shard(directory: Path, path: Path, done: list[str]):
     else:
         try:
             table = pq.read_table(path)
+            names = table.schema.names  # a flipped bit can leave a name that is not UTF-8 (a ValueError)
         except (pa.ArrowException, OSError, ValueError) as exc:
             why = f"unreadable: {(str(exc).strip().splitlines() or [exc.__class__.__name__])[0][:200]}"
         else:
-            if "key" not in table.schema.names:
+            if "key" not in names:
                 why = "no 'key' column"
     if why is None:
         return table
