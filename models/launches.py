@@ -117,7 +117,7 @@ def to_tables(launches: list[Launch], footprints: list | None = None):
     The rows carry each kernel's analysis (``analysis``), so the features do not parse the source again,
     and the scalar arguments as dicts (``args``; datasets hold them as JSON text). Built column by column."""
     from kgraph.data.features import LaunchColumns
-    from kgraph.data.harness.columns import source_id_of
+    from kgraph.data.harness.keys import source_id_of
 
     kernels, index_of, sources, analyses, sids, kernel_index = [], {}, {}, [], {}, []
     for launch in launches:

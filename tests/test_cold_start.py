@@ -1,6 +1,6 @@
 """Issue 13 section 4: a cold ``kgraph estimate`` imports only what it needs (no torch_geometric,
 transformers, lightning, wandb or torch._dynamo; no pandas, and not the numpy submodules sympy's
-``from numpy import *`` loads), the PyG-free inference layers give PyG's outputs, and
+``from numpy import *`` loads, no pyarrow), the PyG-free inference layers give PyG's outputs, and
 the shipped model's predictions on the README examples are those of before the change (recorded with
 the PyG layers, commit d01d6a0)."""
 from __future__ import annotations
@@ -32,7 +32,7 @@ BEFORE = [
     {'time_ns': 9087.0185546875, 'floor_ns': 4464.002054754325, 'bandwidth_gbs': 1472.679443359375, 'dram_bw_gbs': 0.0, 'footprint_bytes': 8388608.0, 'bound': 'memory', 'bound_probability': 0.9999982118606567},
     {'time_ns': 25995520.0, 'floor_ns': 2104164.783024936, 'bandwidth_gbs': 1767.8712158203125, 'dram_bw_gbs': 5.727825102171451, 'footprint_bytes': 201326592.0, 'bound': 'memory', 'bound_probability': 0.9999996423721313},
 ]
-HEAVY = ("torch_geometric", "transformers", "lightning", "wandb", "torch._dynamo", "pandas", "numpy.f2py")
+HEAVY = ("torch_geometric", "transformers", "lightning", "wandb", "torch._dynamo", "pandas", "numpy.f2py", "pyarrow")
 
 
 def test_predictions_unchanged_on_readme_examples(monkeypatch):

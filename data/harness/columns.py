@@ -5,12 +5,10 @@ One place defines the columns of ``launches-*.parquet`` and ``sources.parquet`` 
 """
 from __future__ import annotations
 
-import hashlib
-import json
-
 import pyarrow as pa
 
 from kgraph.count_keys import COUNTER_NAMES
+from kgraph.data.harness.keys import launch_key, source_id_of  # noqa: F401 - defined there, used with the schema
 
 HARNESS_VERSION = "1.2"  # 1.1: device-generated default inputs, counts on the measured device;
 # 1.2: a timing sample is the mean of launches_per_sample back-to-back launches (timing.py),
@@ -46,29 +44,6 @@ SOURCE_SCHEMA = pa.schema([
     ("family", pa.string()), ("kernel_name", pa.string()), ("source", pa.string()),
     ("spec_json", pa.string()),
 ])
-
-
-def source_id_of(text: str) -> str:
-    """The id of a source text: the first 16 hex digits of its sha1."""
-    return hashlib.sha1(text.encode("utf-8")).hexdigest()[:16]
-
-
-def launch_key(device_id: str, kernel_id: str, sizes: dict, global_size, local_size) -> str:
-    """The unique key of one launch: 16 hex digits of sha1(device_id|kernel_id|sizes|global|local).
-
-    ``global_size``/``local_size`` are padded to 3 dims with 1 so that equal launches share a key;
-    a ``local_size`` of ``None`` (driver's choice) is written as 0,0,0.
-    """
-    g = _pad3(global_size)
-    l = _pad3(local_size) if local_size is not None else (0, 0, 0)
-    text = "|".join([device_id, kernel_id, json.dumps(sizes, sort_keys=True),
-                     ",".join(map(str, g)), ",".join(map(str, l))])
-    return hashlib.sha1(text.encode("utf-8")).hexdigest()[:16]
-
-
-def _pad3(values) -> tuple[int, int, int]:
-    values = [int(v) for v in values]
-    return tuple(values + [1] * (3 - len(values)))[:3]
 
 
 def empty_row() -> dict:
