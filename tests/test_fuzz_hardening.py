@@ -596,8 +596,9 @@ def _table_mutation(draw, table):
         t = table.schema.field(col).type
         if pa.types.is_floating(t):
             v = draw(st.sampled_from([float("nan"), float("inf"), -1.0, 0.0, 1e308, -1e308]))
-        elif pa.types.is_integer(t):
-            v = draw(st.sampled_from([-1, 0, 2**62, -(2**62)]))
+        elif pa.types.is_integer(t):  # the extremes of the column's own width (a wider one cannot be stored)
+            bits = t.bit_width - 1
+            v = draw(st.sampled_from([-1, 0, 2**bits - 1, -(2**bits)]))
         elif pa.types.is_string(t) or pa.types.is_large_string(t):
             v = draw(st.sampled_from(["", "x", "../../etc/passwd", "ok", "\x00" * 3, "a" * 10_000]))
         else:
