@@ -345,7 +345,8 @@ def test_row13_symlinked_shard_refused(capsys, dataset, tmp_path):
 def test_row13_shards_and_manifest_fsynced_before_and_after_rename(tmp_path, monkeypatch):
     import stat
 
-    import kgraph.data.harness.store as store_module
+    import kgraph.data.harness.store_files as store_files
+    from kgraph.data.harness.store import DatasetStore
 
     events = []
     real_fsync, real_replace = os.fsync, os.replace
@@ -358,9 +359,9 @@ def test_row13_shards_and_manifest_fsynced_before_and_after_rename(tmp_path, mon
         events.append(("replace", Path(dst).name))
         real_replace(src, dst)
 
-    monkeypatch.setattr(store_module.os, "fsync", fsync)
-    monkeypatch.setattr(store_module.os, "replace", replace)
-    with store_module.DatasetStore(tmp_path / "ds", "dev", shard_rows=2) as store:
+    monkeypatch.setattr(store_files.os, "fsync", fsync)  # the durable writes live in store_files
+    monkeypatch.setattr(store_files.os, "replace", replace)
+    with DatasetStore(tmp_path / "ds", "dev", shard_rows=2) as store:
         store.add_source(_source())
         store.append(_row(1))
         store.append(_row(2))  # a shard, then sources and the manifest

@@ -1,0 +1,108 @@
+"""The files of a dataset folder and how they are written: names, durable writes, damage messages.
+
+Layout (``data/datasets/<device_id>/``)::
+
+    manifest.json          completed keys, shard list, failed kernels, size ceilings
+    launches-NNNNN.parquet one row per launch (schema in columns.LAUNCH_SCHEMA), zstd
+    sources.parquet        each kernel source once (columns.SOURCE_SCHEMA)
+    journal.jsonl          rows since the last shard, one JSON line each (write-ahead log)
+    device.json            the device descriptor
+
+Every file is written to a temporary name, fsync'ed, renamed into place, and the folder fsync'ed, so a
+power cut leaves the old file or the new one. A folder whose files disagree is answered with an
+InputError saying what is wrong and how to repair it (``kgraph dataset repair DIR``,
+:mod:`kgraph.data.harness.repair`); files repair cannot use are moved to ``damaged/``, never deleted.
+"""
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from kgraph.errors import InputError
+
+MANIFEST = "manifest.json"
+JOURNAL = "journal.jsonl"
+SOURCES = "sources.parquet"
+DAMAGED = "damaged"  # where ``kgraph dataset repair`` moves files it cannot use (never deleted)
+SHARD_NAME = re.compile(r"launches-(\d{5})\.parquet")
+MANIFEST_FORMAT = 1
+
+
+def repair_hint(directory) -> str:
+    """The sentence every damaged-folder message ends with."""
+    return (f"repair: `kgraph dataset repair {directory}` rebuilds the manifest from the intact shards "
+            f"(damaged files are moved to {Path(directory) / DAMAGED}, nothing is deleted)")
+
+
+def damaged(directory, what: str) -> InputError:
+    """The error for a dataset folder whose files are damaged: ``what`` is wrong, and how to repair it.
+
+    Args:
+        directory: the dataset folder; what: the problem, one sentence.
+    """
+    return InputError(f"{directory}: {what}\n{repair_hint(directory)}")
+
+
+def _fsync_dir(directory: Path) -> None:
+    """Make a rename inside ``directory`` durable (no-op where directories cannot be opened)."""
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path``: temporary file, fsync, rename into place, fsync of the folder."""
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+    _fsync_dir(path.parent)
+
+
+def write_parquet_atomic(table: pa.Table, path: Path) -> None:
+    """Write ``table`` to ``path`` as :func:`atomic_write_bytes` does (zstd parquet)."""
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "wb") as fh:
+        pq.write_table(table, fh, compression="zstd", compression_level=6)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+    _fsync_dir(path.parent)
+
+
+
+def _first_line(exc: Exception) -> str:
+    return (str(exc).strip().splitlines() or [exc.__class__.__name__])[0][:300]
+
+
+def move_aside(directory, path: Path) -> Path:
+    """Move ``path`` (a file of the dataset folder) into its ``damaged/`` folder, never over another file;
+    returns the new path.
+
+    Args:
+        directory: the dataset folder; path: the file to move.
+    """
+    target_dir = Path(directory) / DAMAGED
+    target_dir.mkdir(exist_ok=True)
+    target = target_dir / path.name
+    n = 1
+    while target.exists() or target.is_symlink():
+        target = target_dir / f"{path.name}.{n}"
+        n += 1
+    os.replace(path, target)
+    _fsync_dir(Path(directory))
+    return target
+

@@ -1,0 +1,206 @@
+"""Readers of a dataset folder (manifest, shards, launches, sources, journal), each checked and confined.
+
+Shard names in the manifest are plain ``launches-NNNNN.parquet`` names inside the folder: any other
+name (``../../etc/passwd``, an absolute path, a symbolic link) is refused before a file is opened.
+A folder whose files disagree (unreadable or missing shard, wrong row count, bad manifest) is answered
+with an InputError saying what is wrong and how to repair it (:func:`~kgraph.data.harness.store_files.damaged`).
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from kgraph.errors import InputError
+
+from .columns import LAUNCH_SCHEMA, SOURCE_SCHEMA
+from .store_files import JOURNAL, MANIFEST, MANIFEST_FORMAT, SHARD_NAME, SOURCES, _first_line, damaged
+
+def shard_path(directory, name) -> Path:
+    """The path of shard ``name`` of ``directory``; InputError unless it is a plain
+    ``launches-NNNNN.parquet`` name of a file (not a link) in the folder itself.
+
+    Args:
+        directory: the dataset folder; name: the ``file`` of a manifest shard entry.
+    """
+    directory = Path(directory)
+    if not isinstance(name, str) or not SHARD_NAME.fullmatch(name):
+        raise damaged(directory, f"{MANIFEST} names a shard {name!r}: shard names must be "
+                                 f"launches-NNNNN.parquet inside the folder; refused")
+    path = directory / name
+    if path.is_symlink():
+        raise damaged(directory, f"shard {name} is a symbolic link; refused (shards are plain files)")
+    return path
+
+
+def check_manifest(manifest, directory) -> dict:
+    """``manifest`` when it has the structure every reader relies on; InputError saying what is wrong.
+
+    Args:
+        manifest: the parsed ``manifest.json``; directory: its folder (for messages and shard names).
+    """
+    if not isinstance(manifest, dict):
+        raise damaged(directory, f"{MANIFEST} is not a JSON object")
+    fmt = manifest.get("format", MANIFEST_FORMAT)
+    if fmt != MANIFEST_FORMAT:
+        raise InputError(f"{directory}: {MANIFEST} has format {fmt!r}; this kgraph reads format {MANIFEST_FORMAT}")
+    shards, keys = manifest.get("shards"), manifest.get("keys")
+    if not isinstance(shards, list) or not all(isinstance(e, dict) for e in shards):
+        raise damaged(directory, f"{MANIFEST}: 'shards' must be a list of {{\"file\", \"rows\"}} objects")
+    if not isinstance(keys, list) or not all(isinstance(k, str) for k in keys):
+        raise damaged(directory, f"{MANIFEST}: 'keys' must be a list of strings")
+    for entry in shards:
+        shard_path(directory, entry.get("file"))
+        rows = entry.get("rows")
+        if not isinstance(rows, int) or isinstance(rows, bool) or rows < 0:
+            raise damaged(directory, f"{MANIFEST}: shard {entry['file']} has rows {rows!r}, not a count")
+    if len({e["file"] for e in shards}) != len(shards):
+        raise damaged(directory, f"{MANIFEST} lists a shard twice")
+    for name in ("failed_kernels", "ceilings"):
+        if not isinstance(manifest.setdefault(name, {}), dict):
+            raise damaged(directory, f"{MANIFEST}: {name!r} must be an object")
+    return manifest
+
+
+def read_manifest(directory) -> dict:
+    """The checked ``manifest.json`` of a dataset folder (InputError when missing, unreadable or malformed)."""
+    directory = Path(directory)
+    path = directory / MANIFEST
+    if directory.exists() and not directory.is_dir():
+        raise InputError(f"{directory}: a file, not a dataset folder")
+    if not path.exists():
+        raise InputError(f"{directory}: not a dataset folder (no {MANIFEST})")
+    try:
+        manifest = json.loads(path.read_bytes())
+    except json.JSONDecodeError as exc:
+        raise damaged(directory, f"{MANIFEST}:{exc.lineno}:{exc.colno}: not valid JSON: {exc.msg}") from None
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise damaged(directory, f"{MANIFEST} is not JSON text ({exc.__class__.__name__})") from None
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    return check_manifest(manifest, directory)
+
+
+def read_shard(directory, name: str, columns=None) -> pa.Table:
+    """Shard ``name`` of ``directory`` (confined, see :func:`shard_path`); InputError when it is missing
+    or not a readable parquet file (truncated, garbage).
+
+    Args:
+        directory: the dataset folder; name: the shard's file name; columns: only these columns.
+    """
+    path = shard_path(directory, name)
+    if not path.is_file():
+        raise damaged(directory, f"shard {name} is listed in {MANIFEST} but missing")
+    try:
+        table = pq.read_table(path, columns=columns)
+        table.schema.names  # noqa: B018 - a flipped bit can leave a column name that is not UTF-8
+        return table
+    except (pa.ArrowException, OSError, ValueError) as exc:  # UnicodeDecodeError is a ValueError
+        raise damaged(directory, f"shard {name} cannot be read (truncated or not parquet: "
+                                 f"{_first_line(exc)})") from None
+
+
+def check_shards(directory, manifest: dict) -> None:
+    """Every shard ``manifest`` lists is there, a parquet file (footer only) with the manifest's row count;
+    InputError saying how to repair otherwise.
+
+    Args:
+        directory: the dataset folder; manifest: its checked manifest (:func:`check_manifest`).
+    """
+    for entry in manifest["shards"]:
+        path = shard_path(directory, entry["file"])
+        if not path.is_file():
+            raise damaged(directory, f"shard {entry['file']} is listed in {MANIFEST} but missing")
+        try:
+            rows = pq.read_metadata(path).num_rows
+        except (pa.ArrowException, OSError, ValueError) as exc:
+            raise damaged(directory, f"shard {entry['file']} cannot be read (truncated or not parquet: "
+                                     f"{_first_line(exc)})") from None
+        if rows != entry["rows"]:
+            raise damaged(directory, f"shard {entry['file']} holds {rows} rows, {MANIFEST} says {entry['rows']}")
+
+
+def read_launches(directory, check_rows: bool = True):
+    """All committed launch rows of a dataset folder as a pandas DataFrame (manifest's shards).
+
+    Args:
+        directory: the dataset folder.
+        check_rows: refuse (InputError) a shard whose row count differs from the manifest's.
+
+    Raises InputError saying what is wrong and how to repair it for a missing, unreadable or wrongly
+    named shard and a malformed manifest.
+    """
+    directory = Path(directory)
+    manifest = read_manifest(directory)
+    tables = []
+    for entry in manifest["shards"]:
+        table = read_shard(directory, entry["file"])
+        if check_rows and table.num_rows != entry["rows"]:
+            raise damaged(directory, f"shard {entry['file']} holds {table.num_rows} rows, {MANIFEST} says "
+                                     f"{entry['rows']}")
+        if "key" not in table.schema.names:
+            raise damaged(directory, f"shard {entry['file']} has no 'key' column: not a launch shard")
+        tables.append(table)
+    if not tables:
+        return LAUNCH_SCHEMA.empty_table().to_pandas()
+    # shards of older harness versions lack newer columns: unify to LAUNCH_SCHEMA (nulls there)
+    try:
+        tables = [t if t.schema.names == LAUNCH_SCHEMA.names else _to_schema(t) for t in tables]
+    except (pa.ArrowException, ValueError) as exc:
+        raise damaged(directory, f"a shard's columns do not convert to the launch schema ({_first_line(exc)})") from None
+    return pa.concat_tables(tables).to_pandas() if len(tables) > 1 else tables[0].to_pandas()
+
+
+def _to_schema(table):
+    """``table`` with LAUNCH_SCHEMA's columns in order, absent ones all null."""
+    columns = [table.column(f.name).cast(f.type) if f.name in table.schema.names
+               else pa.nulls(table.num_rows, f.type) for f in LAUNCH_SCHEMA]
+    return pa.Table.from_arrays(columns, schema=LAUNCH_SCHEMA)
+
+
+def read_sources_table(directory) -> pa.Table:
+    """``sources.parquet`` of a dataset folder as a pyarrow Table (empty if absent; InputError with the
+    repair hint when it cannot be read)."""
+    path = Path(directory) / SOURCES
+    if not path.exists():
+        return SOURCE_SCHEMA.empty_table()
+    try:
+        table = pq.read_table(path)
+        table.schema.names  # noqa: B018 - names must decode (see read_shard)
+    except (pa.ArrowException, OSError, ValueError) as exc:
+        raise damaged(directory, f"{SOURCES} cannot be read (truncated or not parquet: {_first_line(exc)})") from None
+    if "source_id" not in table.schema.names:
+        raise damaged(directory, f"{SOURCES} has no 'source_id' column")
+    return table
+
+
+def read_sources(directory):
+    """``sources.parquet`` of a dataset folder as a pandas DataFrame (empty if absent)."""
+    return read_sources_table(directory).to_pandas()
+
+
+def journal_entries(directory) -> list[dict]:
+    """The entries of a dataset folder's ``journal.jsonl`` (rows not yet in a shard, sources, failures,
+    ceilings); a line cut short by a kill, or not an object, is skipped."""
+    path = Path(directory) / JOURNAL
+    if not path.is_file():
+        return []
+    entries = []
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            entry = json.loads(line)
+        except json.JSONDecodeError:
+            continue  # the line being written when the process died
+        if isinstance(entry, dict):
+            entries.append(entry)
+    return entries
+
+
+def _shard_keys_or_none(path: Path) -> list | None:
+    """The ``key`` column of a parquet file, None when it cannot be read."""
+    try:
+        return pq.read_table(path, columns=["key"]).column("key").to_pylist()
+    except (pa.ArrowException, OSError, ValueError, KeyError):
+        return None
