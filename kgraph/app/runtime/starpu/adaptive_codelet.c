@@ -18,65 +18,13 @@
  */
 #include "kgraph_model.h"
 #include "kgraph_starpu.h"
+#include "user_saxpy_codelet.h"
 #include <math.h>
 #include <starpu.h>
 #include <starpu_opencl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
-
-#define LOCAL_SIZE 64
-
-struct saxpy_arg {
-  float a;
-};
-
-static struct starpu_opencl_program program;
-static struct starpu_perfmodel saxpy_model;
-
-static void saxpy_ndrange(unsigned n, size_t *global, size_t *local) {
-  *local = LOCAL_SIZE;
-  *global = (n + LOCAL_SIZE - 1) / LOCAL_SIZE * LOCAL_SIZE;
-}
-
-static void saxpy_launch(struct starpu_task *task, kgraph_launch *launch) {
-  const struct saxpy_arg *arg = task->cl_arg;
-  unsigned n = starpu_vector_get_nx(STARPU_TASK_GET_HANDLE(task, 0));
-  size_t global, local;
-  saxpy_ndrange(n, &global, &local);
-  launch->dims = 1;
-  launch->global[0] = (double)global;
-  launch->local[0] = (double)local;
-  launch->args[0] = n;
-  launch->args[1] = arg->a;
-  launch->n_args = 2;
-}
-
-static void saxpy_opencl(void *buffers[], void *cl_arg) {
-  const struct saxpy_arg *arg = cl_arg;
-  cl_int n = (cl_int)STARPU_VECTOR_GET_NX(buffers[0]), err;
-  cl_mem x = (cl_mem)STARPU_VECTOR_GET_DEV_HANDLE(buffers[0]), y = (cl_mem)STARPU_VECTOR_GET_DEV_HANDLE(buffers[1]);
-  cl_kernel kernel;
-  cl_command_queue queue;
-  size_t global, local;
-  err = starpu_opencl_load_kernel(&kernel, &queue, &program, "user_saxpy", starpu_worker_get_devid(starpu_worker_get_id()));
-  if (err != CL_SUCCESS) STARPU_OPENCL_REPORT_ERROR(err);
-  err = clSetKernelArg(kernel, 0, sizeof n, &n);
-  err |= clSetKernelArg(kernel, 1, sizeof arg->a, &arg->a);
-  err |= clSetKernelArg(kernel, 2, sizeof x, &x);
-  err |= clSetKernelArg(kernel, 3, sizeof y, &y);
-  if (err != CL_SUCCESS) STARPU_OPENCL_REPORT_ERROR(err);
-  saxpy_ndrange((unsigned)n, &global, &local);
-  err = clEnqueueNDRangeKernel(queue, kernel, 1, NULL, &global, &local, 0, NULL, NULL);
-  if (err != CL_SUCCESS) STARPU_OPENCL_REPORT_ERROR(err);
-  clFinish(queue);
-  starpu_opencl_release_kernel(kernel);
-}
-
-static struct starpu_codelet saxpy_codelet = {
-  .opencl_funcs = {saxpy_opencl}, .nbuffers = 2, .modes = {STARPU_R, STARPU_RW}, .name = "user_saxpy",
-  .model = &saxpy_model,
-};
 
 static double now_ns(void) {
   struct timespec ts;
@@ -123,7 +71,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "%s: bad ROUNDS/TASKS/N, or device %s: %s\n", argv[0], argv[2], kgraph_strerror(device));
     return 2;
   }
-  if (kgraph_starpu_model_init_adaptive(&saxpy_model, "user_saxpy", saxpy_launch) != 0 ||
+  if (kgraph_starpu_model_init_adaptive(&user_saxpy_model, "user_saxpy", user_saxpy_launch) != 0 ||
       kgraph_starpu_map_arch(STARPU_OPENCL_WORKER, -1, device) != 0) {
     fprintf(stderr, "%s: user_saxpy is not in this export (kgraph export --kernels user_saxpy.cl)\n", argv[0]);
     return 2;
@@ -135,7 +83,7 @@ int main(int argc, char **argv) {
     starpu_shutdown();
     return 2;
   }
-  if (starpu_opencl_load_opencl_from_file(argv[1], &program, NULL) != 0) {
+  if (starpu_opencl_load_opencl_from_file(argv[1], &user_saxpy_program, NULL) != 0) {
     fprintf(stderr, "%s: cannot build %s\n", argv[0], argv[1]);
     starpu_shutdown();
     return 2;
@@ -156,7 +104,7 @@ int main(int argc, char **argv) {
     double predicted = 0.0, sum_log = 0.0;
     for (t = 0; t < tasks; ++t) {
       submitted[t] = starpu_task_create();
-      submitted[t]->cl = &saxpy_codelet;
+      submitted[t]->cl = &user_saxpy_codelet;
       submitted[t]->handles[0] = hx;
       submitted[t]->handles[1] = hy;
       submitted[t]->cl_arg = &arg;
@@ -181,7 +129,7 @@ int main(int argc, char **argv) {
   /* the estimate now, kgraph's prior, and the cost function's price: static (prior; the model evaluated) vs
    * adaptive (a warm key: one hash lookup) */
   submitted[0] = starpu_task_create();
-  submitted[0]->cl = &saxpy_codelet;
+  submitted[0]->cl = &user_saxpy_codelet;
   submitted[0]->handles[0] = hx;
   submitted[0]->handles[1] = hy;
   submitted[0]->cl_arg = &arg;
@@ -197,7 +145,7 @@ int main(int argc, char **argv) {
   starpu_data_unregister(hy);
   for (i = 0; i < n; ++i)
     if (y[i] != (float)(rounds * tasks) * 2.0f * (float)(i % 7)) correct = 0;
-  starpu_opencl_unload_opencl(&program);
+  starpu_opencl_unload_opencl(&user_saxpy_program);
   starpu_shutdown();
   {
     double m = exp(sum_log_all / n_all);

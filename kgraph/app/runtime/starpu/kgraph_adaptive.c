@@ -11,7 +11,9 @@
 
 #define MAX_SERIES 256
 #define NAME_LEN 128
-#define FILE_MAGIC "kgraph-perfmodel 1"
+#define FILE_MAGIC "kgraph-perfmodel 2"
+#define FILE_MAGIC_V1 "kgraph-perfmodel 1" /* read too: lines without the prior_sigma column */
+#define Z90 1.2815515655446004 /* the 0.9 quantile of N(0, 1) */
 
 struct series {
   char codelet[NAME_LEN], arch[NAME_LEN];
@@ -22,6 +24,7 @@ struct entry {
   int series;  /* -1: empty slot */
   long n;
   double mean_log, m2, prior_log, prior_us, post_us;
+  double sigma; /* the prior sd of ln(time) of this entry: from kgraph's interval, NAN = the global prior_sigma */
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -30,7 +33,9 @@ static int n_series;
 static struct entry *table;
 static size_t capacity, used;
 static int inited, enabled = 1, atexit_done;
-static double w0, prior_sigma = KGRAPH_ADAPTIVE_PRIOR_SIGMA, obs_sigma = KGRAPH_ADAPTIVE_OBS_SIGMA;
+static double prior_sigma = KGRAPH_ADAPTIVE_PRIOR_SIGMA, obs_sigma = KGRAPH_ADAPTIVE_OBS_SIGMA;
+static double calibrate_width;  /* KGRAPH_PERFMODEL_CALIBRATE_WIDTH: 0 = off */
+static long calibrate_runs = 1; /* KGRAPH_PERFMODEL_CALIBRATE_RUNS */
 static char dir[4096];
 
 static double env_double(const char *name, double fallback) {
@@ -54,7 +59,14 @@ static void init_locked(void) {
   enabled = !(v && strcmp(v, "0") == 0);
   prior_sigma = env_double("KGRAPH_PERFMODEL_PRIOR_SIGMA", KGRAPH_ADAPTIVE_PRIOR_SIGMA);
   obs_sigma = env_double("KGRAPH_PERFMODEL_OBS_SIGMA", KGRAPH_ADAPTIVE_OBS_SIGMA);
-  w0 = (obs_sigma * obs_sigma) / (prior_sigma * prior_sigma);
+  calibrate_width = env_double("KGRAPH_PERFMODEL_CALIBRATE_WIDTH", 0.0);
+  if (calibrate_width != 0.0 && !(calibrate_width > 1.0)) {
+    fprintf(stderr, "kgraph perfmodel: warning: KGRAPH_PERFMODEL_CALIBRATE_WIDTH=%g is not a ratio > 1; calibration off\n",
+            calibrate_width);
+    calibrate_width = 0.0;
+  }
+  calibrate_runs = (long)env_double("KGRAPH_PERFMODEL_CALIBRATE_RUNS", 1.0);
+  if (calibrate_runs < 1) calibrate_runs = 1;
   v = getenv("KGRAPH_PERFMODEL_DIR");
   if (v && *v)
     snprintf(dir, sizeof dir, "%s", v);
@@ -129,14 +141,36 @@ static struct entry *insert(int series, uint64_t key) {
     e->key = key;
     e->prior_log = e->prior_us = NAN;
     e->post_us = NAN;
+    e->sigma = NAN;
     ++used;
   }
   return e;
 }
 
+double kgraph_adaptive_sigma_of_interval(double lo, double hi) {
+  if (!(lo > 0) || !(hi >= lo) || !isfinite(hi)) return NAN;
+  return (log(hi) - log(lo)) / (2.0 * Z90);
+}
+
+static double sigma_of(const struct entry *e) { return isnan(e->sigma) ? prior_sigma : e->sigma; }
+
+/* w0 = s^2 / s0^2 of this entry: how many observations its prior is worth */
+static double w0_of(const struct entry *e) {
+  double s0 = sigma_of(e);
+  return (obs_sigma * obs_sigma) / (s0 * s0);
+}
+
 static double post_log_of(const struct entry *e) {
+  double w0 = w0_of(e);
   if (isnan(e->prior_log)) return e->n ? e->mean_log : NAN;
   return (w0 * e->prior_log + (double)e->n * e->mean_log) / (w0 + (double)e->n);
+}
+
+/* Calibrating: the option is on, the entry's own interval is wider than the threshold (hi/lo > width,
+ * i.e. sigma > ln(width) / (2 z90)) and it has fewer than calibrate_runs observations. */
+static int calibrating(const struct entry *e) {
+  return calibrate_width > 1.0 && !isnan(e->sigma) && e->sigma > log(calibrate_width) / (2.0 * Z90) &&
+         e->n < calibrate_runs;
 }
 
 static void refresh(struct entry *e) { e->post_us = e->n == 0 ? e->prior_us : exp(post_log_of(e)); }
@@ -161,7 +195,7 @@ static void load_locked(int id) {
   struct {
     uint64_t key;
     long n;
-    double mean_log, m2, prior_log;
+    double mean_log, m2, prior_log, sigma;
   } *rows = NULL, *grown;
   size_t n_rows = 0, cap_rows = 0, i;
   file_name(s, path, sizeof path);
@@ -175,19 +209,23 @@ static void load_locked(int id) {
   while (fgets(line, sizeof line, f)) {
     unsigned long long key;
     long n;
-    double mean_log, m2, prior_log, post_us;
+    double mean_log, m2, prior_log, post_us, sigma = NAN;
     char extra[2];
+    int fields;
     ++lineno;
     if (!strchr(line, '\n') && !feof(f)) goto bad;
     if (lineno == 1) {
       memcpy(magic, line, sizeof magic - 1);
       magic[sizeof magic - 1] = 0;
-      if (strncmp(magic, FILE_MAGIC " ", sizeof FILE_MAGIC) != 0) goto bad;
+      if (strncmp(magic, FILE_MAGIC " ", sizeof FILE_MAGIC) != 0 && strncmp(magic, FILE_MAGIC_V1 " ", sizeof FILE_MAGIC_V1) != 0)
+        goto bad;
       continue;
     }
     if (line[0] == '#') continue;
-    if (sscanf(line, "%16llx %ld %lf %lf %lf %lf %1s", &key, &n, &mean_log, &m2, &prior_log, &post_us, extra) != 6 ||
-        n < 1 || !isfinite(mean_log) || !isfinite(m2) || m2 < 0 || !(isfinite(prior_log) || isnan(prior_log)))
+    /* 6 fields (version 1, or a version 2 line written without a sigma): the global prior sigma */
+    fields = sscanf(line, "%16llx %ld %lf %lf %lf %lf %lf %1s", &key, &n, &mean_log, &m2, &prior_log, &post_us, &sigma, extra);
+    if ((fields != 6 && fields != 7) || n < 1 || !isfinite(mean_log) || !isfinite(m2) || m2 < 0 ||
+        !(isfinite(prior_log) || isnan(prior_log)) || !(isnan(sigma) || (isfinite(sigma) && sigma > 0)))
       goto bad;
     if (n_rows == cap_rows) {
       cap_rows = cap_rows ? cap_rows * 2 : 16;
@@ -200,6 +238,7 @@ static void load_locked(int id) {
     rows[n_rows].mean_log = mean_log;
     rows[n_rows].m2 = m2;
     rows[n_rows].prior_log = prior_log;
+    rows[n_rows].sigma = sigma;
     ++n_rows;
   }
   if (lineno == 0 || ferror(f)) goto bad;
@@ -212,6 +251,7 @@ static void load_locked(int id) {
     e->m2 = rows[i].m2;
     e->prior_log = rows[i].prior_log;
     e->prior_us = exp(rows[i].prior_log);
+    e->sigma = rows[i].sigma;
     refresh(e);
   }
   free(rows);
@@ -250,12 +290,13 @@ static int save_series_locked(int id) {
     return -1;
   }
   fprintf(f, FILE_MAGIC " %s %s\n", s->codelet, s->arch);
-  fprintf(f, "# key n mean_ln_us m2_ln prior_ln_us posterior_us (prior_sigma %g obs_sigma %g)\n", prior_sigma, obs_sigma);
+  fprintf(f, "# key n mean_ln_us m2_ln prior_ln_us posterior_us prior_sigma_ln (nan: the global prior_sigma %g; obs_sigma %g)\n",
+          prior_sigma, obs_sigma);
   for (i = 0; i < capacity; ++i) {
     const struct entry *e = &table[i];
     if (e->series == id && e->n > 0)
-      fprintf(f, "%016llx %ld %.17g %.17g %.17g %.17g\n", (unsigned long long)e->key, e->n, e->mean_log, e->m2,
-              e->prior_log, e->post_us);
+      fprintf(f, "%016llx %ld %.17g %.17g %.17g %.17g %.17g\n", (unsigned long long)e->key, e->n, e->mean_log, e->m2,
+              e->prior_log, e->post_us, e->sigma);
   }
   ok = fflush(f) == 0 && fsync(fileno(f)) == 0;
   ok = (fclose(f) == 0) && ok;
@@ -308,7 +349,10 @@ int kgraph_adaptive_lookup(int series, uint64_t key, double *us) {
   int found = 0;
   pthread_mutex_lock(&lock);
   e = find(series, key);
-  if (e && !isnan(e->post_us)) {
+  if (e && calibrating(e)) {
+    *us = NAN;
+    found = 2;
+  } else if (e && !isnan(e->post_us)) {
     *us = e->post_us;
     found = 1;
   }
@@ -317,18 +361,24 @@ int kgraph_adaptive_lookup(int series, uint64_t key, double *us) {
 }
 
 double kgraph_adaptive_estimate(int series, uint64_t key, double prior_us) {
+  return kgraph_adaptive_estimate_sigma(series, key, prior_us, NAN);
+}
+
+double kgraph_adaptive_estimate_sigma(int series, uint64_t key, double prior_us, double sigma) {
   struct entry *e;
   double us = prior_us;
   if (!(prior_us > 0) || !isfinite(prior_us)) return prior_us;
   pthread_mutex_lock(&lock);
+  init_locked();
   e = insert(series, key);
   if (e) {
     if (isnan(e->prior_log)) {
       e->prior_log = log(prior_us);
       e->prior_us = prior_us;
+      if (isnan(e->sigma) && sigma > 0 && isfinite(sigma)) e->sigma = sigma; /* else: the global sigma */
       refresh(e);
     }
-    us = e->post_us;
+    us = calibrating(e) ? NAN : e->post_us;
   }
   pthread_mutex_unlock(&lock);
   return us;
@@ -374,9 +424,20 @@ int kgraph_adaptive_stats(int series, uint64_t key, long *n, double *mean_log, d
     if (post_log) *post_log = post_log_of(e);
     if (post_sigma)
       *post_sigma = isnan(e->prior_log) ? (e->n ? obs_sigma / sqrt((double)e->n) : NAN)
-                                        : 1.0 / sqrt(1.0 / (prior_sigma * prior_sigma) + (double)e->n / (obs_sigma * obs_sigma));
+                                        : 1.0 / sqrt(1.0 / (sigma_of(e) * sigma_of(e)) + (double)e->n / (obs_sigma * obs_sigma));
     rc = 0;
   }
   pthread_mutex_unlock(&lock);
   return rc;
+}
+
+double kgraph_adaptive_prior_sigma(int series, uint64_t key) {
+  struct entry *e;
+  double s = NAN;
+  pthread_mutex_lock(&lock);
+  init_locked();
+  e = find(series, key);
+  if (e) s = sigma_of(e);
+  pthread_mutex_unlock(&lock);
+  return s;
 }

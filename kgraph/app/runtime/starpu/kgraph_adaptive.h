@@ -6,15 +6,30 @@
  *     m_n = (w0 ln(prior_us) + sum_i ln(t_i)) / (w0 + n),   w0 = s^2 / s0^2,
  * its variance 1 / (1/s0^2 + n/s^2); the estimate is exp(m_n) (the posterior median time). n = 0 gives the
  * prior exactly; as n grows m_n tends to the mean of ln(t_i), i.e. the estimate to the geometric mean.
- *   s0 = KGRAPH_PERFMODEL_PRIOR_SIGMA (default 1.04: RMS of ln(pred/true) of the shipped head on kernels it
+ *   s0 = per entry: the prediction's own 80% interval [lo, hi] of the time (the 0.1/0.9 quantiles of
+ *        ln time: s0 = (ln hi - ln lo) / (2 * 1.2816), kgraph_adaptive_sigma_of_interval), given to
+ *        kgraph_adaptive_estimate_sigma; without one (NAN, an export without interval head) the global
+ *        KGRAPH_PERFMODEL_PRIOR_SIGMA (default 1.04: RMS of ln(pred/true) of the shipped head on kernels it
  *        never saw, benchmarks/results/holdout_xeon/predictions.parquet, 1,232 launches);
  *   s  = KGRAPH_PERFMODEL_OBS_SIGMA (default 0.2: run-to-run spread of one task's time, see docs).
  *
+ * Calibrate when wide (off by default): with KGRAPH_PERFMODEL_CALIBRATE_WIDTH=R (a ratio hi/lo > 1), an
+ * entry whose own interval is wider than R (s0 > ln R / (2 * 1.2816)) answers NAN -- StarPU's "not
+ * calibrated": dmda/dmdas then run the task on the least-loaded worker not yet calibrated for it -- until it
+ * has KGRAPH_PERFMODEL_CALIBRATE_RUNS observations (default 1), then the posterior as usual. Entries
+ * without an interval (global s0) are never held back.
+ *
  * Persistence: one text file per (codelet, arch), $KGRAPH_PERFMODEL_DIR/<codelet>.<arch>.kgpm (default
  * directory ~/.kgraph/perfmodel), read when the pair is first used, written atomically (temporary file +
- * rename) by kgraph_adaptive_save() and at exit. A file that does not parse is ignored with a warning on
- * stderr (its pair starts from the prior) and replaced at the next save. KGRAPH_PERFMODEL_ADAPTIVE=0 turns
- * the whole thing off (kgraph_adaptive_enabled() == 0: callers use the static prior).
+ * rename) by kgraph_adaptive_save() and at exit. Format (version 2):
+ *     kgraph-perfmodel 2 <codelet> <arch>
+ *     # comment
+ *     <key hex> <n> <mean ln us> <Welford M2 of ln us> <prior ln us> <posterior us> <prior sigma ln|nan>
+ * one line per key with observations; prior sigma nan = the global sigma. Version 1 files (and lines of 6
+ * fields) are still read: their entries use the global sigma. A file that does not parse is ignored with a
+ * warning on stderr (its pair starts from the prior) and replaced at the next save.
+ * KGRAPH_PERFMODEL_ADAPTIVE=0 turns the whole thing off (kgraph_adaptive_enabled() == 0: callers use the
+ * static prior).
  *
  * Thread-safe (one mutex); no StarPU dependency (kgraph_starpu.c glues it to StarPU).
  */
@@ -37,13 +52,24 @@ int kgraph_adaptive_enabled(void);
 int kgraph_adaptive_series(const char *codelet, const char *arch);
 
 /* The estimate (µs) for `key` of `series` if the key is known (observed now or in a persisted run, or asked
- * before with kgraph_adaptive_estimate): returns 1 and sets *us; 0 if unknown (ask the model, then call
- * kgraph_adaptive_estimate). This is the fast path: one hash lookup under the mutex. */
+ * before with kgraph_adaptive_estimate): returns 1 and sets *us; 2 and *us = NAN while the key is being
+ * calibrated (KGRAPH_PERFMODEL_CALIBRATE_WIDTH); 0 if unknown (ask the model, then call
+ * kgraph_adaptive_estimate_sigma). This is the fast path: one hash lookup under the mutex. */
 int kgraph_adaptive_lookup(int series, uint64_t key, double *us);
 
-/* Record kgraph's prediction `prior_us` for `key` (kept if the key already has one) and return the
- * posterior estimate (µs): the prior itself when there are no observations. */
+/* Record kgraph's prediction `prior_us` for `key` (kept if the key already has one) with its prior sd of
+ * ln(time) `sigma` (NAN or <= 0: the global KGRAPH_PERFMODEL_PRIOR_SIGMA) and return the posterior estimate
+ * (µs): the prior itself when there are no observations, NAN while the key is being calibrated. */
+double kgraph_adaptive_estimate_sigma(int series, uint64_t key, double prior_us, double sigma);
+/* kgraph_adaptive_estimate_sigma(series, key, prior_us, NAN). */
 double kgraph_adaptive_estimate(int series, uint64_t key, double prior_us);
+
+/* The prior sd of ln(time) from an 80% interval [lo, hi] (any unit): (ln hi - ln lo) / (2 * 1.2816); NAN
+ * when lo/hi are NaN or not 0 < lo <= hi. */
+double kgraph_adaptive_sigma_of_interval(double lo, double hi);
+
+/* The prior sd of ln(time) a known key uses (its own or the global one); NAN if the key is unknown. */
+double kgraph_adaptive_prior_sigma(int series, uint64_t key);
 
 /* One observed execution time. `prior_us` is used only if the key has no prior yet (NAN: the first
  * observation becomes the prior). Returns 0, or -1 for a non-positive/non-finite time or a full table. */

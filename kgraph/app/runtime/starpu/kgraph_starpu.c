@@ -32,7 +32,7 @@ static struct model_entry models[KGRAPH_STARPU_MAX_MODELS];
 static int n_models;
 static struct arch_map maps[KGRAPH_STARPU_MAX_MAPS];
 static int n_maps;
-static unsigned long calls, failures, observations, observe_failures;
+static unsigned long calls, failures, calibrations, observations, observe_failures;
 static pthread_mutex_t archs_lock = PTHREAD_MUTEX_INITIALIZER;
 static int adaptive_off; /* kgraph_starpu_set_adaptive(0) */
 static unsigned long long cost_ns;
@@ -110,13 +110,20 @@ static uint64_t launch_of(struct model_entry *e, struct starpu_task *task, kgrap
   return kgraph_adaptive_key(v, 16);
 }
 
-static double prior_of(struct model_entry *e, const kgraph_launch *launch, int device) {
+/* kgraph's prediction (µs) and, if `sigma` and the export has an interval head, the prior sd of ln(time)
+ * from its 80% interval (NAN otherwise: the adaptive model then uses its global sigma). */
+static double prior_of(struct model_entry *e, const kgraph_launch *launch, int device, double *sigma) {
   double features[KGRAPH_N_LAUNCH];
   kgraph_prediction p;
+  if (sigma) *sigma = NAN;
   if (kgraph_features(e->kernel, launch->dims, launch->global, launch->local, launch->args, launch->n_args, device,
                       features) == KGRAPH_OK &&
-      kgraph_predict_index(e->kernel, features, device, &p) == KGRAPH_OK)
+      kgraph_predict_index(e->kernel, features, device, &p) == KGRAPH_OK) {
+#if defined(KGRAPH_HAS_INTERVAL) && KGRAPH_HAS_INTERVAL
+    if (sigma) *sigma = kgraph_adaptive_sigma_of_interval(p.time_lo_ns, p.time_hi_ns);
+#endif
     return p.time_us;
+  }
   return NAN;
 }
 
@@ -151,17 +158,26 @@ double kgraph_starpu_cost(struct starpu_task *task, struct starpu_perfmodel_arch
   int device = device_of(arch), series;
   struct model_entry *e = entry_of(task);
   uint64_t key;
+  int found = 0;
   (void)nimpl;
   if (e && device >= 0) {
     key = launch_of(e, task, &launch);
     if (e->adaptive && !__atomic_load_n(&adaptive_off, __ATOMIC_RELAXED) && (series = series_of(e, arch)) >= 0) {
-      if (!kgraph_adaptive_lookup(series, key, &cost)) cost = kgraph_adaptive_estimate(series, key, prior_of(e, &launch, device));
+      if (!(found = kgraph_adaptive_lookup(series, key, &cost))) {
+        double prior, sigma;
+        prior = prior_of(e, &launch, device, &sigma);
+        cost = kgraph_adaptive_estimate_sigma(series, key, prior, sigma);
+        if (isnan(cost) && !isnan(prior)) found = 2; /* a wide interval: calibrate (StarPU's NAN) */
+      }
     } else {
-      cost = prior_of(e, &launch, device);
+      cost = prior_of(e, &launch, device, NULL);
     }
   }
   __atomic_add_fetch(&calls, 1, __ATOMIC_RELAXED);
-  if (isnan(cost)) __atomic_add_fetch(&failures, 1, __ATOMIC_RELAXED);
+  if (found == 2)
+    __atomic_add_fetch(&calibrations, 1, __ATOMIC_RELAXED);
+  else if (isnan(cost))
+    __atomic_add_fetch(&failures, 1, __ATOMIC_RELAXED);
   __atomic_add_fetch(&cost_ns, now_ns() - t0, __ATOMIC_RELAXED);
   return cost;
 }
@@ -180,9 +196,10 @@ int kgraph_starpu_observe(struct starpu_task *task) {
   if (!arch || arch->ndevices < 1 || (series = series_of(e, arch)) < 0) goto fail;
   key = launch_of(e, task, &launch);
   if (!kgraph_adaptive_lookup(series, key, &prior)) { /* never asked (another scheduler): kgraph's prior first */
+    double sigma = NAN;
     device = device_of(arch);
-    prior = device >= 0 ? prior_of(e, &launch, device) : NAN;
-    kgraph_adaptive_estimate(series, key, prior);
+    prior = device >= 0 ? prior_of(e, &launch, device, &sigma) : NAN;
+    kgraph_adaptive_estimate_sigma(series, key, prior, sigma);
   }
   if (kgraph_adaptive_observe(series, key, NAN, measured) != 0) goto fail;
   __atomic_add_fetch(&observations, 1, __ATOMIC_RELAXED);
@@ -203,4 +220,5 @@ unsigned long kgraph_starpu_observe_failures(void) { return __atomic_load_n(&obs
 
 unsigned long kgraph_starpu_calls(void) { return __atomic_load_n(&calls, __ATOMIC_RELAXED); }
 unsigned long kgraph_starpu_failures(void) { return __atomic_load_n(&failures, __ATOMIC_RELAXED); }
+unsigned long kgraph_starpu_calibrations(void) { return __atomic_load_n(&calibrations, __ATOMIC_RELAXED); }
 double kgraph_starpu_cost_ns(void) { return (double)__atomic_load_n(&cost_ns, __ATOMIC_RELAXED); }

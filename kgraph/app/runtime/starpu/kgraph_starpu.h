@@ -48,13 +48,16 @@ double kgraph_starpu_cost(struct starpu_task *task, struct starpu_perfmodel_arch
 /* Adaptive perfmodel (issue 12 §5; kgraph_adaptive.h, docs/RUNTIME.md "Adaptive perfmodel"): as
  * kgraph_starpu_model_init, but the cost is kgraph's prediction updated by the observed times of the same
  * launch on the same arch (log-space normal-normal rule; a launch never run gets kgraph's answer, a warm one
- * tends to the geometric mean of its times), kept in $KGRAPH_PERFMODEL_DIR (default ~/.kgraph/perfmodel) as
+ * tends to the geometric mean of its times; the prior's weight comes from the prediction's own 80% interval
+ * when the export has one), kept in $KGRAPH_PERFMODEL_DIR (default ~/.kgraph/perfmodel) as
  * <symbol>.<archtype>_<devid>.kgpm across runs. Observations come from kgraph_starpu_observe: set
  *   task->callback_func = kgraph_starpu_callback;       (or call kgraph_starpu_observe(starpu_task_get_current())
  *                                                         from your own callback)
  * and enable profiling (STARPU_PROFILING=1 or starpu_profiling_status_set(STARPU_PROFILING_ENABLE)): the
  * measured time is profiling_info end_time - start_time, the codelet's run. KGRAPH_PERFMODEL_ADAPTIVE=0 makes
- * an adaptive model static. Returns 0 or -1 as kgraph_starpu_model_init. */
+ * an adaptive model static. KGRAPH_PERFMODEL_CALIBRATE_WIDTH=R (off by default): a launch whose interval
+ * hi/lo exceeds R costs NAN (dmda/dmdas: "not calibrated", run it to measure) until it has
+ * KGRAPH_PERFMODEL_CALIBRATE_RUNS (default 1) observations. Returns 0 or -1 as kgraph_starpu_model_init. */
 int kgraph_starpu_model_init_adaptive(struct starpu_perfmodel *model, const char *kernel, kgraph_starpu_launch_fn launch);
 
 /* Record the measured time of a finished task of an adaptive model (in its callback). Returns 0, or -1
@@ -70,10 +73,13 @@ void kgraph_starpu_set_adaptive(int on);
 unsigned long kgraph_starpu_observations(void);
 unsigned long kgraph_starpu_observe_failures(void);
 
-/* Counters: cost-function calls, total nanoseconds spent in it, calls answered with NAN. */
+/* Counters: cost-function calls, total nanoseconds spent in it, calls answered with NAN for want of a
+ * prediction (unmapped arch, model error), calls answered with NAN on purpose to let StarPU calibrate a
+ * launch whose interval is wide (KGRAPH_PERFMODEL_CALIBRATE_WIDTH, adaptive models only). */
 unsigned long kgraph_starpu_calls(void);
 double kgraph_starpu_cost_ns(void);
 unsigned long kgraph_starpu_failures(void);
+unsigned long kgraph_starpu_calibrations(void);
 
 #ifdef __cplusplus
 }

@@ -4,7 +4,13 @@
  *                                               deterministic); checks the first estimate is the prior and
  *                                               the estimate converges to the observations' geometric mean
  *   test_adaptive write PRIOR_US T1 T2 ...      observes T1.. for one key, saves; prints the posterior
- *   test_adaptive read PRIOR_US                 prints the first estimate of that key in a new process
+ *   test_adaptive read PRIOR_US                 prints the first estimate of that key in a new process (and the
+ *                                               prior sigma it uses)
+ *   test_adaptive sigma PRIOR_US LO HI T1 ...   the prior with its 80% interval [LO, HI] (sigma from it; LO/HI
+ *                                               "nan": the global sigma), observes T1..; prints sigma, w0 and
+ *                                               the posterior; saves
+ *   test_adaptive calibrate PRIOR_US LO HI T1 ..  per step asks the estimate then observes Ti; prints each
+ *                                               answer ("nan" = calibrate) and the count of NAN answers
  *   test_adaptive bench CALLS                   ns per key hash + kgraph_adaptive_lookup (warm key; median of 21 rounds)
  *
  * Every mode prints one line "test_adaptive MODE key value ..." and exits 0 when its checks hold.
@@ -85,7 +91,39 @@ int main(int argc, char **argv) {
     int warm = kgraph_adaptive_lookup(s, key, &est);
     if (!warm) est = kgraph_adaptive_estimate(s, key, prior);
     kgraph_adaptive_stats(s, key, &n, NULL, NULL, NULL, NULL);
-    printf("test_adaptive read warm %d n %ld first_us %.17g\n", warm, n, est);
+    printf("test_adaptive read warm %d n %ld first_us %.17g prior_sigma %.17g\n", warm, n, est,
+           kgraph_adaptive_prior_sigma(s, key));
+    return 0;
+  }
+  if (strcmp(argv[1], "sigma") == 0 && argc >= 5) {
+    double prior = atof(argv[2]), sigma = kgraph_adaptive_sigma_of_interval(atof(argv[3]), atof(argv[4])), est = NAN;
+    double used, post_sigma;
+    int i;
+    long n = 0;
+    double first = kgraph_adaptive_estimate_sigma(s, key, prior, sigma);
+    for (i = 5; i < argc; ++i) kgraph_adaptive_observe(s, key, prior, atof(argv[i]));
+    kgraph_adaptive_lookup(s, key, &est);
+    used = kgraph_adaptive_prior_sigma(s, key);
+    kgraph_adaptive_stats(s, key, &n, NULL, NULL, NULL, &post_sigma);
+    printf("test_adaptive sigma n %ld interval_sigma %.17g prior_sigma %.17g w0 %.17g first_us %.17g posterior_us %.17g "
+           "post_sigma %.17g failed_saves %d\n", n, sigma, used,
+           KGRAPH_ADAPTIVE_OBS_SIGMA * KGRAPH_ADAPTIVE_OBS_SIGMA / (used * used), first, est, post_sigma,
+           kgraph_adaptive_save());
+    return 0;
+  }
+  if (strcmp(argv[1], "calibrate") == 0 && argc >= 5) {
+    double prior = atof(argv[2]), sigma = kgraph_adaptive_sigma_of_interval(atof(argv[3]), atof(argv[4])), est, last = NAN;
+    int i, nans = 0, lookups_nan = 0;
+    for (i = 5; i <= argc; ++i) { /* one more question than observations: the answer after the last one */
+      double looked = 0;
+      est = kgraph_adaptive_estimate_sigma(s, key, prior, sigma);
+      if (kgraph_adaptive_lookup(s, key, &looked) == 2 && isnan(looked)) ++lookups_nan;
+      printf("test_adaptive step %d answer_us %.17g\n", i - 4, est);
+      if (isnan(est)) ++nans;
+      last = est;
+      if (i < argc) kgraph_adaptive_observe(s, key, prior, atof(argv[i]));
+    }
+    printf("test_adaptive calibrate asked %d nan_answers %d nan_lookups %d last_us %.17g\n", argc - 4, nans, lookups_nan, last);
     return 0;
   }
   if (strcmp(argv[1], "bench") == 0 && argc == 3) {

@@ -15,66 +15,12 @@
  */
 #include "kgraph_model.h"
 #include "kgraph_starpu.h"
+#include "user_saxpy_codelet.h"
 #include <math.h>
 #include <starpu.h>
 #include <starpu_opencl.h>
 #include <stdio.h>
 #include <stdlib.h>
-
-#define LOCAL_SIZE 64
-
-struct saxpy_arg {
-  float a;
-};
-
-static struct starpu_opencl_program program;
-static struct starpu_perfmodel saxpy_model;
-
-/* The NDRange the OpenCL implementation launches for n elements: what kgraph is asked about too. */
-static void saxpy_ndrange(unsigned n, size_t *global, size_t *local) {
-  *local = LOCAL_SIZE;
-  *global = (n + LOCAL_SIZE - 1) / LOCAL_SIZE * LOCAL_SIZE;
-}
-
-/* Task -> the launch kgraph predicts: NDRange and the scalar arguments in parameter order (n, a). */
-static void saxpy_launch(struct starpu_task *task, kgraph_launch *launch) {
-  const struct saxpy_arg *arg = task->cl_arg;
-  unsigned n = starpu_vector_get_nx(STARPU_TASK_GET_HANDLE(task, 0));
-  size_t global, local;
-  saxpy_ndrange(n, &global, &local);
-  launch->dims = 1;
-  launch->global[0] = (double)global;
-  launch->local[0] = (double)local;
-  launch->args[0] = n;
-  launch->args[1] = arg->a;
-  launch->n_args = 2;
-}
-
-static void saxpy_opencl(void *buffers[], void *cl_arg) {
-  const struct saxpy_arg *arg = cl_arg;
-  cl_int n = (cl_int)STARPU_VECTOR_GET_NX(buffers[0]), err;
-  cl_mem x = (cl_mem)STARPU_VECTOR_GET_DEV_HANDLE(buffers[0]), y = (cl_mem)STARPU_VECTOR_GET_DEV_HANDLE(buffers[1]);
-  cl_kernel kernel;
-  cl_command_queue queue;
-  size_t global, local;
-  err = starpu_opencl_load_kernel(&kernel, &queue, &program, "user_saxpy", starpu_worker_get_devid(starpu_worker_get_id()));
-  if (err != CL_SUCCESS) STARPU_OPENCL_REPORT_ERROR(err);
-  err = clSetKernelArg(kernel, 0, sizeof n, &n);
-  err |= clSetKernelArg(kernel, 1, sizeof arg->a, &arg->a);
-  err |= clSetKernelArg(kernel, 2, sizeof x, &x);
-  err |= clSetKernelArg(kernel, 3, sizeof y, &y);
-  if (err != CL_SUCCESS) STARPU_OPENCL_REPORT_ERROR(err);
-  saxpy_ndrange((unsigned)n, &global, &local);
-  err = clEnqueueNDRangeKernel(queue, kernel, 1, NULL, &global, &local, 0, NULL, NULL);
-  if (err != CL_SUCCESS) STARPU_OPENCL_REPORT_ERROR(err);
-  clFinish(queue);
-  starpu_opencl_release_kernel(kernel);
-}
-
-static struct starpu_codelet saxpy_codelet = {
-  .opencl_funcs = {saxpy_opencl}, .nbuffers = 2, .modes = {STARPU_R, STARPU_RW}, .name = "user_saxpy",
-  .model = &saxpy_model,
-};
 
 /* kgraph's prediction (µs) for a task's launch on device index `device`, asked directly. */
 static double direct_prediction(struct starpu_task *task, int device) {
@@ -82,7 +28,7 @@ static double direct_prediction(struct starpu_task *task, int device) {
   double features[KGRAPH_N_LAUNCH];
   kgraph_prediction p;
   int kernel = kgraph_kernel_index("user_saxpy");
-  saxpy_launch(task, &launch);
+  user_saxpy_launch(task, &launch);
   if (kgraph_features(kernel, launch.dims, launch.global, launch.local, launch.args, launch.n_args, device,
                       features) != KGRAPH_OK || kgraph_predict_index(kernel, features, device, &p) != KGRAPH_OK)
     return NAN;
@@ -108,7 +54,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   /* the perfmodel: kgraph's prediction of user_saxpy, OpenCL workers mapped to the exported device */
-  if (kgraph_starpu_model_init(&saxpy_model, "user_saxpy", saxpy_launch) != 0 ||
+  if (kgraph_starpu_model_init(&user_saxpy_model, "user_saxpy", user_saxpy_launch) != 0 ||
       kgraph_starpu_map_arch(STARPU_OPENCL_WORKER, -1, device) != 0) {
     fprintf(stderr, "%s: user_saxpy is not in this export (kgraph export --kernels user_saxpy.cl)\n", argv[0]);
     return 2;
@@ -119,7 +65,7 @@ int main(int argc, char **argv) {
     starpu_shutdown();
     return 2;
   }
-  if (starpu_opencl_load_opencl_from_file(argv[1], &program, NULL) != 0) {
+  if (starpu_opencl_load_opencl_from_file(argv[1], &user_saxpy_program, NULL) != 0) {
     fprintf(stderr, "%s: cannot build %s\n", argv[0], argv[1]);
     starpu_shutdown();
     return 2;
@@ -139,7 +85,7 @@ int main(int argc, char **argv) {
     starpu_vector_data_register(&hx[t], STARPU_MAIN_RAM, (uintptr_t)x[t], n, sizeof(float));
     starpu_vector_data_register(&hy[t], STARPU_MAIN_RAM, (uintptr_t)y[t], n, sizeof(float));
     submitted[t] = starpu_task_create();
-    submitted[t]->cl = &saxpy_codelet;
+    submitted[t]->cl = &user_saxpy_codelet;
     submitted[t]->handles[0] = hx[t];
     submitted[t]->handles[1] = hy[t];
     submitted[t]->cl_arg = &arg;
@@ -162,7 +108,7 @@ int main(int argc, char **argv) {
     free(x[t]);
     free(y[t]);
   }
-  starpu_opencl_unload_opencl(&program);
+  starpu_opencl_unload_opencl(&user_saxpy_program);
   starpu_shutdown();
   printf("user_codelet tasks %d cost_calls %lu cost_failures %lu predicted_us %.6g model_agrees %d correct %d\n",
          tasks, kgraph_starpu_calls(), kgraph_starpu_failures(), predicted / tasks, agrees, correct);
