@@ -444,14 +444,14 @@ def test_row11_measure_local_memory_beyond_device_limit(capsys, kernels):
 
 
 def test_row11_measure_runs_in_worker_without_probe_when_every_size_is_given(kernels, monkeypatch):
-    import kgraph.data.harness.foreign as foreign
+    import kgraph.data.harness.foreign_spec as foreign_spec
     from kgraph.data.harness.foreign import ForeignRequest
     from kgraph.data.harness.foreign_run import measure_foreign
 
     def no_probe(*args, **kwargs):
         raise AssertionError("a sizing run in the command's own process")
 
-    monkeypatch.setattr(foreign, "_inferred_extents", no_probe)  # this process; the worker is another one
+    monkeypatch.setattr(foreign_spec, "_inferred_extents", no_probe)  # this process; the worker is another one
     sized = measure_foreign(ForeignRequest(str(kernels), "scale", (256,), (64,), {"n": "256"},
                                            {"x": "256", "y": "256"}, {}), "pocl")
     assert sized.row["status"] == "ok" and "timing" in sized.phases and "sizing run" not in sized.phases
@@ -460,14 +460,14 @@ def test_row11_measure_runs_in_worker_without_probe_when_every_size_is_given(ker
 
 @pytest.mark.slow
 def test_row11_measure_sizing_run_happens_in_the_worker(kernels, monkeypatch):
-    import kgraph.data.harness.foreign as foreign
+    import kgraph.data.harness.foreign_spec as foreign_spec
     from kgraph.data.harness.foreign import ForeignRequest
     from kgraph.data.harness.foreign_run import measure_foreign
 
     def no_probe(*args, **kwargs):
         raise AssertionError("a sizing run in the command's own process")
 
-    monkeypatch.setattr(foreign, "_inferred_extents", no_probe)
+    monkeypatch.setattr(foreign_spec, "_inferred_extents", no_probe)
     probed = measure_foreign(ForeignRequest(str(kernels), "scale", (256,), (64,), {"n": "256"}, {}, {}), "pocl")
     assert probed.row["status"] == "ok" and "sizing run" in probed.phases
     assert [(a.name, a.count) for a in probed.spec.args if a.kind == "buffer"] == [("x", "256"), ("y", "256")]
