@@ -13,6 +13,16 @@ per-task times (kind, tile, device = cpu|gpu, time_us; the OpenCL worker plays "
 ``python -m kgraph.app.scheduling.run``. ``--opencl gpu`` lets StarPU take the host's OpenCL GPU
 (STARPU_OPENCL_ON_CPUS=0) instead of a CPU OpenCL device (PoCL, the default ``cpu``); the report and
 time table are rewritten after every (workload, size), so a run cut short keeps what it finished.
+
+    python -m benchmarks.runtime_starpu --export DIR --adaptive-calibrate WIDTH [--sizes 6x64]
+        [--sequence-runs 5] [--repeats 3] [--calibrate-runs 1] [--out report.md]
+
+instead measures the adaptive perfmodel's "calibrate when wide" option (docs/RUNTIME.md, "Adaptive
+perfmodel"): per repeat, two sequences of ``--sequence-runs`` runs of the first workload at the first size
+(model kgraph-adaptive, dmda), each from an empty KGRAPH_PERFMODEL_DIR (cold start, later runs warm from the
+histories): calibration off, and KGRAPH_PERFMODEL_CALIBRATE_WIDTH=WIDTH (KGRAPH_PERFMODEL_CALIBRATE_RUNS=
+``--calibrate-runs``). Off and on alternate per repeat. The table: per run index, median makespan and
+per-task error mean |ln(pred/meas)| (tasks with a prediction) and the tasks left to StarPU's calibration.
 """
 from __future__ import annotations
 
@@ -72,11 +82,18 @@ def main(argv: list[str] | None = None) -> int:
                    help="OpenCL worker on a CPU device (PoCL) or on the host's OpenCL GPU")
     p.add_argument("--out", default=None)
     p.add_argument("--time-table", default=None)
+    p.add_argument("--adaptive-calibrate", type=float, default=None, metavar="WIDTH",
+                   help="measure KGRAPH_PERFMODEL_CALIBRATE_WIDTH=WIDTH against off (see the module's doc)")
+    p.add_argument("--sequence-runs", type=int, default=5)
+    p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--calibrate-runs", type=int, default=1, help="KGRAPH_PERFMODEL_CALIBRATE_RUNS")
     args = p.parse_args(argv)
     env = {k: v for k, v in (("KGRAPH_STARPU_CPU_DEVICE", args.cpu_device),
                              ("KGRAPH_STARPU_OPENCL_DEVICE", args.opencl_device)) if v}
     if args.opencl == "gpu":
         env.update(STARPU_OPENCL_ON_CPUS="0", STARPU_OPENCL_ONLY_ON_CPUS="0")
+    if args.adaptive_calibrate is not None:
+        return calibrate_study(args, env)
     rows, table = [], []
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
@@ -103,6 +120,59 @@ def main(argv: list[str] | None = None) -> int:
                         table += [(t["kind"], t["tile"], "gpu" if t["arch"] == "opencl" else "cpu", t["measured_us"])
                                   for t in r.trace]
                 write_report(rows, table, args)
+    return 0
+
+
+def calibrate_study(args, env: dict) -> int:
+    """Calibration off vs on over cold-start sequences of kgraph-adaptive runs (see the module's doc)."""
+    import statistics
+
+    tiles, tile = parse_size(args.sizes[0])
+    workload = args.workloads[0]
+    modes = {"off": {}, "on": {"KGRAPH_PERFMODEL_CALIBRATE_WIDTH": str(args.adaptive_calibrate),
+                               "KGRAPH_PERFMODEL_CALIBRATE_RUNS": str(args.calibrate_runs)}}
+    runs: dict[tuple[str, int], list[dict]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        binary = build(args.export, tmp / "build")
+        for rep in range(args.repeats):
+            for mode in (("off", "on") if rep % 2 == 0 else ("on", "off")):
+                pm = tmp / f"pm-{mode}-{rep}"
+                for i in range(args.sequence_runs):
+                    r = run_workload(binary, workload, tiles, tile, "kgraph-adaptive", work=tmp / "runs",
+                                     starpu_home=tmp / "home", ncpu=args.ncpu, nopencl=1,
+                                     env={**env, **modes[mode], "KGRAPH_PERFMODEL_DIR": str(pm)})
+                    s = r.summary
+                    row = {"makespan_ms": s["makespan_ms"], "err": s["mean_abs_log_error"],
+                           "predicted": s["predicted_tasks"], "tasks": s["tasks"],
+                           "calibrations": s.get("cost_calibrations", 0.0),
+                           "on_opencl": sum(t["arch"] == "opencl" for t in r.trace)}
+                    runs.setdefault((mode, i + 1), []).append(row)
+                    print(f"repeat {rep + 1} {mode} run {i + 1}: " + " ".join(f"{k} {v:g}" for k, v in row.items()),
+                          file=sys.stderr, flush=True)
+    med = lambda rows, k: statistics.median(r[k] for r in rows)  # noqa: E731
+    lines = [f"{workload} {tiles}x{tile}, kgraph-adaptive under dmda, {args.ncpu} CPU + 1 OpenCL (PoCL) worker; "
+             f"median of {args.repeats} cold-start sequences; calibration on: KGRAPH_PERFMODEL_CALIBRATE_WIDTH="
+             f"{args.adaptive_calibrate:g}, KGRAPH_PERFMODEL_CALIBRATE_RUNS={args.calibrate_runs}", "",
+             "| run | makespan ms off | makespan ms on | per-task mean abs ln(pred/meas) off | on | tasks with NAN "
+             "(calibrated) on | tasks on OpenCL off / on |", "|" + "---|" * 7]
+    for i in range(1, args.sequence_runs + 1):
+        off, on = runs[("off", i)], runs[("on", i)]
+        lines.append(f"| {i} | {med(off, 'makespan_ms'):.1f} | {med(on, 'makespan_ms'):.1f} | {med(off, 'err'):.3f} | "
+                     f"{med(on, 'err'):.3f} | {med(on, 'tasks') - med(on, 'predicted'):.0f} of {med(on, 'tasks'):.0f} | "
+                     f"{med(off, 'on_opencl'):.0f} / {med(on, 'on_opencl'):.0f} |")
+    total = {m: sum(statistics.median(r["makespan_ms"] for r in runs[(m, i)]) for i in range(1, args.sequence_runs + 1))
+             for m in modes}
+    lines += ["", f"sum of median makespans over the {args.sequence_runs} runs: off {total['off']:.1f} ms, "
+              f"on {total['on']:.1f} ms",
+              "all makespans (ms) per run index, off: " + "; ".join(
+                  " ".join(f"{r['makespan_ms']:.1f}" for r in runs[("off", i)]) for i in range(1, args.sequence_runs + 1)),
+              "all makespans (ms) per run index, on: " + "; ".join(
+                  " ".join(f"{r['makespan_ms']:.1f}" for r in runs[("on", i)]) for i in range(1, args.sequence_runs + 1))]
+    text = "\n".join(lines)
+    print(text, flush=True)
+    if args.out:
+        Path(args.out).write_text(text + "\n")
     return 0
 
 

@@ -193,10 +193,10 @@ int main(int argc, char **argv) {
     if (fabsf(a[0][0] - expect) > 1e-3f * expect) { fprintf(stderr, "wrong result: L00 = %g, expected %g\n", a[0][0], expect); return 1; }
   }
   printf("workload %s tiles %d tile %d model %s makespan_ms %.3f tasks %d predicted_tasks %d "
-         "mean_abs_log_error %.4f cost_calls %lu cost_ns_per_call %.1f cost_failures %lu\n",
+         "mean_abs_log_error %.4f cost_calls %lu cost_ns_per_call %.1f cost_failures %lu cost_calibrations %lu\n",
          argv[1], tiles, n, argv[4], makespan_us / 1e3, n_records, n_err, n_err ? errs_abs / n_err : NAN,
          kgraph_starpu_calls(), kgraph_starpu_calls() ? kgraph_starpu_cost_ns() / kgraph_starpu_calls() : 0.0,
-         kgraph_starpu_failures());
+         kgraph_starpu_failures(), kgraph_starpu_calibrations());
   if (starpu_opencl_worker_get_count() > 0) tile_opencl_shutdown();
   starpu_shutdown();
   return 0;
