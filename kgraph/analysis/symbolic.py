@@ -5,22 +5,25 @@ Symbols: scalar parameters by name; work sizes ``gsz0..2`` (global size), ``lsz0
 analysis averages over). Loop variables are ``<name>_L<line>``. Values the analysis cannot follow
 become opaque symbols: ``v_<name>`` (a variable assigned more than once), ``ld_<buffer>`` (a value
 loaded from memory: an index that contains one is *indirect*), ``call_<name>``, ``sel``.
+
+The symbols and exact functions live in :mod:`.symbolic_math`, the assignment counts in
+:mod:`.assignments`; both are re-exported here.
 """
 from __future__ import annotations
 
-from functools import lru_cache
-
 import sympy as sp
 
+from kgraph.analysis.assignments import _declares, assigned_names, assignments_of  # noqa: F401 - re-exported
 from kgraph.analysis.context import node_text, subscript_index
 from kgraph.analysis.ctype import from_literal
 from kgraph.analysis.macros import MAX_DEPTH, expand_macro, function_macro
+from kgraph.analysis.symbolic_math import (  # noqa: F401 - re-exported: defined there, imported from here
+    OPAQUE_PREFIXES, SIZE_OF_ID, _clipped_sum, _exact, average_over_ids, ceil_log2, clip01, floor_log2, id_symbols,
+    is_opaque, normalize_ids, param_symbol, sum_over_affine, tidy, unclip, work_symbol)
 from kgraph.parsers.limits import MAX_CONSTANT_BITS
 
-SIZE_OF_ID = {"gid": "gsz", "lid": "lsz", "grp": "ngrp"}
 _KIND_PREFIX = {"global_id": "gid", "local_id": "lid", "group_id": "grp", "global_size": "gsz",
                 "local_size": "lsz", "num_groups": "ngrp"}
-OPAQUE_PREFIXES = ("v_", "ld_", "call_", "sel", "trip_")
 
 # Bounding builtins (name -> (arity, value)): their value is a Min/Max nest of the arguments, which
 # :mod:`kgraph.analysis.footprint` reads as a clamp. OpenCL ``clamp(x, lo, hi)`` is ``min(max(x, lo), hi)``.
@@ -30,149 +33,6 @@ BOUNDING_BUILTINS = {
     "clamp": (3, lambda x, lo, hi: sp.Min(sp.Max(x, lo), hi)),
 }
 _COMPARISONS = (">", ">=", "<", "<=")
-
-
-@lru_cache(maxsize=None)
-def work_symbol(prefix: str, dim: int) -> sp.Symbol:
-    """``gid0`` .. ``ngrp2``; sizes are positive integers, ids non-negative integers."""
-    if prefix in SIZE_OF_ID:
-        return sp.Symbol(f"{prefix}{dim}", integer=True, nonnegative=True)
-    return sp.Symbol(f"{prefix}{dim}", integer=True, positive=True)
-
-
-def param_symbol(name: str, integer: bool = True) -> sp.Symbol:
-    return sp.Symbol(name, integer=True) if integer else sp.Symbol(name, real=True)
-
-
-class floor_log2(sp.Function):
-    """``floor(log2(x))`` computed exactly for rationals (halving/doubling loop trip counts)."""
-
-    @classmethod
-    def eval(cls, x):
-        if x.is_Rational and x > 0:
-            p, q = int(x.p), int(x.q)
-            k = p.bit_length() - q.bit_length()
-            return sp.Integer(k if (p >> k if k >= 0 else p << -k) >= q else k - 1)
-        return None
-
-
-class clip01(sp.Function):
-    """``Min(1, Max(0, x))``: the fraction of work-items passing a guard whose bound depends on an open
-    loop's variable, kept as one function so that the loop can sum it exactly over its iterations
-    (:func:`sum_over_affine`) or, where it cannot, drop the clipping (:func:`unclip`). It never leaves
-    the analysis (:func:`unclip` at the end turns any left into ``Min``/``Max``)."""
-
-    @classmethod
-    def eval(cls, x):
-        if x.is_number:
-            return sp.Min(1, sp.Max(0, x))
-        if x.is_nonpositive:
-            return sp.Integer(0)
-        return None
-
-
-def unclip(expr, sym=None, keep=False):
-    """``expr`` with each :class:`clip01` (whose argument holds ``sym``; any when None) replaced by its
-    argument, or by ``Min(1, Max(0, x))`` when ``keep``."""
-    if not isinstance(expr, sp.Basic) or not expr.has(clip01):
-        return expr
-    return expr.replace(lambda e: isinstance(e, clip01) and (sym is None or sym in e.args[0].free_symbols),
-                        lambda e: sp.Min(1, sp.Max(0, e.args[0])) if keep else e.args[0])
-
-
-def _clipped_sum(alpha, beta, trips):
-    """``sum(clip01(alpha*t + beta) for t in range(trips))`` in closed form, for ``alpha > 0``: ``a`` terms
-    are <= 0, ``b`` are < 1 (so ``b - a`` lie in (0, 1), linear), the other ``trips - b`` are 1."""
-    a = sp.Min(trips, sp.Max(0, sp.floor(-beta / alpha) + 1))
-    b = sp.Min(trips, sp.Max(0, sp.ceiling((1 - beta) / alpha)))
-    return (trips - b) + (b - a) * beta + alpha * (b * (b - 1) - a * (a - 1)) / 2
-
-
-def sum_over_affine(expr, sym, start, step, trips):
-    """Sum of ``expr`` over ``sym = start + step*t``, ``t`` in ``[0, trips)``, or None when a term is not
-    ``c * clip01(p*sym + q)`` (``c``, ``p``, ``q`` free of ``sym``, the sign of ``p*step`` known) nor free
-    of :class:`clip01` of ``sym``. Terms without it are summed at the mean of ``sym`` (exact when linear)."""
-    total = sp.Integer(0)
-    mean = start + step * (trips - 1) / 2
-    for term in sp.Add.make_args(sp.expand(expr)):
-        clips = [f for f in sp.Mul.make_args(term) if isinstance(f, clip01) and sym in f.args[0].free_symbols]
-        if not clips:
-            total += trips * term.subs(sym, mean)
-            continue
-        if len(clips) != 1:
-            return None
-        coef = term / clips[0]
-        arg = sp.expand(clips[0].args[0])
-        p = sp.diff(arg, sym)
-        if sym in coef.free_symbols or sym in p.free_symbols:
-            return None
-        alpha, beta = sp.expand(p * step), sp.expand(arg.subs(sym, start))
-        if alpha.is_positive:
-            total += coef * _clipped_sum(alpha, beta, trips)
-        elif alpha.is_negative:
-            total += coef * _clipped_sum(-alpha, beta + alpha * (trips - 1), trips)
-        elif alpha.is_zero:
-            total += coef * trips * clip01(beta)
-        else:
-            return None
-    return total
-
-
-def ceil_log2(x):
-    """``ceiling(log2(x))`` for x >= 1, through :class:`floor_log2` (exact)."""
-    return floor_log2(2 * x - 1) if x.is_integer else -floor_log2(1 / x)
-
-
-def _exact(text: str):
-    """The exact rational of a decimal/float literal text (``0.25`` -> 1/4); no ``nsimplify`` guessing."""
-    try:
-        return sp.Rational(text.rstrip("fFhHlL"))
-    except (TypeError, ValueError):
-        return sp.Float(float(text.rstrip("fFhHlL")))
-
-
-def tidy(expr):
-    """A cheap canonical form of a count (sums of products, like terms merged); no ``simplify``.
-
-    ``expand`` is linear in the size of count expressions (sums of products of trip counts and
-    fractions); when it grows the expression (a product of long sums) the original is kept.
-    """
-    expr = sp.sympify(expr)
-    if expr.is_Atom:
-        return expr
-    expanded = sp.expand(expr)
-    return expanded if sp.count_ops(expanded) <= 2 * sp.count_ops(expr) + 4 else expr
-
-
-def is_opaque(expr) -> bool:
-    return any(s.name.startswith(OPAQUE_PREFIXES) for s in getattr(expr, "free_symbols", ()))
-
-
-def id_symbols(expr) -> set:
-    return {s for s in getattr(expr, "free_symbols", ()) if s.name[:-1] in SIZE_OF_ID and s.name[-1].isdigit()}
-
-
-def normalize_ids(expr):
-    """Rewrite ``grp*lsz + lid`` as ``gid`` (and ``lsz*ngrp`` as ``gsz``) where that removes ``grp``."""
-    expr = sp.sympify(expr)
-    for d in range(3):
-        lid, grp, gid = work_symbol("lid", d), work_symbol("grp", d), work_symbol("gid", d)
-        lsz, ngrp, gsz = work_symbol("lsz", d), work_symbol("ngrp", d), work_symbol("gsz", d)
-        if ngrp in expr.free_symbols and lsz in expr.free_symbols:
-            cand = sp.expand(expr.subs(ngrp, gsz / lsz))
-            if lsz not in cand.free_symbols:
-                expr = cand
-        if lid in expr.free_symbols and grp in expr.free_symbols:
-            cand = sp.expand(expr.subs(lid, gid - grp * lsz))
-            if grp not in cand.free_symbols:
-                expr = cand
-    return expr
-
-
-def average_over_ids(expr):
-    """Replace each work-item id by its mean over the NDRange (id uniform in [0, size))."""
-    subs = {s: (work_symbol(SIZE_OF_ID[s.name[:-1]], int(s.name[-1])) - 1) / 2 for s in id_symbols(expr)}
-    return expr.subs(subs) if subs else expr
 
 
 class SymbolicEnv:
@@ -377,61 +237,3 @@ class SymbolicEnv:
 def subscript_index_expr(env: SymbolicEnv, node):
     """Sympy value of the index of a subscript node."""
     return env.to_sympy(subscript_index(node))
-
-
-def assigned_names(node) -> dict:
-    """How many times each identifier is assigned in ``node`` (declarations with initialisers,
-    ``=``/compound assignments, ``++``/``--``)."""
-    out: dict[str, int] = {}
-    stack = [node] if node is not None else []
-    while stack:
-        n = stack.pop()
-        target = None
-        if n.type == "assignment_expression":
-            target = n.child_by_field_name("left")
-        elif n.type == "update_expression":
-            target = n.child_by_field_name("argument")
-        elif n.type == "init_declarator":
-            target = n.child_by_field_name("declarator")
-        if target is not None and target.type == "identifier":
-            name = node_text(target)
-            out[name] = out.get(name, 0) + 1
-        stack.extend(n.named_children)
-    return out
-
-
-def _declares(node, name: str) -> bool:
-    """Whether a ``declaration`` node declares ``name``."""
-    for d in node.children_by_field_name("declarator"):
-        while d is not None and d.type != "identifier":
-            d = d.child_by_field_name("declarator") or (d.named_children[0] if d.named_child_count else None)
-        if d is not None and node_text(d) == name:
-            return True
-    return False
-
-
-def assignments_of(node, name: str) -> int:
-    """How many times the variable ``name`` visible at ``node`` is assigned in it: as
-    :func:`assigned_names`, but a nested declaration of ``name`` starts another variable, so the rest
-    of its block (or the ``for`` statement declaring it) is not counted (shadowing)."""
-    count, stack = 0, [node] if node is not None else []
-    while stack:
-        n = stack.pop()
-        if n.type == "for_statement":
-            init = n.child_by_field_name("initializer")
-            if init is not None and init.type == "declaration" and _declares(init, name):
-                continue
-        target = None
-        if n.type == "assignment_expression":
-            target = n.child_by_field_name("left")
-        elif n.type == "update_expression":
-            target = n.child_by_field_name("argument")
-        if target is not None and target.type == "identifier" and node_text(target) == name:
-            count += 1
-        children = n.named_children
-        if n.type == "compound_statement":
-            cut = next((i for i, c in enumerate(children) if c.type == "declaration" and _declares(c, name)), None)
-            if cut is not None:
-                children = children[:cut]
-        stack.extend(children)
-    return count

@@ -1,0 +1,67 @@
+"""How many times a function's variables are assigned (tree-sitter nodes), for the symbolic values.
+
+A name assigned more than once gets no symbolic value (:class:`~kgraph.analysis.symbolic.SymbolicEnv`'s
+``multi_assigned``), and a ``for`` loop whose body assigns its variable gets no closed-form trip count
+(:mod:`kgraph.analysis.loops`).
+"""
+from __future__ import annotations
+
+from kgraph.analysis.context import node_text
+
+
+def assigned_names(node) -> dict:
+    """How many times each identifier is assigned in ``node`` (declarations with initialisers,
+    ``=``/compound assignments, ``++``/``--``)."""
+    out: dict[str, int] = {}
+    stack = [node] if node is not None else []
+    while stack:
+        n = stack.pop()
+        target = None
+        if n.type == "assignment_expression":
+            target = n.child_by_field_name("left")
+        elif n.type == "update_expression":
+            target = n.child_by_field_name("argument")
+        elif n.type == "init_declarator":
+            target = n.child_by_field_name("declarator")
+        if target is not None and target.type == "identifier":
+            name = node_text(target)
+            out[name] = out.get(name, 0) + 1
+        stack.extend(n.named_children)
+    return out
+
+
+def _declares(node, name: str) -> bool:
+    """Whether a ``declaration`` node declares ``name``."""
+    for d in node.children_by_field_name("declarator"):
+        while d is not None and d.type != "identifier":
+            d = d.child_by_field_name("declarator") or (d.named_children[0] if d.named_child_count else None)
+        if d is not None and node_text(d) == name:
+            return True
+    return False
+
+
+def assignments_of(node, name: str) -> int:
+    """How many times the variable ``name`` visible at ``node`` is assigned in it: as
+    :func:`assigned_names`, but a nested declaration of ``name`` starts another variable, so the rest
+    of its block (or the ``for`` statement declaring it) is not counted (shadowing)."""
+    count, stack = 0, [node] if node is not None else []
+    while stack:
+        n = stack.pop()
+        if n.type == "for_statement":
+            init = n.child_by_field_name("initializer")
+            if init is not None and init.type == "declaration" and _declares(init, name):
+                continue
+        target = None
+        if n.type == "assignment_expression":
+            target = n.child_by_field_name("left")
+        elif n.type == "update_expression":
+            target = n.child_by_field_name("argument")
+        if target is not None and target.type == "identifier" and node_text(target) == name:
+            count += 1
+        children = n.named_children
+        if n.type == "compound_statement":
+            cut = next((i for i, c in enumerate(children) if c.type == "declaration" and _declares(c, name)), None)
+            if cut is not None:
+                children = children[:cut]
+        stack.extend(children)
+    return count
