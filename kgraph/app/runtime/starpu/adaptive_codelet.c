@@ -8,9 +8,10 @@
  * Prints per round "adaptive_round R predicted_us P measured_us M" (P: mean of the tasks' task->predicted,
  * M: geometric mean of their measured times), then
  *   "adaptive_codelet rounds R prior_us Q first_predicted_us F posterior_us P measured_us M observations K
- *    observe_failures X warm_start 0|1 cost_ns_static S cost_ns_adaptive A correct 0|1"
+ *    observe_failures X warm_start 0|1 cost_ns_static S cost_ns_adaptive A correct 0|1 cost_calibrations C"
  * Q: kgraph's (static) prediction; F: the dmda estimate of the first task of the run (== Q in a cold run, the
- * persisted posterior in a warm one); P: the estimate after the last round; M: geometric mean of all measured
+ * persisted posterior in a warm one, 0 when KGRAPH_PERFMODEL_CALIBRATE_WIDTH leaves it to StarPU's
+ * calibration: dmda does not set task->predicted for a NAN cost; C: cost-function calls answered NAN for that reason); P: the estimate after the last round; M: geometric mean of all measured
  * times of this run; S, A: median ns per kgraph_starpu_cost call, static vs adaptive (warm), over 21 rounds
  * of 20,000 calls. History files: $KGRAPH_PERFMODEL_DIR. Exit 0 when results are exact, every task was
  * observed and, in a cold run, P is closer than Q to M in log space (or Q is already within 5 %; a warm
@@ -152,9 +153,10 @@ int main(int argc, char **argv) {
     ok = correct && kgraph_starpu_observations() == (unsigned long)n_all &&
          (first != prior || fabs(log(posterior / m)) < fabs(log(prior / m)) || fabs(log(prior / m)) < 0.05);
     printf("adaptive_codelet rounds %d prior_us %.17g first_predicted_us %.17g posterior_us %.17g measured_us %.6g "
-           "observations %lu observe_failures %lu warm_start %d cost_ns_static %.1f cost_ns_adaptive %.1f correct %d\n",
+           "observations %lu observe_failures %lu warm_start %d cost_ns_static %.1f cost_ns_adaptive %.1f correct %d "
+           "cost_calibrations %lu\n",
            rounds, prior, first, posterior, m, kgraph_starpu_observations(), kgraph_starpu_observe_failures(),
-           first != prior, static_ns, adaptive_ns, correct);
+           first != prior, static_ns, adaptive_ns, correct, kgraph_starpu_calibrations());
   }
   if (kgraph_starpu_save() != 0) ok = 0;
   free(submitted);

@@ -198,6 +198,7 @@ static void load_locked(int id) {
     double mean_log, m2, prior_log, sigma;
   } *rows = NULL, *grown;
   size_t n_rows = 0, cap_rows = 0, i;
+  int version = 0;
   file_name(s, path, sizeof path);
   f = fopen(path, "r");
   if (!f) {
@@ -217,14 +218,18 @@ static void load_locked(int id) {
     if (lineno == 1) {
       memcpy(magic, line, sizeof magic - 1);
       magic[sizeof magic - 1] = 0;
-      if (strncmp(magic, FILE_MAGIC " ", sizeof FILE_MAGIC) != 0 && strncmp(magic, FILE_MAGIC_V1 " ", sizeof FILE_MAGIC_V1) != 0)
+      if (strncmp(magic, FILE_MAGIC " ", sizeof FILE_MAGIC) == 0)
+        version = 2;
+      else if (strncmp(magic, FILE_MAGIC_V1 " ", sizeof FILE_MAGIC_V1) == 0)
+        version = 1;
+      else
         goto bad;
       continue;
     }
     if (line[0] == '#') continue;
-    /* 6 fields (version 1, or a version 2 line written without a sigma): the global prior sigma */
+    /* version 1: 6 fields (the global prior sigma); version 2: 7 (a truncated line does not pass for a v1 one) */
     fields = sscanf(line, "%16llx %ld %lf %lf %lf %lf %lf %1s", &key, &n, &mean_log, &m2, &prior_log, &post_us, &sigma, extra);
-    if ((fields != 6 && fields != 7) || n < 1 || !isfinite(mean_log) || !isfinite(m2) || m2 < 0 ||
+    if (fields != (version == 1 ? 6 : 7) || n < 1 || !isfinite(mean_log) || !isfinite(m2) || m2 < 0 ||
         !(isfinite(prior_log) || isnan(prior_log)) || !(isnan(sigma) || (isfinite(sigma) && sigma > 0)))
       goto bad;
     if (n_rows == cap_rows) {

@@ -25,8 +25,8 @@
  *     kgraph-perfmodel 2 <codelet> <arch>
  *     # comment
  *     <key hex> <n> <mean ln us> <Welford M2 of ln us> <prior ln us> <posterior us> <prior sigma ln|nan>
- * one line per key with observations; prior sigma nan = the global sigma. Version 1 files (and lines of 6
- * fields) are still read: their entries use the global sigma. A file that does not parse is ignored with a
+ * one line per key with observations; prior sigma nan = the global sigma. Version 1 files (header
+ * "kgraph-perfmodel 1", lines of the first 6 fields) are still read: their entries use the global sigma. A file that does not parse is ignored with a
  * warning on stderr (its pair starts from the prior) and replaced at the next save.
  * KGRAPH_PERFMODEL_ADAPTIVE=0 turns the whole thing off (kgraph_adaptive_enabled() == 0: callers use the
  * static prior).
