@@ -343,7 +343,7 @@ def read_tensor_header(path: Path) -> dict[str, tuple[str, tuple[int, ...]]]:
 
 def _tensor_entry(name: str, entry, path: Path) -> tuple[str, tuple[int, ...], int, int]:
     """(dtype, shape, first byte, end byte) of one header entry; ModelError when it is inconsistent."""
-    ok = (isinstance(entry, dict) and entry.get("dtype") in SAFETENSORS_DTYPES
+    ok = (isinstance(entry, dict) and isinstance(entry.get("dtype"), str) and entry["dtype"] in SAFETENSORS_DTYPES
           and isinstance(entry.get("shape"), list) and isinstance(entry.get("data_offsets"), list)
           and len(entry["data_offsets"]) == 2
           and all(isinstance(v, int) and not isinstance(v, bool) and v >= 0

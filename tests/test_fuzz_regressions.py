@@ -123,3 +123,23 @@ def test_regression_fuzz_shard_with_a_non_utf8_column_name_is_damaged_not_a_trac
 
     report = "\n".join(repair_dataset(folder))  # repair read the names too: it moves the shard aside
     assert f"moved {_SHARDS[0]}" in report and "unreadable" in report
+
+
+@pytest.mark.parametrize("dtype", [[], {}, 7, None])
+def test_regression_fuzz_safetensors_dtype_that_is_not_a_string_is_damage(tmp_path, dtype):
+    """A model.safetensors header whose tensor dtype was a list raised TypeError (unhashable) while the
+    header was checked (slow fuzz suite, session 3): now the damaged-header ModelError."""
+    from kgraph.errors import ModelError
+    from kgraph.models.predictor import read_tensor_header
+    from tests.fuzz_guard import MODEL
+
+    raw = (MODEL / "model.safetensors").read_bytes()
+    n = int.from_bytes(raw[:8], "little")
+    header = json.loads(raw[8:8 + n])
+    name = next(k for k in header if k != "__metadata__")
+    header[name]["dtype"] = dtype
+    text = json.dumps(header).encode()
+    path = tmp_path / "model.safetensors"
+    path.write_bytes(len(text).to_bytes(8, "little") + text + raw[8 + n:])
+    with pytest.raises(ModelError, match="damaged header"):
+        read_tensor_header(path)
