@@ -22,8 +22,9 @@ from kgraph.data.corpus.c import (C_DIR, NAIVE_MAX_TILE, TILES, bytes_moved, cat
 from kgraph.errors import module_main
 
 from .c_build import CBuildError, build_kernel, build_library, compiler_version, flags_for
+from .c_sources import source_row
 from .c_runner import CTimingPolicy, CWorker, coefficient_of_variation, policy_dict
-from .columns import COUNT_COLUMNS, empty_row, launch_key, source_id_of
+from .columns import COUNT_COLUMNS, empty_row, launch_key
 from .derived import derive
 from .descriptor import load_descriptor, save_descriptor, validate_descriptor
 from .store import DatasetStore
@@ -238,10 +239,7 @@ def run_campaign(out: Path, budget_s: float, cores: list[int], families=None, dt
             if time.monotonic() >= deadline:
                 summary["left"] = len(jobs) - i
                 break
-            source = kernel.source()
-            source_id = store.add_source({"source_id": source_id_of(source), "lang": "c", "kernel_id": kernel.kernel_id,
-                                          "family": f"c_{kernel.family}", "kernel_name": kernel.symbol,
-                                          "source": source, "spec_json": kernel.spec_json()})
+            source_id = store.add_source(source_row(kernel))  # the file with kg_c.h resolved for the dtype
             try:
                 lib = build_kernel(kernel)
             except CBuildError as exc:

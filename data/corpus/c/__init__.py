@@ -235,7 +235,10 @@ class CKernel:
         return self.variant == "omp"
 
     def source(self) -> str:
-        return (C_DIR / "kg_c.h").read_text() + "\n" + self.path.read_text()
+        """The text a dataset stores for this kernel: its file with ``kg_c.h`` resolved for its dtype
+        (:func:`kgraph.data.harness.c_sources.stored_source`, the one definition)."""
+        from kgraph.data.harness.c_sources import stored_source
+        return stored_source(self)
 
     def spec(self) -> dict:
         """What the dataset's ``spec_json`` records about the kernel."""
