@@ -22,7 +22,7 @@ from kgraph.data.corpus.c import (C_DIR, NAIVE_MAX_TILE, TILES, bytes_moved, cat
 from kgraph.errors import module_main
 
 from .c_build import CBuildError, build_kernel, build_library, compiler_version, flags_for
-from .c_sources import source_row
+from .c_sources import call_args, source_row
 from .c_runner import CTimingPolicy, CWorker, coefficient_of_variation, policy_dict
 from .columns import COUNT_COLUMNS, empty_row, launch_key
 from .derived import derive
@@ -169,8 +169,7 @@ def make_row(device_id: str, kernel, sizes: dict, cores: int, source_id: str, an
     row.update(key=launch_key(device_id, kernel.kernel_id, sizes, (cores,), (1,)), device_id=device_id,
                kernel_id=kernel.kernel_id, family=f"c_{kernel.family}", source_id=source_id,
                kernel_name=kernel.symbol, sizes=json.dumps(sizes, sort_keys=True),
-               args=json.dumps({"dtype": kernel.dtype, "cores": cores, "openmp": kernel.uses_openmp,
-                                "leading_dims": "rows", "variant": kernel.variant}, sort_keys=True),
+               args=json.dumps(call_args(kernel.family, sizes)),
                dims=1, g0=cores, g1=1, g2=1, l0=1, l1=1, l2=1, status=answer["status"],
                message=str(answer.get("message", ""))[:2000], harness_version=C_HARNESS_VERSION,
                timestamp=datetime.now(timezone.utc).isoformat(timespec="seconds"))

@@ -19,11 +19,13 @@ Every other line of the file is kept, so the text is the function the library ho
 front end parses. One text per (file, dtype): the four variants of a family share it (ids are
 ``source_id_of(text)``). :func:`stored_source` is the only definition: ``CKernel.source()`` and the
 campaign (:mod:`kgraph.data.harness.c_campaign`) call it, and :func:`repair_c_dataset` rewrites datasets
-written before (raw file + header, one text for both dtypes) to it:
+written before (raw file + header, one text for both dtypes; ``args`` holding the dtype, core count and
+variant as text, which the features cannot read as scalar arguments) to it and to :func:`call_args`:
 ``python -m kgraph.data.harness.c_sources DIR...``.
 """
 from __future__ import annotations
 
+import json
 import re
 import sys
 from functools import lru_cache
@@ -113,6 +115,24 @@ def source_row(kernel) -> dict:
             "spec_json": kernel.spec_json()}
 
 
+def call_args(family: str, sizes: dict) -> dict:
+    """The scalar arguments of a call with ``sizes``, by the C parameter names and in signature order
+    (``{"m": 64, "n": 64, "k": 64, "lda": 64, "ldb": 64, "ldc": 64}``; a leading dimension is its array's
+    number of rows): a row's ``args``, which the features read as the function's scalar arguments (the
+    static counts are evaluated at them). The dtype, variant and OpenMP use are in ``kernel_id``, the core
+    count in ``g0``."""
+    from kgraph.data.corpus.c import SIGNATURES, shapes
+
+    rows = {name: r for name, (r, _) in shapes(family, sizes).items()}
+    out = {}
+    for name in SIGNATURES[family]:
+        if name.startswith("ld"):
+            out[name.lower()] = int(rows[name[2:]])
+        elif name in sizes:
+            out[name] = int(sizes[name])
+    return out
+
+
 def repair_c_dataset(directory) -> list[str]:
     """Give every launch row of C dataset ``directory`` the source id of :func:`stored_source` of its kernel
     and rewrite ``sources.parquet`` to hold exactly those texts (under the folder's lock). Idempotent;
@@ -130,16 +150,18 @@ def repair_c_dataset(directory) -> list[str]:
         store.flush()
         rows = {}
         for shard in store.manifest["shards"]:
-            table = read_shard(directory, shard["file"], columns=["key", "kernel_id", "source_id"])
-            for key, kernel_id, source_id in zip(*(table.column(c).to_pylist() for c in table.column_names)):
-                rows[key] = (kernel_id, source_id)
+            table = read_shard(directory, shard["file"], columns=["key", "kernel_id", "source_id", "sizes", "args"])
+            for key, *values in zip(*(table.column(c).to_pylist() for c in table.column_names)):
+                rows[key] = values
         sources: dict[str, dict] = {}
         updates = {}
-        for key, (kernel_id, old) in rows.items():
-            row = source_row(by_id(kernel_id))
+        for key, (kernel_id, old, sizes, args) in rows.items():
+            kernel = by_id(kernel_id)
+            row = source_row(kernel)
             sources.setdefault(row["source_id"], row)
-            if old != row["source_id"]:
-                updates[key] = {"source_id": row["source_id"]}
+            new = {"source_id": row["source_id"], "args": json.dumps(call_args(kernel.family, json.loads(sizes)))}
+            if (old, args) != (new["source_id"], new["args"]):
+                updates[key] = new
         changed = store.update_rows(updates) if updates else 0
         old_ids = sorted(r["source_id"] for r in store._source_rows)
         new_rows = [sources[i] for i in sorted(sources)]
@@ -149,7 +171,7 @@ def repair_c_dataset(directory) -> list[str]:
             store._source_rows, store.source_ids = new_rows, set(sources)
             lines.append(f"{directory}: sources.parquet: {len(old_ids)} text(s) -> {len(new_rows)} "
                          f"(one per corpus file and dtype, kg_c.h resolved)")
-        lines.append(f"{directory}: {changed} of {len(rows)} launch row(s) given their new source_id")
+        lines.append(f"{directory}: {changed} of {len(rows)} launch row(s) given their source_id and args")
     return lines
 
 
