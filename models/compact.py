@@ -108,7 +108,10 @@ class CompactHead(nn.Module):
     def set_normalization(self, features: Tensor, targets: Tensor | None = None) -> None:
         """Fix the feature (and target) statistics from training data; NaN targets are ignored."""
         self.feature_mean.copy_(features.mean(0))
-        self.feature_std.copy_(features.std(0, unbiased=False).clamp_min(1e-6))
+        std = features.std(0, unbiased=False)
+        # a feature constant in training gets scale 1, not ~0: a different value at test time (a kernel
+        # without static counts) must not be amplified a millionfold into a runaway prediction
+        self.feature_std.copy_(torch.where(std > 1e-6, std, torch.ones_like(std)))
         if targets is not None:
             for j in range(targets.shape[1]):
                 col = targets[:, j][~torch.isnan(targets[:, j])]

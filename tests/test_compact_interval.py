@@ -172,3 +172,19 @@ def test_estimate_carries_the_interval_and_keeps_it_above_the_floor(tmp_path, ca
     to_checkpoint(head, wrong / "interval.pt", {"k": torch.zeros(2)}, {"d": torch.zeros(3)})
     with pytest.raises(ModelError, match="interval.pt: not an interval head"):
         load_model(wrong).estimate(saxpy, "saxpy", [4096], args={"n": 4096, "a": 2.0}, device="h200")
+
+
+def test_a_feature_constant_in_training_is_not_amplified():
+    """A feature that never varies in training (static_known = 1 on every training row) gets scale 1: a
+    test row where it differs moves the prediction by a bounded amount, not by 1e6 x its weight."""
+    x, y, _ = synthetic(300, 5, seed=4)
+    x[:, 2 + len(LAUNCH)] = 1.0  # constant in training
+    head = make()
+    head.set_normalization(x, y)
+    assert float(head.feature_std[2 + len(LAUNCH)]) == 1.0 and float(head.feature_std[2]) != 1.0
+    fit(head, x, y, None)
+    odd = x[:5].clone()
+    odd[:, 2 + len(LAUNCH)] = 0.0
+    with torch.no_grad():
+        shift = (head(odd)[0][:, 0] - head(x[:5])[0][:, 0]).abs().max()
+    assert float(shift) < 10.0  # ln units: at most a few e-folds, never a runaway
