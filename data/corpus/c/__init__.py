@@ -236,8 +236,8 @@ class CKernel:
 
     def source(self) -> str:
         """The text a dataset stores for this kernel: its file with ``kg_c.h`` resolved for its dtype
-        (:func:`kgraph.data.harness.c_sources.stored_source`, the one definition)."""
-        from kgraph.data.harness.c_sources import stored_source
+        (:func:`kgraph.data.corpus.c.sources.stored_source`, the one definition)."""
+        from kgraph.data.corpus.c.sources import stored_source
         return stored_source(self)
 
     def spec(self) -> dict:
