@@ -32,8 +32,6 @@ from pathlib import Path
 
 from kgraph.data.corpus.c.sources import resolve_source, stored_source  # noqa: F401 - defined there
 
-C_SOURCES_VERSION = "c-src-1"
-
 
 def source_row(kernel) -> dict:
     """The ``sources.parquet`` row (``SOURCE_SCHEMA``) of ``kernel``."""
