@@ -283,7 +283,7 @@ def access_sets(acc, slot: dict, nums: np.ndarray) -> AccessSets:
     """:func:`access_set` of one access at N launches at once, the same numbers in the same order.
 
     Args:
-        acc: the prepared access (``kgraph.analysis.footprint._Prepared``).
+        acc: the prepared access (``kgraph.analysis.footprint_box._Prepared``).
         slot: key -> row of ``nums`` of the access' compiled numbers.
         nums: Float[E, N] the kernel's compiled numbers at each launch (finite).
     """
