@@ -24,13 +24,14 @@ import json
 from pathlib import Path
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from kgraph.errors import InputError, UsageError
 
 from .columns import HARNESS_VERSION
 from .store import (JOURNAL, MANIFEST, MANIFEST_FORMAT, SHARD_NAME, SOURCES, DatasetStore, atomic_write_bytes,
                     write_parquet_atomic, check_manifest, move_aside, read_sources_table)
+from .store_files import _first_line
+from .store_read import UNREADABLE, read_parquet
 
 
 def repair_dataset(directory) -> list[str]:
@@ -177,12 +178,11 @@ def _readable_shard(directory: Path, path: Path, done: list[str]):
         why = "not a plain file"
     else:
         try:
-            table = pq.read_table(path)
-            names = table.schema.names  # a flipped bit can leave a name that is not UTF-8 (a ValueError)
-        except (pa.ArrowException, OSError, ValueError) as exc:
-            why = f"unreadable: {(str(exc).strip().splitlines() or [exc.__class__.__name__])[0][:200]}"
+            table = read_parquet(path)
+        except UNREADABLE as exc:
+            why = f"unreadable: {_first_line(exc)[:200]}"
         else:
-            if "key" not in names:
+            if "key" not in table.schema.names:
                 why = "no 'key' column"
     if why is None:
         return table

@@ -18,6 +18,22 @@ from kgraph.errors import InputError
 from .columns import LAUNCH_SCHEMA, SOURCE_SCHEMA
 from .store_files import JOURNAL, MANIFEST, MANIFEST_FORMAT, SHARD_NAME, SOURCES, _first_line, damaged
 
+#: what reading a damaged parquet file raises (a column name that is not UTF-8: UnicodeDecodeError, a ValueError)
+UNREADABLE = (pa.ArrowException, OSError, ValueError)
+
+
+def read_parquet(path, columns=None) -> pa.Table:
+    """The table of a parquet file with every column name decoded (a flipped bit in the footer can leave
+    one that is not UTF-8, which pyarrow only finds when the names are read); raises :data:`UNREADABLE`.
+
+    Args:
+        path: the file; columns: only these columns.
+    """
+    table = pq.read_table(path, columns=columns)
+    table.schema.names  # noqa: B018 - decoded here, not later in a reader that assumes it can
+    return table
+
+
 def shard_path(directory, name) -> Path:
     """The path of shard ``name`` of ``directory``; InputError unless it is a plain
     ``launches-NNNNN.parquet`` name of a file (not a link) in the folder itself.
@@ -94,10 +110,8 @@ def read_shard(directory, name: str, columns=None) -> pa.Table:
     if not path.is_file():
         raise damaged(directory, f"shard {name} is listed in {MANIFEST} but missing")
     try:
-        table = pq.read_table(path, columns=columns)
-        table.schema.names  # noqa: B018 - a flipped bit can leave a column name that is not UTF-8
-        return table
-    except (pa.ArrowException, OSError, ValueError) as exc:  # UnicodeDecodeError is a ValueError
+        return read_parquet(path, columns)
+    except UNREADABLE as exc:
         raise damaged(directory, f"shard {name} cannot be read (truncated or not parquet: "
                                  f"{_first_line(exc)})") from None
 
@@ -167,9 +181,8 @@ def read_sources_table(directory) -> pa.Table:
     if not path.exists():
         return SOURCE_SCHEMA.empty_table()
     try:
-        table = pq.read_table(path)
-        table.schema.names  # noqa: B018 - names must decode (see read_shard)
-    except (pa.ArrowException, OSError, ValueError) as exc:
+        table = read_parquet(path)
+    except UNREADABLE as exc:
         raise damaged(directory, f"{SOURCES} cannot be read (truncated or not parquet: {_first_line(exc)})") from None
     if "source_id" not in table.schema.names:
         raise damaged(directory, f"{SOURCES} has no 'source_id' column")
