@@ -129,7 +129,10 @@ class CompactHead(nn.Module):
         return h
 
     def forward(self, x: Tensor) -> tuple[Tensor, Tensor]:
-        h = self._raw(x)
+        return self._outputs(self._raw(x))
+
+    def _outputs(self, h: Tensor) -> tuple[Tensor, Tensor]:
+        """``(log_targets [B, 5], bound_logits [B, 3])`` of the last layer's outputs ``h``."""
         n, c = len(LOG_TARGETS), len(BOUND_CLASSES)
         return h[:, :n] * self.target_std + self.target_mean, h[:, n:n + c]
 
@@ -284,14 +287,16 @@ def compact_loss(head: CompactHead, x: Tensor, log_targets: Tensor, bound: Tenso
     ``bound`` holds class indices into :data:`BOUND_CLASSES` (``-1`` = unknown) or soft targets
     ``[B, 3]`` (a teacher's probabilities, for distillation).
     """
-    pred, logits = head(x)
+    h = head._raw(x)                                                            # [B, out_dim], one pass
+    pred, logits = head._outputs(h)
     mask = ~torch.isnan(log_targets)
     err = ((pred - torch.nan_to_num(log_targets)) / head.target_std) * mask
     loss = (err ** 2).sum() / mask.sum().clamp_min(1)
     if head.config.interval:  # pinball loss of the two ends of the time interval, in normalised units
         known = mask[:, 0]
         if known.any():
-            ends = head.log_time_interval(x[known], margin=False)               # [K, 2]
+            point, offsets = head._interval_parts(h[known], margin=False)
+            ends = point[:, None] + offsets                                     # [K, 2]
             y = log_targets[known, 0:1]                                         # [K, 1]
             q = torch.tensor(TIME_INTERVAL.quantiles, dtype=ends.dtype)         # [2]
             diff = (y - ends) / head.target_std[0]
