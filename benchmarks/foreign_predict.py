@@ -1,12 +1,13 @@
 """Predicted vs measured on the foreign test set (data/foreign_set, never trained on).
 
-    .venv/bin/python benchmarks/foreign_predict.py benchmarks/results/foreign_h200/foreign_h200.csv \
+    .venv/bin/python -m benchmarks.foreign_predict benchmarks/results/foreign_h200/foreign_h200.csv \
         [--device data/datasets/nvidia-h200/device.json] [--model DIR] [--csv out.csv]
 
 Reads the per-kernel table that ``benchmarks/foreign_measure.py --csv`` wrote on a device (``time_ms``
 of each kernel's catalog launch), asks the model (``kgraph.load_model``, the shipped default unless
 ``--model``) for the same launches on that device's descriptor, and prints one line per kernel and the
-time metrics of :mod:`kgraph.models.metrics` (MAPE, median APE, share within 2x, Spearman). Each
+time metrics of :func:`benchmarks.dataset_eval.metrics` (MAPE, median APE, share within 2x, Spearman) and
+the coverage of the 80% interval (:func:`benchmarks.dataset_eval.interval_metrics_of`). Each
 prediction and each measurement is also checked against the launch's physical floor that ``estimate``
 reports (``floor_ns``, :mod:`kgraph.data.floors`); a prediction below it is counted as a bug, a
 measurement below it means the floor is wrong.
@@ -26,7 +27,7 @@ def main(argv: list[str] | None = None) -> int:
     from kgraph.app.api import load_model
     from kgraph.data.foreign_set import entries, path_of
     from kgraph.data.harness.foreign import scalar_args
-    from kgraph.models.metrics import ape, spearman
+    from benchmarks.dataset_eval import interval_metrics_of, metrics
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("measured", help="the CSV of benchmarks/foreign_measure.py --csv")
@@ -39,8 +40,7 @@ def main(argv: list[str] | None = None) -> int:
     descriptor = json.loads(Path(args.device).read_text())
     todo = [e for e in entries("opencl") if e.name in measured]
     requests = [{"file": str(path_of(e)), "kernel": e.name, "global": list(e.global_size),
-                 "local": list(e.local_size) if e.local_size else None, "args": scalar_args(str(path_of(e)), e.name, list(e.global_size), dict(e.args)),
-                 "device": descriptor} for e in todo]
+                 "local": list(e.local_size) if e.local_size else None, "args": scalar_args(str(path_of(e)), e.name, list(e.global_size), dict(e.args)), "device": descriptor} for e in todo]
     records = load_model(args.model).estimate_many(requests)
     rows = []
     for entry, record in zip(todo, records):
@@ -55,22 +55,20 @@ def main(argv: list[str] | None = None) -> int:
         r = rows[-1]
         print(f"{r['name']:22s} measured {true_ns / 1e3:9.2f} us  predicted {r['predicted_ns'] / 1e3:9.2f} us  "
               f"x{r['ratio']:<7} floor {floor / 1e3:8.2f} us  {r['bound']}", flush=True)
-    pred = np.array([r["predicted_ns"] for r in rows])
-    true = np.array([r["measured_ns"] for r in rows])
-    floors = np.array([r["floor_ns"] for r in rows])
-    errors = ape(pred, true)
-    ratio = pred / true
-    print(f"\n{len(rows)} kernels on {descriptor.get('device_id', args.device)}: MAPE {100 * errors.mean():.1f}%, "
-          f"median APE {100 * np.median(errors):.1f}%, within 2x {100 * np.mean((ratio <= 2) & (ratio >= 0.5)):.1f}%, "
-          f"Spearman {spearman(np.log(pred), np.log(true)):.3f}")
-    print(f"predictions below the physical floor: {int(np.sum(pred < floors * (1 - 1e-6)))}; "
+    true = np.array([float(measured[e.name]["time_ms"]) * 1e6 for e in todo])
+    pred = np.array([float(r["time_ns"]) for r in records])
+    floors = np.array([float(r["floor_ns"]) for r in records])
+    m = metrics(true, pred, floors)
+    print(f"\n{m['n']} kernels on {descriptor.get('device_id', args.device)}: MAPE {m['mape']:.1f}%, "
+          f"median APE {m['median_ape']:.1f}%, within 2x {m['within_2x']:.1f}%, Spearman {m['spearman']:.3f}")
+    print(f"predictions below the physical floor: {m['below_floor']}; "
           f"measurements below it: {int(np.sum(true < floors * (1 - 1e-6)))}; "
           f"median measured/floor {np.median(true / np.maximum(floors, 1e-9)):.2f}")
-    if all(r["lo_ns"] is not None for r in rows):
-        inside = np.array([r["lo_ns"] <= r["measured_ns"] <= r["hi_ns"] for r in rows])
-        width = np.array([r["hi_ns"] / r["lo_ns"] for r in rows])
-        print(f"80% interval: covers {int(inside.sum())} of {len(rows)} ({100 * inside.mean():.1f}%), "
-              f"median width hi/lo {np.median(width):.2f}")
+    interval = interval_metrics_of(records, true)
+    if interval:
+        print(f"80% interval: covers {100 * interval['interval_coverage']:.1f}% "
+              f"(below {100 * interval['interval_below']:.1f}%, above {100 * interval['interval_above']:.1f}%), "
+              f"median width hi/lo {interval['interval_median_width']:.2f}")
     if args.csv:
         with open(args.csv, "w", newline="") as fh:
             writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
