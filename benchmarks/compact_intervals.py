@@ -59,40 +59,57 @@ def inputs_of(part: dict, code_table: dict | None, rows: np.ndarray) -> torch.Te
     return to_compact_inputs(part["features"][idx], code)
 
 
-def run_one(parts: list[dict], split: str, code_name: str, code_table: dict | None, epochs: int,
-            folds: int) -> list[dict]:
-    from kgraph.models.compact import CompactConfig, CompactHead, fit_compact
-    from kgraph.models.compact_interval import fit_calibrated, interval_metrics
-    from kgraph.models.metrics import ape
+def with_code(part: dict, rows, code_table: dict | None) -> np.ndarray:
+    """The rows of ``part`` among ``rows`` whose kernel has a code embedding (all of them without a table)."""
+    kernels = part["table"]["kernel_id"].to_numpy()
+    return np.asarray([r for r in rows if code_table is None or kernels[r] in code_table], dtype=np.int64)
 
-    code_dim = 0 if code_table is None else len(next(iter(code_table.values())))
-    keep = [np.asarray([r for r in p["splits"]["train"]
-                        if code_table is None or p["table"]["kernel_id"].iat[r] in code_table]) for p in parts]
-    x = torch.cat([inputs_of(p, code_table, k) for p, k in zip(parts, keep)])
-    y = torch.cat([p["y"][torch.as_tensor(k)] for p, k in zip(parts, keep)])
-    bound = torch.cat([p["bound"][torch.as_tensor(k)] for p, k in zip(parts, keep)])
-    groups = np.concatenate([p["table"][GROUP_OF_SPLIT[split]].astype(str).to_numpy()[k] for p, k in zip(parts, keep)])
+
+def stacked(parts: list[dict], rows: list[np.ndarray], code_table: dict | None, group: str):
+    """``(x, y, bound, groups)`` of the chosen ``rows`` of every part: compact inputs, log targets, bound
+    classes and each row's value of column ``group`` (the folds of the conformal margin)."""
+    x = torch.cat([inputs_of(p, code_table, r) for p, r in zip(parts, rows)])
+    y = torch.cat([p["y"][torch.as_tensor(r)] for p, r in zip(parts, rows)])
+    bound = torch.cat([p["bound"][torch.as_tensor(r)] for p, r in zip(parts, rows)])
+    groups = np.concatenate([p["table"][group].astype(str).to_numpy()[r] for p, r in zip(parts, rows)])
+    return x, y, bound, groups
+
+
+def calibrated_head(x, y, bound, groups, code_dim: int, size: str, epochs: int, folds: int):
+    """A ``size`` compact head with interval outputs trained on the rows, its margin cross-fitted over
+    ``folds`` folds of ``groups`` (:func:`kgraph.models.compact_interval.fit_calibrated`); ``(head, scores)``."""
+    from kgraph.models.compact import CompactConfig, CompactHead, fit_compact
+    from kgraph.models.compact_interval import fit_calibrated
 
     def make_head():
         torch.manual_seed(0)
-        return CompactHead(CompactConfig.for_dataset_features(code_dim, "base", interval=True))
+        return CompactHead(CompactConfig.for_dataset_features(code_dim, size, interval=True))
 
     def fit(head, xs, ys, bs):
         fit_compact(head, xs, ys, bs, epochs=epochs, batch_size=1024)
 
+    return fit_calibrated(make_head, fit, x, y, bound, groups, folds=folds)
+
+
+def run_one(parts: list[dict], split: str, code_name: str, code_table: dict | None, epochs: int,
+            folds: int) -> list[dict]:
+    from kgraph.models.compact_interval import interval_metrics
+    from kgraph.models.metrics import ape
+
+    code_dim = 0 if code_table is None else len(next(iter(code_table.values())))
+    train = [with_code(p, p["splits"]["train"], code_table) for p in parts]
     t0 = time.perf_counter()
-    head, _ = fit_calibrated(make_head, fit, x, y, bound, groups, folds=folds)
+    head, _ = calibrated_head(*stacked(parts, train, code_table, GROUP_OF_SPLIT[split]), code_dim, "base", epochs,
+                              folds)
     margin = float(head.interval_margin)
     fit_s = time.perf_counter() - t0
     out = []
     for p in parts:
-        rows = np.asarray([r for r in p["splits"]["test"]
-                           if code_table is None or p["table"]["kernel_id"].iat[r] in code_table])
+        rows = with_code(p, p["splits"]["test"], code_table)
         xt, yt = inputs_of(p, code_table, rows), p["y"][torch.as_tensor(rows), 0].numpy()
         with torch.no_grad():
             raw = head.log_time_interval(xt, margin=False).numpy()
             point = head(xt)[0][:, 0].numpy()
-        with torch.no_grad():
             ends = head.log_time_interval(xt).numpy()
         before, after = interval_metrics(raw, yt), interval_metrics(ends, yt)
         errors = ape(np.exp(point), np.exp(yt))
@@ -120,36 +137,24 @@ def ship(datasets: list[str], path: str, epochs: int, folds: int, cache_dir: str
             was trained), margin over folds of kernels; its point metrics on the test rows are printed
             and stored.
     """
-    from kgraph.models.compact import CompactConfig, CompactHead, fit_compact, from_checkpoint, to_checkpoint
-    from kgraph.models.compact_interval import fit_calibrated
+    from kgraph.models.compact import from_checkpoint, to_checkpoint
     from kgraph.models.metrics import summarize
 
     bundle = from_checkpoint(like) if like else None
     table = bundle.code_table if bundle else None
     parts = load_rows(datasets, "unseen_launch", cache_dir)
-    chosen = [np.asarray([r for r in (p["splits"]["train"] if bundle else range(len(p["table"])))
-                          if table is None or p["table"]["kernel_id"].iat[r] in table]) for p in parts]
-    x = torch.cat([inputs_of(p, table, r) for p, r in zip(parts, chosen)])
-    y = torch.cat([p["y"][torch.as_tensor(r)] for p, r in zip(parts, chosen)])
-    bound = torch.cat([p["bound"][torch.as_tensor(r)] for p, r in zip(parts, chosen)])
+    chosen = [with_code(p, p["splits"]["train"] if bundle else range(len(p["table"])), table) for p in parts]
     group = "kernel_id" if bundle else "family"
-    groups = np.concatenate([p["table"][group].astype(str).to_numpy()[r] for p, r in zip(parts, chosen)])
-    code_dim = bundle.head.config.code_dim if bundle else 0
-    size = "base" if not bundle else bundle.head.config.size
-
-    def make_head():
-        torch.manual_seed(0)
-        return CompactHead(CompactConfig.for_dataset_features(code_dim, size, interval=True))
-
-    head, s = fit_calibrated(make_head, lambda h, xs, ys, bs: fit_compact(h, xs, ys, bs, epochs=epochs, batch_size=1024),
-                             x, y, bound, groups, folds=folds)
+    x, y, bound, groups = stacked(parts, chosen, table, group)
+    head, s = calibrated_head(x, y, bound, groups, bundle.head.config.code_dim if bundle else 0,
+                              bundle.head.config.size if bundle else "base", epochs, folds)
     metrics = {"datasets": [Path(d).name for d in datasets], "launches": int(len(x)),
                "groups": f"{len(set(groups))} {group}", "folds": folds, "epochs": epochs,
                "margin_ln": float(head.interval_margin),
                "out_of_fold_coverage_at_margin": float(np.mean(s <= float(head.interval_margin)))}
     if bundle:
         for p in parts:
-            rows = np.asarray([r for r in p["splits"]["test"] if p["table"]["kernel_id"].iat[r] in table])
+            rows = with_code(p, p["splits"]["test"], table)
             xt = inputs_of(p, table, rows)
             with torch.no_grad():
                 pred, logits = head(xt)
