@@ -25,7 +25,7 @@ from pathlib import Path
 from kgraph.data.datamodule import SPLITS
 
 ROOT = Path(__file__).resolve().parents[1]
-VARIANTS = ("hybrid", "graph_only", "tokens_only", "static_only", "no_hardware", "gatv2_gated", "bounded")
+VARIANTS = ("hybrid", "graph_only", "tokens_only", "static_only", "no_hardware", "gatv2_gated", "bounded", "bounded_traffic")
 
 
 def run_configs(variant: str, split: str, trainer: str | None) -> list[str]:

@@ -13,6 +13,11 @@ Feature columns (their name prefix is the group an ablation can drop, see kgraph
   for each count of ``kgraph.analysis`` (``STATIC_COUNTS``): ``static_<count>`` = log1p(per-work-item
   count) and ``static_<count>_total`` = log1p(count * work items), evaluated at each launch's sizes;
   ``static_log_intensity`` = log1p(total flops / total global bytes).
+- ``traffic_<key>`` = log1p(per-work-item bytes) and ``traffic_<key>_total`` = log1p(bytes of the launch) for
+  each key of ``kgraph.analysis.traffic.TRAFFIC_KEYS`` (requested global bytes by access pattern, and the
+  bytes moved in 32-byte sectors), ``traffic_log_sector_intensity`` = log1p(total flops / total sector
+  bytes); 0 where the kernel has no analysis. Used by variants with ``use_traffic`` (older models, whose
+  ``config.json`` does not name them, never read them).
 
 The symbolic counts of a kernel are turned into one numpy function (``sympy.lambdify``) once per
 kernel and evaluated over all its launches at once; sympy never runs per row. Dataset rows are parsed
@@ -37,6 +42,7 @@ from kgraph.data.floors import FLOORS, floors_ns, log_floors, rates_of_rows
 # the targets and bound classes are defined once, in kgraph.data.targets (re-exported here)
 from kgraph.data.targets import BOUND_CLASSES, REGRESSION_TARGETS, TARGETS, bound_index, to_natural  # noqa: F401
 from kgraph.count_keys import COUNT_KEYS as STATIC_COUNTS  # the analysis' counts, defined once there
+from kgraph.analysis.traffic import TRAFFIC_KEYS  # the traffic by access pattern, defined once there
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -53,6 +59,11 @@ STATIC_FEATURES = (
     *(f"static_{c}_total" for c in STATIC_COUNTS),
     "static_log_intensity",
 )
+TRAFFIC_FEATURES = (
+    *(f"traffic_{k}" for k in TRAFFIC_KEYS),
+    *(f"traffic_{k}_total" for k in TRAFFIC_KEYS),
+    "traffic_log_sector_intensity",
+)
 #: ``floor_<name>``: log(ns) of each physical floor of :mod:`kgraph.data.floors` (static counts, the
 #: launch's footprint where known, the device's measured roofline); zero floors at ``NO_FLOOR_LOG_NS``.
 FLOOR_FEATURES = tuple(f"floor_{name}" for name in FLOORS)
@@ -66,7 +77,7 @@ def hardware_feature_names() -> list[str]:
 
 def feature_names() -> list[str]:
     """All feature columns, in order."""
-    return [*hardware_feature_names(), *LAUNCH_FEATURES, *STATIC_FEATURES, *FLOOR_FEATURES]
+    return [*hardware_feature_names(), *LAUNCH_FEATURES, *STATIC_FEATURES, *FLOOR_FEATURES, *TRAFFIC_FEATURES]
 
 
 # ---------------------------------------------------------------------------------------- targets
@@ -120,23 +131,44 @@ def count_exprs(analysis) -> list:
     return [sympy.sympify(analysis.counts.get(c, 0)) for c in STATIC_COUNTS]
 
 
+def feature_exprs(analysis) -> list:
+    """:func:`count_exprs` followed by the traffic expressions (``TRAFFIC_KEYS`` order): what
+    :func:`compile_counts` evaluates."""
+    from kgraph.analysis.traffic import traffic_exprs
+
+    return count_exprs(analysis) + traffic_exprs(analysis)
+
+
 def compile_static_counts(source: str, lang: str, kernel_name: str) -> Callable[[dict], np.ndarray] | None:
     """:func:`compile_counts` of kernel ``kernel_name`` of ``source`` (parsed and analysed here), or None
     when the kernel does not parse or has no analysis."""
-    found = static_count_exprs(source, lang, kernel_name)
-    return None if found is None else _lambdify_counts(found[0])
+    analysis = _analysis_of(source, lang, kernel_name)
+    return None if analysis is None else compile_counts(analysis)
+
+
+def _analysis_of(source: str, lang: str, kernel_name: str):
+    """The ``KernelAnalysis`` of kernel ``kernel_name`` of ``source`` (parsed here), None when it has none."""
+    import kgraph
+    from kgraph.errors import KGraphError
+
+    try:
+        graphs = kgraph.from_source(source, lang, filename=f"<{kernel_name}>")
+    except KGraphError:
+        return None
+    graph = next((g for g in graphs if g.name == kernel_name), None)
+    return None if graph is None else graph.analysis
 
 
 def compile_counts(analysis) -> Callable[[dict], np.ndarray] | None:
     """Lambdify the kernel's symbolic per-work-item counts once (kept with ``analysis``, so every chunk
     and launch of the kernel shares it).
 
-    Returns ``fn(env) -> Float[len(STATIC_COUNTS), N]`` where ``env`` maps symbol names (scalar
+    Returns ``fn(env) -> Float[len(STATIC_COUNTS) + len(TRAFFIC_KEYS), N]`` (the counts, then the traffic) where ``env`` maps symbol names (scalar
     parameters, ``gsz0..2``, ``lsz0..2``, ``ngrp0..2``) to Float[N] arrays; None when ``analysis`` is None.
     """
     if analysis is None:
         return None
-    return analysis.derived("features.counts", lambda: _lambdify_counts(count_exprs(analysis)))
+    return analysis.derived("features.counts", lambda: _lambdify_counts(feature_exprs(analysis)))
 
 
 def _lambdify_counts(exprs: list) -> Callable[[dict], np.ndarray]:
@@ -257,9 +289,10 @@ def _launch_env(cols: dict, idx: np.ndarray, args: list[dict]) -> dict[str, np.n
 
 
 def static_block(evaluate: Callable[[dict], np.ndarray] | None, env: dict[str, np.ndarray],
-                 items: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-    """The static-count feature columns Float[n, len(STATIC_FEATURES)] and total (fp32, fp64) FLOPs
-    Float[n, 2] of n launches of one kernel, from its compiled counts ``evaluate`` (None: unknown kernel).
+                 items: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """The static-count feature columns Float[n, len(STATIC_FEATURES)], total (fp32, fp64) FLOPs
+    Float[n, 2] and traffic feature columns Float[n, len(TRAFFIC_FEATURES)] of n launches of one kernel,
+    from its compiled counts ``evaluate`` (None: unknown kernel).
 
     Args:
         evaluate: :func:`compile_counts` of the kernel.
@@ -268,19 +301,25 @@ def static_block(evaluate: Callable[[dict], np.ndarray] | None, env: dict[str, n
     """
     if evaluate is None:
         return None
-    per_item = evaluate(env)  # [C, n]
+    values = evaluate(env)  # [C + T, n]: the counts, then the traffic
+    per_item, traffic = values[:len(STATIC_COUNTS)], values[len(STATIC_COUNTS):]
     known = np.isfinite(per_item).all(0).astype(np.float64)  # unknown symbols (e.g. trip_<line>) -> NaN
     per_item = np.maximum(np.nan_to_num(per_item, nan=0.0, posinf=0.0, neginf=0.0), 0.0)
+    traffic = np.maximum(np.nan_to_num(traffic, nan=0.0, posinf=0.0, neginf=0.0), 0.0)
     total = per_item * items
+    traffic_total = traffic * items
     flops = total[STATIC_COUNTS.index("flops_fp32")] + total[STATIC_COUNTS.index("flops_fp64")]
     nbytes = total[STATIC_COUNTS.index("global_load_bytes")] + total[STATIC_COUNTS.index("global_store_bytes")]
     work = total[[STATIC_COUNTS.index("flops_fp32"), STATIC_COUNTS.index("flops_fp64")]].T
     static = np.column_stack([known, np.log1p(per_item.T), np.log1p(total.T),
                               np.log1p(flops / np.maximum(nbytes, 1.0))])
-    return static, work
+    sectors = traffic_total[TRAFFIC_KEYS.index("global_sector_bytes")]
+    traffic_cols = np.column_stack([np.log1p(traffic.T), np.log1p(traffic_total.T),
+                                    np.log1p(flops / np.maximum(sectors, 1.0))])
+    return static, work, traffic_cols
 
 
-def _static_block_of_source(task: tuple) -> tuple[np.ndarray, np.ndarray] | None:
+def _static_block_of_source(task: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """:func:`static_block` of ``(source, lang, kernel_name, env, items)``: parsed and analysed here (a pool
     worker's unit of work)."""
     source, lang, kernel_name, env, items = task
@@ -350,10 +389,11 @@ def to_launch_features(launches: "pd.DataFrame | LaunchColumns", sources: "pd.Da
 
     static = np.zeros((n, len(STATIC_FEATURES)))
     work = np.full((n, 2), np.nan)  # total fp32 and fp64 FLOPs (for the floors)
+    traffic = np.zeros((n, len(TRAFFIC_FEATURES)))
     for idx, block in _static_blocks(cols, sources, items, given):
         if block is not None:
-            static[idx], work[idx] = block
+            static[idx], work[idx], traffic[idx] = block
     footprint = cols["footprint_bytes"] if "footprint_bytes" in cols else np.full(n, np.nan)
     floors = floors_ns(work[:, 0], work[:, 1], np.where(footprint >= 0, footprint, np.nan),
                        rates_of_rows(cols["device_id"], devices))
-    return np.concatenate([hw, launch, static, log_floors(floors)], axis=1).astype(np.float32)
+    return np.concatenate([hw, launch, static, log_floors(floors), traffic], axis=1).astype(np.float32)

@@ -44,6 +44,8 @@ class ModelConfig:
         use_tokens: encode the source tokens (language model).
         use_hardware: feed the device descriptor (``hw_`` features) to the launch encoder.
         use_static_counts: feed the static-analysis counts (``static_`` features).
+        use_traffic: feed the global traffic by access pattern and its sector estimate (``traffic_``
+            features, :mod:`kgraph.analysis.traffic`); off in models made before them.
     """
 
     graph: GraphEncoderConfig = field(default_factory=GraphEncoderConfig)
@@ -55,6 +57,7 @@ class ModelConfig:
     use_tokens: bool = True
     use_hardware: bool = True
     use_static_counts: bool = True
+    use_traffic: bool = False
 
     @classmethod
     def from_dict(cls, data: dict) -> "ModelConfig":
@@ -67,7 +70,8 @@ class ModelConfig:
         hardware and the static counts)."""
         return ("launch_",) + (("hw_",) if self.use_hardware else ()) + (
             ("static_",) if self.use_static_counts else ()) + (
-            ("floor_",) if self.use_hardware and self.use_static_counts else ())
+            ("floor_",) if self.use_hardware and self.use_static_counts else ()) + (
+            ("traffic_",) if self.use_traffic else ())
 
 
 

@@ -114,7 +114,7 @@ def _per_item(analysis, env: dict, trips: bool = False) -> dict:
         missing = {name for name in missing if not name.startswith("trip_")}
     if missing:
         return {name: np.full(n, np.nan) for name in STATIC_COUNTS}
-    values = compile_counts(analysis)(env)
+    values = compile_counts(analysis)(env)[:len(STATIC_COUNTS)]  # the counts (the traffic follows them)
     values = np.where(np.isfinite(values).all(0), values, np.nan)
     return dict(zip(STATIC_COUNTS, values))
 

@@ -1,0 +1,80 @@
+"""Global memory traffic by access pattern, and the sector traffic the memory system moves.
+
+Counted bytes (``global_load_bytes``) say what the work-items *request*; they do not say what the caches
+and the memory system move. Sixteen work-items reading the same element (a broadcast, ``x[j]`` in a loop
+over ``j``) request 16 times the bytes of one read and cost one transaction. This module splits the
+requested global bytes of a kernel by the access-pattern class of each site (:mod:`kgraph.analysis.patterns`)
+and estimates the bytes moved in ``SECTOR_BYTES`` sectors when ``LANES`` consecutive work-items (in
+dimension 0: a warp on NVIDIA GPUs, the SIMD lanes a CPU OpenCL driver vectorises over) execute one access
+together:
+
+=============  ==========================================  ===========================================
+pattern        sectors per LANES work-items                sector bytes per work-item
+=============  ==========================================  ===========================================
+coalesced      ceil(LANES * b / SECTOR_BYTES)              max(b, SECTOR_BYTES / LANES)
+strided (s)    min(LANES, LANES * abs(s) * b / SECTOR)     max(min(SECTOR_BYTES, abs(s) * b), b)
+broadcast      1                                           SECTOR_BYTES / LANES
+indirect       LANES (each gathered element its own)       max(b, SECTOR_BYTES)
+=============  ==========================================  ===========================================
+
+with ``b`` the bytes of one execution of the access and ``s`` its stride in elements. This ignores reuse
+across instructions (a cache line read again by the next iteration) and across rows of a 2D work-group:
+it is a feature for the model to weigh, not a floor (:mod:`kgraph.data.floors` keeps only true bounds).
+
+``TRAFFIC_KEYS`` are defined here once; :mod:`kgraph.data.features` turns them into the ``traffic_``
+feature group, evaluated at each launch like the counts.
+"""
+from __future__ import annotations
+
+import sympy as sp
+
+#: consecutive work-items that execute one memory instruction together (an NVIDIA warp)
+LANES = 32
+#: the unit the memory system moves between L1 and L2 (bytes)
+SECTOR_BYTES = 32
+#: per-work-item traffic expressions of :func:`traffic_exprs`, in this order
+TRAFFIC_KEYS: tuple[str, ...] = (
+    "global_coalesced_bytes",
+    "global_strided_bytes",
+    "global_broadcast_bytes",
+    "global_indirect_bytes",
+    "global_sector_bytes",
+)
+
+
+def sector_bytes(pattern: str, nbytes: int, stride) -> sp.Expr:
+    """Sector bytes per work-item of one execution of an access (the table of the module docstring).
+
+    Args:
+        pattern: ``coalesced`` | ``strided`` | ``broadcast`` | ``indirect``.
+        nbytes: bytes of one execution (a ``float4`` load is 16).
+        stride: the stride in elements (sympy; None for ``indirect``).
+    """
+    b = sp.Integer(nbytes)
+    per_lane = sp.Rational(SECTOR_BYTES, LANES)
+    if pattern == "broadcast":
+        return per_lane
+    if pattern == "coalesced":
+        return sp.Max(b, per_lane)
+    stride = None if stride is None else sp.sympify(stride)
+    if pattern == "indirect" or stride is None or stride.has(sp.Derivative, sp.Subs, sp.Integral):
+        # a gather, or a stride the analysis could not differentiate (d/dgid of a Mod): one sector each
+        return sp.Max(b, sp.Integer(SECTOR_BYTES))
+    span = sp.Abs(stride) * b  # bytes between neighbouring work-items
+    return sp.Max(sp.Min(sp.Integer(SECTOR_BYTES), span), b, per_lane)
+
+
+def traffic_exprs(analysis) -> list[sp.Expr]:
+    """Per-work-item global traffic of ``analysis`` (a ``KernelAnalysis``), ``TRAFFIC_KEYS`` order: the
+    requested bytes (loads and stores) of each pattern class, then the sector bytes of all global accesses.
+    Symbols are those of the counts (scalar parameters, work sizes, ``trip_<line>``)."""
+    by_pattern = {p: sp.Integer(0) for p in ("coalesced", "strided", "broadcast", "indirect")}
+    sectors = sp.Integer(0)
+    for access in analysis.accesses:
+        if access.space != "global":
+            continue
+        executions = sp.sympify(access.executions)
+        by_pattern[access.pattern] += executions * access.bytes
+        sectors += executions * sector_bytes(access.pattern, access.bytes, access.stride)
+    return [by_pattern["coalesced"], by_pattern["strided"], by_pattern["broadcast"], by_pattern["indirect"],
+            sectors]
