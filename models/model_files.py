@@ -81,7 +81,8 @@ def check_config(config, path: Path) -> None:
     """Raise :class:`ModelError` naming ``path`` and the key when ``config`` is not a usable model config:
     a JSON object with this kgraph's ``format`` and ``vocab_version``, ``arch`` an object,
     ``feature_names`` a non-empty list of names, ``devices`` (optional) valid device descriptors by id,
-    ``trained_on`` (optional) a list of device ids.
+    ``trained_on`` (optional) a list of device ids, ``ensemble`` (optional) the number of members of an
+    ensemble (:mod:`kgraph.models.ensemble`).
 
     Args:
         config: the parsed ``config.json``.
@@ -110,6 +111,12 @@ def check_config(config, path: Path) -> None:
             validate_descriptor(descriptor, f"{path}: devices.{device_id}")
         except InputError as exc:
             raise ModelError(str(exc)) from None
+    from kgraph.models.ensemble import MAX_MEMBERS
+
+    members = config.get("ensemble", 1)
+    if isinstance(members, bool) or not isinstance(members, int) or not 1 <= members <= MAX_MEMBERS:
+        raise ModelError(f"{path}: key 'ensemble' must be the number of members, 1 to {MAX_MEMBERS}, "
+                         f"got {repr(members)[:40]}; {REPAIR}")
     trained = config.get("trained_on", [])
     if not isinstance(trained, list) or not all(isinstance(t, str) for t in trained):
         raise ModelError(f"{path}: key 'trained_on' must be a list of device ids; {REPAIR}")
@@ -193,8 +200,9 @@ def _arch_of(config: dict, directory: Path):
 
 
 def _build_model(arch, config: dict, directory: Path, meta: bool = False):
-    """A :class:`KGraphModel` of ``arch`` (on the meta device: shapes only, no memory); ModelError naming
-    ``config.json`` when its ``arch`` or ``feature_names`` do not make a model.
+    """A :class:`KGraphModel` of ``arch`` (a :class:`KGraphEnsemble` of ``config['ensemble']`` of them when
+    that is 2 or more; on the meta device: shapes only, no memory); ModelError naming ``config.json`` when
+    its ``arch`` or ``feature_names`` do not make a model.
 
     Args:
         arch: the ``ModelConfig``.
@@ -207,10 +215,14 @@ def _build_model(arch, config: dict, directory: Path, meta: bool = False):
     import torch
 
     from kgraph.models.graph_encoder import native_layers
+    from kgraph.models.ensemble import KGraphEnsemble
     from kgraph.models.kgraph_model import KGraphModel
 
+    members = config.get("ensemble", 1)
     try:  # the PyG-free graph layers (same weights, same outputs; no torch_geometric import)
         with torch.device("meta") if meta else contextlib.nullcontext(), native_layers():
+            if members > 1:
+                return KGraphEnsemble(arch, config["feature_names"], members)
             return KGraphModel(arch, config["feature_names"])
     except KGraphError as exc:
         raise ModelError(f"{directory / 'config.json'}: {exc}") from None

@@ -231,21 +231,13 @@ def resolve_device(name: str, known: dict[str, dict] | None = None) -> dict:
 
 
 # ------------------------------------------------------------------------------------ converter
-def from_checkpoint(ckpt: str | Path, out: str | Path, datasets: list[str] | None = None,
-                    trained_on: list[str] | None = None) -> Path:
-    """Convert a ``kgraph fit`` Lightning checkpoint into a default-model directory.
-
-    ``datasets``: dataset dirs whose device descriptors to embed; ``trained_on``: the dataset dirs the
-    checkpoint was trained on (recorded so ``kgraph estimate`` can warn on other devices).
-    """
+def _read_checkpoint(ckpt: Path) -> tuple:
+    """(arch ``ModelConfig`` with its vocabulary sizes resolved, the model's state dict, the hyper-parameters,
+    the whole checkpoint dict) of a ``kgraph fit`` checkpoint, read with ``weights_only=True``."""
     import torch
-    from safetensors.torch import save_file
 
-    from kgraph.data.features import feature_names
-    from kgraph.schema import VOCAB_VERSION
     from kgraph.models.graph_encoder import resolve_vocab
 
-    ckpt = Path(ckpt)
     if not ckpt.is_file():
         raise ModelError(f"--from-ckpt {ckpt}: no such checkpoint")
     # weights_only: tensors and plain data only, so a crafted file cannot run code while it is read
@@ -267,6 +259,40 @@ def from_checkpoint(ckpt: str | Path, out: str | Path, datasets: list[str] | Non
         arch = ModelConfig.from_dict(arch)
     arch.graph.node_vocab_sizes, arch.graph.num_edge_types, arch.graph.num_edge_positions = resolve_vocab(arch.graph)
     state = {k[len("model."):]: v.contiguous() for k, v in blob["state_dict"].items() if k.startswith("model.")}
+    return arch, state, hp, blob
+
+
+def from_checkpoint(ckpt: "str | Path | list", out: str | Path, datasets: list[str] | None = None,
+                    trained_on: list[str] | None = None) -> Path:
+    """Convert a ``kgraph fit`` Lightning checkpoint into a default-model directory; several checkpoints
+    of one architecture and feature set (fits that differ in their seed) into one ensemble directory
+    (:mod:`kgraph.models.ensemble`: ``"ensemble": K`` in ``config.json``).
+
+    ``datasets``: dataset dirs whose device descriptors to embed; ``trained_on``: the dataset dirs the
+    checkpoint was trained on (recorded so ``kgraph estimate`` can warn on other devices).
+    """
+    from safetensors.torch import save_file
+
+    from kgraph.data.features import feature_names
+    from kgraph.models.ensemble import MAX_MEMBERS, member_state
+    from kgraph.schema import VOCAB_VERSION
+
+    ckpts = [Path(c) for c in (ckpt if isinstance(ckpt, (list, tuple)) else [ckpt])]
+    if not 1 <= len(ckpts) <= MAX_MEMBERS:
+        raise ModelError(f"--from-ckpt: give 1 to {MAX_MEMBERS} checkpoints, not {len(ckpts)}")
+    read = [_read_checkpoint(c) for c in ckpts]
+    arch, state, hp, blob = read[0]
+    names = list(hp.get("feature_names") or feature_names())
+    for c, (other, _, other_hp, _) in zip(ckpts[1:], read[1:]):
+        if dataclasses.asdict(other) != dataclasses.asdict(arch) or \
+                list(other_hp.get("feature_names") or feature_names()) != names:
+            raise ModelError(f"--from-ckpt {c}: its architecture or feature columns differ from {ckpts[0]}'s; "
+                             "an ensemble's members share one architecture")
+    if len(read) > 1:
+        if arch.use_tokens:
+            raise ModelError("--from-ckpt: an ensemble of models with a token encoder is not supported "
+                             "(each member would carry its own language model)")
+        state = member_state([r[1] for r in read])
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     if arch.use_tokens:
@@ -291,10 +317,13 @@ def from_checkpoint(ckpt: str | Path, out: str | Path, datasets: list[str] | Non
         if path.is_file():
             descriptor = json.loads(path.read_text())
             devices[descriptor["device_id"]] = descriptor
-    config = {"format": FORMAT, "arch": dataclasses.asdict(arch),
-              "feature_names": list(hp.get("feature_names") or feature_names()),
+    config = {"format": FORMAT, "arch": dataclasses.asdict(arch), "feature_names": names,
               "vocab_version": VOCAB_VERSION, "devices": devices, "trained_on": sorted(set(trained_on)),
-              "source": {"checkpoint": ckpt.name, "datasets": datasets, "global_step": blob.get("global_step")}}
+              "source": {"checkpoint": ckpts[0].name, "datasets": datasets, "global_step": blob.get("global_step")}}
+    if len(read) > 1:
+        config["ensemble"] = len(read)
+        config["source"]["checkpoints"] = [c.name for c in ckpts]
+        config["source"]["global_steps"] = [r[3].get("global_step") for r in read]
     save_file(state, str(out / "model.safetensors"), metadata={"format": "pt"})
     (out / "config.json").write_text(json.dumps(config, indent=2, sort_keys=True) + "\n")
     size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
@@ -309,7 +338,9 @@ def add_arguments(parser) -> None:
     Args:
         parser: the argparse parser to fill.
     """
-    parser.add_argument("--from-ckpt", required=True, help="Lightning checkpoint of `kgraph fit`")
+    parser.add_argument("--from-ckpt", required=True, nargs="+", metavar="CKPT",
+                        help="Lightning checkpoint of `kgraph fit`; several of one architecture (seeds) make an "
+                        "ensemble, averaged in log space")
     parser.add_argument("--out", default=str(DEFAULT_DIR), help="output directory (default models/default)")
     parser.add_argument("--datasets", nargs="*", help="dataset dirs whose device.json to embed "
                         "(default: the checkpoint's data.datasets)")
@@ -323,7 +354,8 @@ def run(args) -> int:
     Args:
         args: the parsed options of :func:`add_arguments`.
     """
-    out = from_checkpoint(args.from_ckpt, args.out, args.datasets, args.trained_on)
+    ckpts = args.from_ckpt if len(args.from_ckpt) > 1 else args.from_ckpt[0]
+    out = from_checkpoint(ckpts, args.out, args.datasets, args.trained_on)
     size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
     print(f"wrote {out} ({size / 2**20:.2f} MiB)")
     return 0
