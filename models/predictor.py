@@ -263,13 +263,14 @@ def _read_checkpoint(ckpt: Path) -> tuple:
 
 
 def from_checkpoint(ckpt: "str | Path | list", out: str | Path, datasets: list[str] | None = None,
-                    trained_on: list[str] | None = None) -> Path:
+                    trained_on: list[str] | None = None, half: bool = False) -> Path:
     """Convert a ``kgraph fit`` Lightning checkpoint into a default-model directory; several checkpoints
     of one architecture and feature set (fits that differ in their seed) into one ensemble directory
     (:mod:`kgraph.models.ensemble`: ``"ensemble": K`` in ``config.json``).
 
     ``datasets``: dataset dirs whose device descriptors to embed; ``trained_on``: the dataset dirs the
-    checkpoint was trained on (recorded so ``kgraph estimate`` can warn on other devices).
+    checkpoint was trained on (recorded so ``kgraph estimate`` can warn on other devices); ``half``: store
+    the floating-point weights as float16 (half the bytes; the model still computes in float32).
     """
     from safetensors.torch import save_file
 
@@ -324,6 +325,8 @@ def from_checkpoint(ckpt: "str | Path | list", out: str | Path, datasets: list[s
         config["ensemble"] = len(read)
         config["source"]["checkpoints"] = [c.name for c in ckpts]
         config["source"]["global_steps"] = [r[3].get("global_step") for r in read]
+    if half:
+        state = {k: v.half() if v.is_floating_point() else v for k, v in state.items()}
     save_file(state, str(out / "model.safetensors"), metadata={"format": "pt"})
     (out / "config.json").write_text(json.dumps(config, indent=2, sort_keys=True) + "\n")
     size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
@@ -342,6 +345,7 @@ def add_arguments(parser) -> None:
                         help="Lightning checkpoint of `kgraph fit`; several of one architecture (seeds) make an "
                         "ensemble, averaged in log space")
     parser.add_argument("--out", default=str(DEFAULT_DIR), help="output directory (default models/default)")
+    parser.add_argument("--half", action="store_true", help="store the weights as float16 (half the size)")
     parser.add_argument("--datasets", nargs="*", help="dataset dirs whose device.json to embed "
                         "(default: the checkpoint's data.datasets)")
     parser.add_argument("--trained-on", nargs="*", help="dataset dirs the checkpoint was trained on "
@@ -355,7 +359,7 @@ def run(args) -> int:
         args: the parsed options of :func:`add_arguments`.
     """
     ckpts = args.from_ckpt if len(args.from_ckpt) > 1 else args.from_ckpt[0]
-    out = from_checkpoint(ckpts, args.out, args.datasets, args.trained_on)
+    out = from_checkpoint(ckpts, args.out, args.datasets, args.trained_on, half=args.half)
     size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
     print(f"wrote {out} ({size / 2**20:.2f} MiB)")
     return 0
