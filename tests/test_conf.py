@@ -42,6 +42,7 @@ def test_config_parses(name, capsys):
         "model/graph_only.yaml": (True, False, True), "model/tokens_only.yaml": (False, True, True),
         "model/static_only.yaml": (False, False, True), "model/no_hardware.yaml": (True, True, False),
         "tiny.yaml": (True, False, True), "model/bounded.yaml": (True, False, True),
+        "model/bounded_traffic.yaml": (True, False, True),
     }.get(name, (True, True, True))
     assert (arch["use_graph"], arch["use_tokens"], arch["use_hardware"]) == expected
     # linked, never written twice: the DataModule's copies are derived, not configurable
@@ -51,7 +52,9 @@ def test_config_parses(name, capsys):
         assert data["split"] == Path(name).stem
     if name == "trainer/ddp.yaml":
         assert cfg["trainer"]["strategy"] == "ddp" and cfg["trainer"]["devices"] == 2
-    assert arch["head"]["time"] == ("bounded" if name == "model/bounded.yaml" else "unbounded")
+    bounded = name in ("model/bounded.yaml", "model/bounded_traffic.yaml")
+    assert arch["head"]["time"] == ("bounded" if bounded else "unbounded")
+    assert arch["use_traffic"] == (name == "model/bounded_traffic.yaml")
     if name == "model/gatv2_gated.yaml":
         assert arch["graph"]["layer"] == "gatv2" and arch["head"]["weighting"] == "uncertainty"
     assert_real_data_and_limit(cfg, smoke=name == "tiny.yaml")
