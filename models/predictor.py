@@ -105,13 +105,15 @@ class Predictor:
         footprints = static_footprints(launches)
         predictions = [p for inputs in self.featurise(launches, footprints=footprints) for p in self.forward(inputs)]
         out = with_static_footprint(launches, predictions, footprints)
+        per_device: dict = {}  # each device's rates, derived once per call
         for launch, pred in zip(launches, out):
             # DRAM-side bandwidth: the traffic the footprint forces past the last-level cache ÷ time
-            rates = device_rates(launch.device)
+            rates = per_device.get(id(launch.device)) or per_device.setdefault(id(launch.device),
+                                                                               device_rates(launch.device))
             pred["dram_bw_gbs"] = max(pred["footprint_bytes"] - rates["cache"], 0.0) / pred["time_ns"]
         return out
 
-    def featurise(self, launches: list[Launch], chunk: int = 1024, footprints: list | None = None) -> list[tuple]:
+    def featurise(self, launches: list[Launch], chunk: int = 8192, footprints: list | None = None) -> list[tuple]:
         """Model inputs ``(graphs, tokens, source_index, features, floors, interval_x)`` per chunk of
         ``chunk`` launches (CPU tensors; graphs and tokens once per distinct kernel of the chunk). The
         feature columns are the model's own (``config.json``'s ``feature_names``), picked by name from

@@ -236,7 +236,7 @@ class Model:
                 raise UsageError(f"{at}no source file (give FILE or a file column)")
             file = str(file)
             defines = _defines(req.get("defines"), at)
-            fkey = (file, json.dumps(defines, sort_keys=True))
+            fkey = (file, tuple(sorted((str(k), str(v)) for k, v in defines.items())) if defines else ())
             if fkey not in files:
                 files[fkey] = self.kernels(file, lang, defines)
             descriptor = self._device(req.get("device") or default_device, at, devices)
@@ -262,8 +262,10 @@ class Model:
         distinct = list(first.values())
         unique = [launches[i] for i in distinct]
         predictions = _with_static_checks(unique, self.predictor.predict(unique), [as_grid[i] for i in distinct])
+        rates: dict = {}  # each device's rates, derived once per batch
         for launch, pred in zip(unique, predictions):  # a prediction past the device's peaks is flagged
-            pred["warnings"] = list(pred["warnings"] or []) + peak_warnings(launch, pred)
+            device_rates = rates.get(id(launch.device)) or rates.setdefault(id(launch.device), _rates(launch.device))
+            pred["warnings"] = list(pred["warnings"] or []) + peak_warnings(launch, pred, device_rates)
         if len(unique) < len(launches):
             slot = {key: j for j, key in enumerate(first)}
             predictions = [predictions[slot[(id(l.graph), l.source, tuple(l.global_size), tuple(l.local_size),
@@ -299,6 +301,12 @@ class Model:
         """Device ids in ``records`` whose measurements the model was not trained on."""
         trained = self.predictor.trained_on
         return sorted({r["device"] for r in records} - set(trained)) if trained else []
+
+
+def _rates(descriptor: dict) -> dict:
+    from kgraph.data.floors import device_rates
+
+    return device_rates(descriptor)
 
 
 def _launch_sizes(req: dict, at: str) -> tuple[list[int], list[int] | None]:

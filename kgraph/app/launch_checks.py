@@ -21,6 +21,7 @@ room for measurement noise (measured launches reach 1.04x the copy bandwidth on 
 """
 from __future__ import annotations
 
+import functools
 import math
 
 from kgraph.errors import UsageError
@@ -184,34 +185,38 @@ def check_arguments(launch, at: str) -> None:
     Args:
         launch: the launch; at: message prefix.
     """
+    unit = launch.graph.unit
     for param in launch.graph.function.params:
         if param.kind != "scalar" or param.name not in launch.args:
             continue
-        value, kind = launch.args[param.name], _value_kind(launch.graph.unit, param.base_type)
-        given = f"{at}--arg {param.name}={_number(value)}"
+        value = launch.args[param.name]
+        kind = None if unit is None else _value_kind(unit.dialect, param.base_type)
         if kind is None:
             continue
+        given = lambda: f"{at}--arg {param.name}={_number(value)}"  # noqa: E731 - only for a message
         if kind == "float":
             most = FLOAT_MAX.get(param.base_type)
             if most is not None and abs(value) > most:
-                raise UsageError(f"{given}: out of range for {param.base_type} (at most {most:g} in magnitude)")
+                raise UsageError(f"{given()}: out of range for {param.base_type} (at most {most:g} in magnitude)")
             continue
         low, high = kind
         if value != int(value):
-            raise UsageError(f"{given}: parameter {param.name} is {param.base_type}; give a whole number")
+            raise UsageError(f"{given()}: parameter {param.name} is {param.base_type}; give a whole number")
         if not low <= value <= high:
-            raise UsageError(f"{given}: out of range for {param.base_type} ({low} to {high})")
+            raise UsageError(f"{given()}: out of range for {param.base_type} ({low} to {high})")
 
 
 def _number(value: float) -> str:
     return str(int(value)) if value == int(value) and abs(value) < 1e21 else repr(value)
 
 
-def _value_kind(unit, base_type: str):
-    """``"float"`` for a floating type, ``(low, high)`` for an integer type, None when unknown."""
-    if base_type in _NOT_NUMBERS or unit is None:
+@functools.lru_cache(maxsize=1024)
+def _value_kind(dialect, base_type: str):
+    """``"float"`` for a floating type, ``(low, high)`` for an integer type, None when unknown (one answer
+    per dialect and type, kept: every launch of a batch asks again)."""
+    if base_type in _NOT_NUMBERS or dialect is None:
         return None
-    info = unit.dialect.type_info(base_type)
+    info = dialect.type_info(base_type)
     if info is None or info.scalar_bytes <= 0:
         return None
     if info.is_float or base_type in FLOAT_MAX:
@@ -224,7 +229,7 @@ def _value_kind(unit, base_type: str):
     return (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1)
 
 
-def peak_warnings(launch, prediction: dict) -> list[str]:
+def peak_warnings(launch, prediction: dict, rates: dict | None = None) -> list[str]:
     """Warnings when ``prediction`` implies more than the device can do: DRAM traffic faster than its
     copy bandwidth (by the predicted time, or by the predicted bandwidth for the share of the requested
     bytes beyond the cache), FLOP/s over its peak (each past ``PEAK_MARGIN``).
@@ -232,10 +237,11 @@ def peak_warnings(launch, prediction: dict) -> list[str]:
     Args:
         launch: the launch predicted.
         prediction: its record: ``time_ns, bandwidth_gbs, footprint_bytes, flops, bytes``.
+        rates: ``kgraph.data.floors.device_rates`` of the launch's device, when the caller has them.
     """
     from kgraph.data.floors import device_rates
 
-    rates = device_rates(launch.device)
+    rates = rates if rates is not None else device_rates(launch.device)
     time = float(prediction["time_ns"])
     if not time > 0 or not math.isfinite(time):
         return [f"the model predicts a time of {time} ns: no prediction can be trusted for this launch"]
