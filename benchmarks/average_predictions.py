@@ -40,7 +40,7 @@ def average(frames: list, model: str):
 
 
 def main(argv: list[str] | None = None) -> int:
-    import pandas as pd
+    from benchmarks.ensemble import read_predictions
 
     parser = argparse.ArgumentParser(prog="python -m benchmarks.average_predictions",
                                      description=__doc__.splitlines()[0])
@@ -49,12 +49,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", required=True, help="the ensemble's predictions parquet")
     args = parser.parse_args(argv)
     try:
-        frames = []
-        for path in args.files:
-            try:
-                frames.append(pd.read_parquet(path))
-            except (OSError, ValueError) as exc:
-                raise UsageError(f"{path}: not a readable predictions parquet ({exc})") from None
+        frames = read_predictions(args.files)
         result = average(frames, args.model)
         result.to_parquet(args.out, index=False)
         print(f"{len(result)} launches averaged over {len(frames)} members -> {args.out}")

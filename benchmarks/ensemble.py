@@ -31,9 +31,20 @@ def blend_errors(a, b, weights: list[float]) -> list[tuple[float, int, float, fl
     return out
 
 
-def main(argv: list[str] | None = None) -> int:
+def read_predictions(paths: list[str]) -> list:
+    """The prediction frames of ``paths``; UsageError naming a file that is not a readable parquet."""
     import pandas as pd
 
+    frames = []
+    for path in paths:
+        try:
+            frames.append(pd.read_parquet(path))
+        except (OSError, ValueError) as exc:
+            raise UsageError(f"{path}: not a readable predictions parquet ({exc})") from None
+    return frames
+
+
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.ensemble", description=__doc__.splitlines()[0])
     parser.add_argument("a", help="predictions parquet of model A (weight w)")
     parser.add_argument("b", help="predictions parquet of model B (weight 1 - w)")
@@ -42,12 +53,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if any(not 0.0 <= w <= 1.0 for w in args.weights):
             raise UsageError("--weights: each weight must lie in [0, 1]")
-        frames = []
-        for path in (args.a, args.b):
-            try:
-                frames.append(pd.read_parquet(path))
-            except (OSError, ValueError) as exc:
-                raise UsageError(f"{path}: not a readable predictions parquet ({exc})") from None
+        frames = read_predictions([args.a, args.b])
         for w, n, mape, mdape in blend_errors(*frames, args.weights):
             print(f"w(A)={w:.2f}  launches {n}  time MAPE {mape:.1f}%  median APE {mdape:.1f}%")
     except KGraphError as exc:
