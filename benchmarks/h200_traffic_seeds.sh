@@ -4,8 +4,10 @@
 # (seed_everything 1 and 2; the data split stays seed 0), four fits at once on device-resident batches, each a
 # full cosine schedule of EPOCHS epochs. Back in $OUT: the stripped checkpoints (scored on the out-of-corpus
 # sets on the dev box) and the logs; test predictions are made there too when the call's time allows.
-# SEEDS (default "1 2") and VARIANTS (default "bounded bounded_traffic") pick the fits; the v6 members were
-# made with SEEDS="0 1 2" VARIANTS=bounded_traffic.
+# SEEDS (default "1 2"), VARIANTS (default "bounded bounded_traffic") and SPLITS (default unseen_launch;
+# leave_device_out holds out TEST_DEVICES, default nvidia-h100) pick the fits, all at once; the v6 members were
+# made with SEEDS="0 1 2" VARIANTS=bounded_traffic, its split table (BENCHMARKS.md section 18) with SEEDS=0
+# SPLITS="leave_kernel_out leave_family_out leave_device_out generated_to_written".
 # Usage (repo root, after `WHEELS=.whlt source benchmarks/device_env.sh`):
 #   EPOCHS=16 MAX_TIME=00:00:05:30 bash benchmarks/h200_traffic_seeds.sh
 set -u
@@ -20,10 +22,11 @@ start=$(date +%s)
 python3 -m benchmarks.build_graph_cache "$CACHE" $ALL > cache_all.log 2>&1
 echo "cache built in $(( $(date +%s) - start )) s"
 pids=""
-SEEDS=${SEEDS:-1 2}; VARIANTS=${VARIANTS:-bounded bounded_traffic}; set -- $VARIANTS; NV=$#
+SEEDS=${SEEDS:-1 2}; VARIANTS=${VARIANTS:-bounded bounded_traffic}; SPLITS=${SPLITS:-unseen_launch}
+set -- $VARIANTS; NV=$#; set -- $SPLITS; NP=$(( NV * $# ))
 for seed in $SEEDS; do
   timeout ${GRID_TIMEOUT_S:-430} python3 -m benchmarks.ablation --datasets $ALL --out runs/seeds/s$seed \
-    --variants $VARIANTS --splits unseen_launch --parallel $NV --trainer conf/trainer/gpu.yaml \
+    --variants $VARIANTS --splits $SPLITS --test-devices ${TEST_DEVICES:-nvidia-h100} --parallel $NP --trainer conf/trainer/gpu.yaml \
     --cache-dir "$CACHE" --max-time "${MAX_TIME:-00:00:05:30}" --logger csv --extra --seed_everything=$seed \
     --data.resident=true --data.batch_size=${BATCH:-512} --trainer.max_epochs=${EPOCHS:-16} > grid_s$seed.log 2>&1 &
   pids="$pids $!"
