@@ -219,3 +219,22 @@ def test_to_dict_is_json():
     assert back["loops"][1]["trip"] == "16"
     # a pure copy has no flops: intensity 0
     assert analysis(OPENCL, "transpose").arithmetic_intensity({"W": 4, "H": 4, "gsz0": 4, "gsz1": 4}) == 0.0
+
+
+INTEGER_DIVISION = """
+__kernel void segments(__global const float *a, __global float *b, int d)
+{
+    int i = get_global_id(0);
+    b[i] = a[(i / d) * d + 3] + a[i / 32] + a[i % d] + a[2 * (i / d) * d + i % d];
+}
+"""
+
+
+def test_integer_division_and_modulo_are_differentiated_between_steps():
+    """``(i / d) * d`` is constant within a segment of d work-items (a broadcast), ``i % d`` moves with i (unit
+    stride): sympy leaves their derivatives unevaluated, which once read as a stride nobody could evaluate."""
+    a = analysis(INTEGER_DIVISION, "segments")
+    got = [(x.index, x.pattern, str(x.stride)) for x in a.accesses if x.buffer == "a"]
+    assert got == [("(i / d) * d + 3", "broadcast", "0"), ("i / 32", "broadcast", "0"),
+                   ("i % d", "coalesced", "1"), ("2 * (i / d) * d + i % d", "coalesced", "1")]
+    assert not any(sp.sympify(x.stride).has(sp.Derivative, sp.Subs) for x in a.accesses)

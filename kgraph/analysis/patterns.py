@@ -7,7 +7,8 @@
 - ``strided``: any other stride (a constant > 1, or a symbol as in ``A[gid0*K + k]``).
 
 The stride is d(index)/d(gid0) in elements of the accessed type (``vload4(i, p)`` strides in float4s),
-after rewriting ``grp0*lsz0 + lid0`` as ``gid0``.
+after rewriting ``grp0*lsz0 + lid0`` as ``gid0``; integer division and ``%`` are differentiated between their
+steps (``a[(i / d) * d + j]`` is a broadcast within each segment of ``d`` work-items, ``a[i % d]`` coalesced).
 """
 from __future__ import annotations
 
@@ -30,12 +31,30 @@ def classify(index) -> tuple[str, object]:
     var = gid0 if gid0 in expr.free_symbols else (lid0 if lid0 in expr.free_symbols else None)
     if var is None:
         return "broadcast", sp.Integer(0)
-    stride = sp.expand(sp.diff(expr, var))
+    stride = _almost_everywhere(sp.expand(sp.diff(expr, var)))
     if stride == 0:
         return "broadcast", stride
     if stride in (1, -1):
         return "coalesced", stride
     return "strided", stride
+
+
+def _almost_everywhere(stride):
+    """The stride where the index is differentiable: sympy leaves d/dx of ``floor``/``ceiling`` (integer
+    division, ``(i / d) * d``) and of ``Mod`` unevaluated; between steps the first is 0 (neighbouring work-items
+    of one segment share the element: a broadcast) and the second is the derivative of its dividend."""
+    def step(e):
+        inner = e.expr if isinstance(e, (sp.Subs, sp.Derivative)) else None
+        inner = inner.expr if isinstance(inner, sp.Derivative) else inner
+        return isinstance(inner, (sp.floor, sp.ceiling))
+
+    if not stride.has(sp.Derivative, sp.Subs):
+        return stride
+    stride = stride.replace(step, lambda e: sp.Integer(0))
+    stride = stride.replace(lambda e: isinstance(e, sp.Subs), lambda e: e.doit())  # Subs(0, ...) -> 0
+    stride = stride.replace(lambda e: isinstance(e, sp.Derivative) and isinstance(e.expr, sp.Mod),
+                            lambda e: sp.diff(e.expr.args[0], *e.variables))
+    return sp.expand(stride)
 
 
 def _unclamp(expr, ids):
