@@ -90,3 +90,20 @@ class Fusion(nn.Module):
             attended, _ = self.attention(query, keys, keys, key_padding_mask=~mask)  # [B, 1, H]
             return self.mlp(torch.cat([attended.squeeze(1), *parts], dim=-1))  # [B, H]
         return self.mlp(torch.cat(parts, dim=-1))  # [B, H]
+
+    def forward_gathered(self, launch: Tensor, vectors: list[Tensor], index: Tensor) -> Tensor:
+        """``forward(launch, [v.index_select(0, index) for v in vectors])`` of the ``concat`` kind, with the
+        first layer's code columns applied once per distinct source before the gather (launches of one kernel
+        share its code vector): the same function, less work per launch.
+
+        Shapes:
+            - launch: Float[B, launch_dim]; vectors: list of Float[S, code_dims[i]]; index: Long[B] in [0, S)
+            - returns Float[B, hidden]
+        """
+        first = self.mlp[0]
+        widths = [launch.shape[-1], *(v.shape[-1] for v in vectors)]
+        weights = torch.split(first.weight, widths, dim=1)  # [H, launch_dim], [H, D_i] ...
+        hidden = torch.nn.functional.linear(launch, weights[0], first.bias)  # [B, H]
+        for w, v in zip(weights[1:], vectors):
+            hidden = hidden + torch.nn.functional.linear(v, w).index_select(0, index)  # [S, H] -> [B, H]
+        return self.mlp[1:](hidden)  # [B, H]

@@ -155,15 +155,18 @@ class KGraphModel(nn.Module):
     def forward(self, graphs, tokens: dict[str, Tensor] | None, source_index: Tensor,
                 features: Tensor) -> Prediction:
         # 1. code: one vector per distinct source, then gathered per launch
-        vectors, sets = self._encode(graphs, tokens)
-        code = [v.index_select(0, source_index) for v in vectors]  # each [B, D_i]
+        vectors, sets = self._encode(graphs, tokens)  # each [S, D_i]
         # 2. launch + hardware
         launch = self.launch_encoder(features)  # [B, H_l]
-        # 3. fusion
-        code_sets = None
-        if self.config.fusion.kind == "cross_attention":
-            code_sets = [(s.index_select(0, source_index), m.index_select(0, source_index)) for s, m in sets]
-        fused = self.fusion(launch, code, code_sets)  # [B, H_f]
+        # 3. fusion (concat: the code's share of the first layer once per source, then gathered)
+        if self.config.fusion.kind == "concat":
+            fused = self.fusion.forward_gathered(launch, vectors, source_index)  # [B, H_f]
+        else:
+            code = [v.index_select(0, source_index) for v in vectors]  # each [B, D_i]
+            code_sets = None
+            if self.config.fusion.kind == "cross_attention":
+                code_sets = [(s.index_select(0, source_index), m.index_select(0, source_index)) for s, m in sets]
+            fused = self.fusion(launch, code, code_sets)  # [B, H_f]
         # 4. heads (the bounded time head reads the launch's physical floors)
         log_floors = features.index_select(1, self.floor_columns) if self.floor_columns.numel() else None  # [B, K]
         return self.head(fused, log_floors)

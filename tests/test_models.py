@@ -192,3 +192,23 @@ def test_token_encoder_refuses_a_max_length_beyond_its_positions(tiny_lm):
     with pytest.raises(ModelError, match=r"model.arch.tokens.max_length=512 .* \(64 tokens\)"):
         TokenEncoder(TokenEncoderConfig(path=str(tiny_lm), max_length=512))
     assert TokenEncoder(TokenEncoderConfig(path=str(tiny_lm), max_length=64)).out_dim == 32
+
+
+def test_concat_fusion_gathered_equals_concatenated():
+    """The code's share of the first fusion layer applied once per source, then gathered, is the concat
+    fusion of the gathered vectors (what KGraphModel.forward relies on)."""
+    import torch
+
+    from kgraph.models.fusion import Fusion, FusionConfig
+
+    torch.manual_seed(0)
+    fusion = Fusion(FusionConfig(kind="concat", hidden=32), 16, [8, 12]).eval()
+    launch, index = torch.randn(50, 16), torch.randint(0, 3, (50,))
+    vectors = [torch.randn(3, 8), torch.randn(3, 12)]
+    with torch.no_grad():
+        want = fusion(launch, [v.index_select(0, index) for v in vectors])
+        got = fusion.forward_gathered(launch, vectors, index)
+        static_only = Fusion(FusionConfig(kind="concat", hidden=32), 16, []).eval()  # no code encoder
+        alone, plain = static_only.forward_gathered(launch, [], index), static_only(launch, [])
+    torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-6)
+    torch.testing.assert_close(alone, plain, rtol=1e-5, atol=1e-6)

@@ -54,6 +54,8 @@ def _sizes(value, option: str) -> list[int] | None:
 
 def _size(part, value, option: str) -> int:
     """One positive integer size (exact for integers of any magnitude: 2^64 + 1 stays itself)."""
+    if type(part) is int and part > 0:  # the common case, without the text round trip
+        return part
     text = str(part).strip()
     if isinstance(part, bool) or not text:
         number = None
@@ -311,8 +313,14 @@ def _rates(descriptor: dict) -> dict:
 
 def _launch_sizes(req: dict, at: str) -> tuple[list[int], list[int] | None]:
     """(global, local) of a request: ``global``/``local`` as given, or ``grid`` x ``block`` and ``block``."""
-    grid, block = _sizes(req.get("grid"), f"{at}--grid"), _sizes(req.get("block"), f"{at}--block")
-    g, local = _sizes(req.get("global"), f"{at}--global"), _sizes(req.get("local"), f"{at}--local")
+    grid, block = req.get("grid"), req.get("block")
+    if grid is None and block is None:  # an OpenCL launch (the option names are only formatted when needed)
+        g, local = req.get("global"), req.get("local")
+        g = None if g is None or g == "" else _sizes(g, f"{at}--global")
+        local = None if local is None or local == "" else _sizes(local, f"{at}--local")
+    else:
+        grid, block = _sizes(grid, f"{at}--grid"), _sizes(block, f"{at}--block")
+        g, local = _sizes(req.get("global"), f"{at}--global"), _sizes(req.get("local"), f"{at}--local")
     if grid is None and block is None:
         if g is None:
             raise UsageError(f"{at}--global: required (or --grid and --block for a CUDA launch)")
