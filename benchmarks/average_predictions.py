@@ -10,10 +10,9 @@ only classes). The result feeds ``python -m benchmarks.prediction_metrics``.
 """
 from __future__ import annotations
 
-import argparse
 import sys
 
-from kgraph.errors import KGraphError, UsageError
+from kgraph.errors import UsageError
 
 
 def average(frames: list, model: str):
@@ -39,24 +38,26 @@ def average(frames: list, model: str):
     return out.reset_index()
 
 
-def main(argv: list[str] | None = None) -> int:
-    from benchmarks.ensemble import read_predictions
-
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.average_predictions",
-                                     description=__doc__.splitlines()[0])
+def add_arguments(parser) -> None:
     parser.add_argument("files", nargs="+", help="members' predictions parquets (same split)")
     parser.add_argument("--model", default="ensemble", help="the model name written in the result")
     parser.add_argument("--out", required=True, help="the ensemble's predictions parquet")
-    args = parser.parse_args(argv)
-    try:
-        frames = read_predictions(args.files)
-        result = average(frames, args.model)
-        result.to_parquet(args.out, index=False)
-        print(f"{len(result)} launches averaged over {len(frames)} members -> {args.out}")
-    except KGraphError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+
+
+def run(args) -> int:
+    from benchmarks.ensemble import read_predictions
+
+    frames = read_predictions(args.files)
+    result = average(frames, args.model)
+    result.to_parquet(args.out, index=False)
+    print(f"{len(result)} launches averaged over {len(frames)} members -> {args.out}")
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    from kgraph.errors import module_main
+
+    return module_main(argv, "python -m benchmarks.average_predictions", __doc__.splitlines()[0], add_arguments, run)
 
 
 if __name__ == "__main__":
