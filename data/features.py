@@ -111,14 +111,7 @@ def static_count_exprs(source: str, lang: str, kernel_name: str) -> tuple[list, 
     then 0 with ``static_known`` = 0). Parses ``source``: for callers that have only the text (the C
     export, dataset rows); a caller holding the kernel's graph passes its analysis to :func:`compile_counts`.
     """
-    import kgraph
-    from kgraph.errors import KGraphError
-
-    try:
-        graphs = kgraph.from_source(source, lang, filename=f"<{kernel_name}>")
-    except KGraphError:
-        return None
-    graph = next((g for g in graphs if g.name == kernel_name), None)
+    graph = _graph_of(source, lang, kernel_name)
     if graph is None or graph.analysis is None:
         return None
     return count_exprs(graph.analysis), [p.name for p in graph.function.params if not p.is_pointer]
@@ -142,12 +135,13 @@ def feature_exprs(analysis) -> list:
 def compile_static_counts(source: str, lang: str, kernel_name: str) -> Callable[[dict], np.ndarray] | None:
     """:func:`compile_counts` of kernel ``kernel_name`` of ``source`` (parsed and analysed here), or None
     when the kernel does not parse or has no analysis."""
-    analysis = _analysis_of(source, lang, kernel_name)
-    return None if analysis is None else compile_counts(analysis)
+    graph = _graph_of(source, lang, kernel_name)
+    return None if graph is None else compile_counts(graph.analysis)
 
 
-def _analysis_of(source: str, lang: str, kernel_name: str):
-    """The ``KernelAnalysis`` of kernel ``kernel_name`` of ``source`` (parsed here), None when it has none."""
+def _graph_of(source: str, lang: str, kernel_name: str):
+    """The ``KernelGraph`` (with its analysis) of kernel ``kernel_name`` of ``source``, parsed here; None when
+    the source does not parse or has no such kernel."""
     import kgraph
     from kgraph.errors import KGraphError
 
@@ -155,16 +149,16 @@ def _analysis_of(source: str, lang: str, kernel_name: str):
         graphs = kgraph.from_source(source, lang, filename=f"<{kernel_name}>")
     except KGraphError:
         return None
-    graph = next((g for g in graphs if g.name == kernel_name), None)
-    return None if graph is None else graph.analysis
+    return next((g for g in graphs if g.name == kernel_name), None)
 
 
 def compile_counts(analysis) -> Callable[[dict], np.ndarray] | None:
     """Lambdify the kernel's symbolic per-work-item counts once (kept with ``analysis``, so every chunk
     and launch of the kernel shares it).
 
-    Returns ``fn(env) -> Float[len(STATIC_COUNTS) + len(TRAFFIC_KEYS), N]`` (the counts, then the traffic) where ``env`` maps symbol names (scalar
-    parameters, ``gsz0..2``, ``lsz0..2``, ``ngrp0..2``) to Float[N] arrays; None when ``analysis`` is None.
+    Returns ``fn(env) -> Float[len(STATIC_COUNTS) + len(TRAFFIC_KEYS), N]`` (the counts, then the traffic)
+    where ``env`` maps symbol names (scalar parameters, ``gsz0..2``, ``lsz0..2``, ``ngrp0..2``) to Float[N]
+    arrays; None when ``analysis`` is None.
     """
     if analysis is None:
         return None

@@ -108,8 +108,9 @@ class Predictor:
         per_device: dict = {}  # each device's rates, derived once per call
         for launch, pred in zip(launches, out):
             # DRAM-side bandwidth: the traffic the footprint forces past the last-level cache ÷ time
-            rates = per_device.get(id(launch.device)) or per_device.setdefault(id(launch.device),
-                                                                               device_rates(launch.device))
+            rates = per_device.get(id(launch.device))
+            if rates is None:
+                rates = per_device[id(launch.device)] = device_rates(launch.device)
             pred["dram_bw_gbs"] = max(pred["footprint_bytes"] - rates["cache"], 0.0) / pred["time_ns"]
         return out
 

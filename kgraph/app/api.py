@@ -266,7 +266,9 @@ class Model:
         predictions = _with_static_checks(unique, self.predictor.predict(unique), [as_grid[i] for i in distinct])
         rates: dict = {}  # each device's rates, derived once per batch
         for launch, pred in zip(unique, predictions):  # a prediction past the device's peaks is flagged
-            device_rates = rates.get(id(launch.device)) or rates.setdefault(id(launch.device), _rates(launch.device))
+            device_rates = rates.get(id(launch.device))
+            if device_rates is None:
+                device_rates = rates[id(launch.device)] = _rates(launch.device)
             pred["warnings"] = list(pred["warnings"] or []) + peak_warnings(launch, pred, device_rates)
         if len(unique) < len(launches):
             slot = {key: j for j, key in enumerate(first)}
