@@ -225,6 +225,7 @@ class Model:
         import dataclasses
 
         from kgraph.app.launch_checks import check_launch, peak_warnings
+        from kgraph.data.floors import device_rates
         from kgraph.models.launches import make_launch
 
         files, devices, launches, inputs, as_grid = {}, {}, [], [], []
@@ -264,12 +265,12 @@ class Model:
         distinct = list(first.values())
         unique = [launches[i] for i in distinct]
         predictions = _with_static_checks(unique, self.predictor.predict(unique), [as_grid[i] for i in distinct])
-        rates: dict = {}  # each device's rates, derived once per batch
+        per_device: dict = {}  # each device's rates, derived once per batch
         for launch, pred in zip(unique, predictions):  # a prediction past the device's peaks is flagged
-            device_rates = rates.get(id(launch.device))
-            if device_rates is None:
-                device_rates = rates[id(launch.device)] = _rates(launch.device)
-            pred["warnings"] = list(pred["warnings"] or []) + peak_warnings(launch, pred, device_rates)
+            rates = per_device.get(id(launch.device))
+            if rates is None:
+                rates = per_device[id(launch.device)] = device_rates(launch.device)
+            pred["warnings"] = list(pred["warnings"] or []) + peak_warnings(launch, pred, rates)
         if len(unique) < len(launches):
             slot = {key: j for j, key in enumerate(first)}
             predictions = [predictions[slot[(id(l.graph), l.source, tuple(l.global_size), tuple(l.local_size),
@@ -307,22 +308,10 @@ class Model:
         return sorted({r["device"] for r in records} - set(trained)) if trained else []
 
 
-def _rates(descriptor: dict) -> dict:
-    from kgraph.data.floors import device_rates
-
-    return device_rates(descriptor)
-
-
 def _launch_sizes(req: dict, at: str) -> tuple[list[int], list[int] | None]:
     """(global, local) of a request: ``global``/``local`` as given, or ``grid`` x ``block`` and ``block``."""
-    grid, block = req.get("grid"), req.get("block")
-    if grid is None and block is None:  # an OpenCL launch (the option names are only formatted when needed)
-        g, local = req.get("global"), req.get("local")
-        g = None if g is None or g == "" else _sizes(g, f"{at}--global")
-        local = None if local is None or local == "" else _sizes(local, f"{at}--local")
-    else:
-        grid, block = _sizes(grid, f"{at}--grid"), _sizes(block, f"{at}--block")
-        g, local = _sizes(req.get("global"), f"{at}--global"), _sizes(req.get("local"), f"{at}--local")
+    grid, block = _sizes(req.get("grid"), f"{at}--grid"), _sizes(req.get("block"), f"{at}--block")
+    g, local = _sizes(req.get("global"), f"{at}--global"), _sizes(req.get("local"), f"{at}--local")
     if grid is None and block is None:
         if g is None:
             raise UsageError(f"{at}--global: required (or --grid and --block for a CUDA launch)")
