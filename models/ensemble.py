@@ -13,7 +13,7 @@ A model directory holds an ensemble when its ``config.json`` has ``"ensemble": K
 from __future__ import annotations
 
 import torch
-from torch import nn
+from torch import Tensor, nn
 
 from kgraph.models.heads import Prediction
 from kgraph.models.kgraph_model import KGraphModel, ModelConfig
@@ -45,6 +45,15 @@ class KGraphEnsemble(nn.Module):
     @property
     def config(self) -> ModelConfig:
         return self.members[0].config
+
+    @property
+    def code_dim(self) -> int:
+        return self.members[0].code_dim
+
+    def encode_code(self, graph_batch, tokens: dict[str, Tensor] | None) -> Tensor:
+        """The first member's code embedding: what ``kgraph export --kernels`` embeds a user's kernel with
+        when this directory is the encoder (``models/export/tables.py``)."""
+        return self.members[0].encode_code(graph_batch, tokens)
 
     def forward(self, *inputs) -> Prediction:
         # 1. every member on the same inputs: K x Prediction(Float[B] ..., Float[B, 3])
