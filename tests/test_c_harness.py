@@ -141,7 +141,7 @@ def test_campaign_rows_validate_and_resume(c_cache, tmp_path, monkeypatch):
     out = tmp_path / "c-test"
     kw = dict(families=["potrf"], dtypes=["fp64"], variants=["vec", "omp"], tiles=(16, 32), timeout_s=60,
               policy=c_campaign.CTimingPolicy(**QUICK), quiet=True)
-    monkeypatch.setattr(c_campaign, "measure_cpu", lambda cores, timeout_s=300.0: _fake_measure(cores))  # seconds
+    monkeypatch.setattr(c_campaign, "measure_cpu", lambda cores, timeout_s=300.0, cpus=None: _fake_measure(cores))  # seconds
     summary = c_campaign.run_campaign(out, 60, [1], **kw)
     assert summary["rows"] == 4 and summary["statuses"] == {"ok": 4}
     folder = out / c_campaign.device_id_for(1)

@@ -2,23 +2,32 @@
 
 For each core count k the rows go to ``DIR/cpu-c-<model>-<k>c/`` (a dataset folder of the usual format,
 :mod:`kgraph.data.harness.store`, with its ``device.json``). Single-threaded variants are measured on
-one core only; the OpenMP variants on every k. Visits go by tile size, smallest first, over every
-kernel, so a short budget covers the whole catalog at small sizes. Resumable: launches whose key is in
-the folder are skipped; a kernel that timed out or crashed at some work is not tried at larger work
-(the store's ceilings). Counts come from the catalog's formulas (``counts_source = "c-formula"``:
-flops, square roots and compulsory bytes; ``int_ops`` and ``atomics`` are written as 0, not counted).
+one core only; the OpenMP variants on every k. The launches are the catalog of
+:mod:`kgraph.data.corpus.c.launches` (~21,600 for k = 1 2 4 8 14: rectangular shapes, free sizes,
+leading dimensions larger than the rows), visited round-robin over (k, kernel) in a seeded order, so a
+short budget covers every kernel evenly (``--tiles``: the square tiles only, smallest first).
+``--workers W`` runs W single-core workers side by side, each pinned to its own CPU, and W // k workers
+of k disjoint CPUs for the k-core launches (core counts one after another, each given its share of the
+budget). Resumable: launches whose key is in the folder are skipped; a kernel that timed out or crashed
+at some work is not tried at more work (the store's ceilings). Counts come from the catalog's formulas
+(``counts_source = "c-formula"``: flops, square roots and compulsory bytes; ``int_ops`` and ``atomics``
+are written as 0, not counted).
 """
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
+import threading
 import time
+import zlib
 from datetime import datetime, timezone
 from pathlib import Path
 
 from kgraph.data.corpus.c import (C_DIR, NAIVE_MAX_TILE, TILES, bytes_moved, catalog, flops, sizes_for,
                                   transcendentals)
+from kgraph.data.corpus.c.launches import CORE_COUNTS, launches, visit_order
 from kgraph.errors import module_main
 
 from .c_build import CBuildError, build_kernel, build_library, compiler_version, flags_for
@@ -97,13 +106,14 @@ def _mem_bytes() -> int:
     return 1 << 30
 
 
-def measure_cpu(cores: list[int], timeout_s: float = 300.0) -> dict:
-    """Run the micro-benchmarks (``microbench.c``) on 1 and on each k threads in a worker on max(cores)."""
+def measure_cpu(cores: list[int], timeout_s: float = 300.0, cpus: list[int] | None = None) -> dict:
+    """Run the micro-benchmarks (``microbench.c``) on 1 and on each k threads in a worker on max(cores)
+    CPUs (the first of ``cpus`` when given)."""
     caches = cache_sizes()
     llc = max((c["bytes"] for c in caches if c["type"] in ("Unified", "Data")), default=32 << 20)
     lib = build_library(C_DIR / "microbench.c", openmp=True)
     threads = sorted({1, *cores})
-    with CWorker(max(cores)) as worker:
+    with CWorker(max(cores), cpus=list(cpus)[:max(cores)] if cpus else None) as worker:
         answer = worker.request({"t": "describe", "lib": str(lib), "threads": threads,
                                  "copy_bytes": max(64 << 20, 4 * llc)}, timeout_s)
     if answer.get("status") != "ok":
@@ -189,7 +199,8 @@ def make_row(device_id: str, kernel, sizes: dict, cores: int, source_id: str, an
 
 # -- the campaign -------------------------------------------------------------------------------
 def plan(cores: list[int], kernels, tiles=TILES) -> list[tuple]:
-    """(tile, k, kernel, sizes) in visit order: by tile, then core count, then catalog order."""
+    """(tile, k, kernel, sizes) in visit order: by tile, then core count, then catalog order (the square
+    tiles only: ``--tiles`` campaigns and the tests; the default is :func:`launch_plan`)."""
     out = []
     for b in tiles:
         for k in cores:
@@ -203,11 +214,136 @@ def plan(cores: list[int], kernels, tiles=TILES) -> list[tuple]:
     return out
 
 
+def launch_plan(cores: list[int], kernels, seed: int = 0, per_kernel: dict | None = None) -> list[tuple]:
+    """(seed, k, kernel, sizes) of the launch catalog (:mod:`kgraph.data.corpus.c.launches`) in its visit
+    order: round-robin over (core count, kernel), seeded, the same on every run (resumable)."""
+    items = visit_order(launches(cores, kernels, seed, per_kernel), seed)
+    return [(zlib.crc32(item.sizes_key.encode()) % 1000, item.cores, item.kernel, item.sizes) for item in items]
+
+
+def cpu_pool(workers: int | None = None) -> list[int]:
+    """The CPUs a campaign may use: this process's affinity (``taskset`` narrows it), one per physical
+    core first (SMT siblings last), the first ``workers`` of them."""
+    allowed = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else list(range(os.cpu_count() or 1))
+
+    def core_of(cpu: int) -> tuple:
+        base = Path(f"/sys/devices/system/cpu/cpu{cpu}/topology")
+        try:
+            siblings = (base / "thread_siblings_list").read_text().strip()
+            first = int(re.split(r"[,-]", siblings)[0])
+        except (OSError, ValueError):
+            first = cpu
+        return (cpu != first, cpu)  # a core's first thread before any second thread
+
+    ordered = sorted(allowed, key=core_of)
+    return ordered[:workers] if workers else ordered
+
+
+def lanes_for(k: int, pool: list[int]) -> list[list[int]]:
+    """Disjoint sets of ``k`` CPUs of ``pool`` (one worker each): ``len(pool) // k`` of them."""
+    return [pool[i * k:(i + 1) * k] for i in range(len(pool) // k)]
+
+
+class _Shared:
+    """What the lanes of a phase share: the job list, the stores, the summary, one lock for all."""
+
+    def __init__(self, jobs, stores, descriptors, slug, policy, timeout_s, deadline, summary, quiet):
+        self.jobs, self.next = jobs, 0
+        self.stores, self.descriptors, self.slug = stores, descriptors, slug
+        self.policy, self.timeout_s, self.deadline = policy, timeout_s, deadline
+        self.summary, self.quiet = summary, quiet
+        self.lock = threading.Lock()
+
+    def take(self):
+        """The next job to run (skipping stored keys and kernels over their ceiling); None when done or
+        out of time (the jobs left are counted)."""
+        with self.lock:
+            while self.next < len(self.jobs):
+                seed, k, kernel, sizes = self.jobs[self.next]
+                store = self.stores[k]
+                key = launch_key(device_id_for(k, self.slug), kernel.kernel_id, sizes, (k,), (1,))
+                if key in store.completed_keys:
+                    self.next += 1
+                    self.summary["skipped_done"] += 1
+                    continue
+                ceiling = store.ceilings.get(kernel.kernel_id)
+                if ceiling is not None and flops(kernel.family, sizes) >= ceiling:
+                    self.next += 1
+                    continue
+                if time.monotonic() >= self.deadline:
+                    return None
+                self.next += 1
+                return seed, k, kernel, sizes, store.add_source(source_row(kernel))
+            return None
+
+    def left(self) -> int:
+        with self.lock:
+            return len(self.jobs) - self.next
+
+
+def _lane(shared: _Shared, k: int, cpus: list[int]) -> None:
+    """One worker pinned to ``cpus`` running jobs until none is left or the phase's time is up."""
+    device_id = device_id_for(k, shared.slug)
+    with CWorker(k, cpus=cpus) as worker:
+        while True:
+            job = shared.take()
+            if job is None:
+                return
+            seed, _, kernel, sizes, source_id = job
+            try:
+                with _BUILD_LOCK:
+                    lib = build_kernel(kernel)
+            except CBuildError as exc:
+                answer = {"status": "build_error", "message": str(exc)}
+            else:
+                answer = worker.request({"t": "run", "lib": str(lib), "symbol": kernel.symbol, "family": kernel.family,
+                                         "dtype": kernel.dtype, "sizes": sizes, "seed": seed,
+                                         "policy": policy_dict(shared.policy)}, shared.timeout_s)
+            row = make_row(device_id, kernel, sizes, k, source_id, answer, shared.descriptors[k]["roofline"],
+                           shared.policy)
+            with shared.lock:
+                store, summary = shared.stores[k], shared.summary
+                if answer["status"] in ("timeout", "crash"):
+                    store.add_ceiling(kernel.kernel_id, flops(kernel.family, sizes))
+                if store.append(row):
+                    summary["rows"] += 1
+                    summary["statuses"][row["status"]] = summary["statuses"].get(row["status"], 0) + 1
+                    summary["rows_by_cores"][str(k)] = summary["rows_by_cores"].get(str(k), 0) + 1
+                    if row["status"] == "ok":
+                        summary["cv"].append(row["cv"])
+            if not shared.quiet:
+                t = row["median_time_ns"]
+                print(f"{device_id} cpus {cpus[0]}{'-' + str(cpus[-1]) if len(cpus) > 1 else ''} {kernel.kernel_id} "
+                      f"{json.dumps(sizes)} {row['status']}"
+                      + (f" {t / 1e3:.1f} us cv {row['cv']:.3f} x{row['repeats']}" if t else f" {row['message'][:120]}"),
+                      file=sys.stderr, flush=True)
+
+
+_BUILD_LOCK = threading.Lock()  # one compile at a time (the cache's temporary file is named by pid)
+
+
 def run_campaign(out: Path, budget_s: float, cores: list[int], families=None, dtypes=None, variants=None,
-        tiles=TILES, timeout_s: float = 60.0, policy: CTimingPolicy = CTimingPolicy(), quiet: bool = False) -> dict:
-    """Measure until done or ``budget_s`` is spent; returns a summary."""
-    deadline = time.monotonic() + budget_s
+        tiles=None, timeout_s: float = 60.0, policy: CTimingPolicy = CTimingPolicy(), quiet: bool = False,
+        workers: int | None = 1, seed: int = 0, per_kernel: dict | None = None) -> dict:
+    """Measure until done or ``budget_s`` is spent; returns a summary.
+
+    ``tiles`` given: the square tiles of :func:`plan` (smallest first); else the launch catalog of
+    :func:`launch_plan`. ``workers``: how many CPUs of :func:`cpu_pool` to use (None: all this process may
+    use; 1: one worker at a time, on the first k CPUs for k cores). The core counts go one after another
+    (phases); a phase of ``k`` runs ``max(1, workers // k)`` workers
+    side by side, each pinned to its own ``k`` CPUs, drawing the next job of the phase's list; a phase gets
+    the budget left times its share of the work left (jobs left / workers, summed over the phases still to
+    run), so a cut run measures every core count.
+    """
+    start = time.monotonic()
+    deadline = start + budget_s
     slug = model_slug()
+    cores = sorted(set(cores))
+    pool = cpu_pool(max(workers, *cores) if workers else None)
+    too_many = [k for k in cores if k > len(pool)]
+    if too_many:
+        raise ValueError(f"--cores {too_many}: more than the {len(pool)} CPU(s) this campaign may use")
+    width = {k: max(workers or len(pool), k) for k in cores}  # CPUs a phase of k uses (one lane at least)
     kernels = [k for k in catalog() if (not families or k.family in families)
                and (not dtypes or k.dtype in dtypes) and (not variants or k.variant in variants)]
     stores, descriptors = {}, {}
@@ -218,53 +354,41 @@ def run_campaign(out: Path, budget_s: float, cores: list[int], families=None, dt
         if (folder / "device.json").exists():
             descriptors[k] = load_descriptor(folder)
         else:
-            measured = measured or measure_cpu(cores)
+            measured = measured or measure_cpu(cores, cpus=pool)
             descriptors[k] = descriptor_for(k, measured, slug)
             save_descriptor(descriptors[k], folder)
-    workers = {k: CWorker(k) for k in cores}
-    summary = {"rows": 0, "statuses": {}, "cv": [], "skipped_done": 0, "left": 0}
+    summary = {"rows": 0, "statuses": {}, "rows_by_cores": {}, "cv": [], "skipped_done": 0, "left": 0,
+               "cpus": pool, "workers": {}}
     try:
-        jobs = plan(cores, kernels, tiles)
-        for i, (b, k, kernel, sizes) in enumerate(jobs):
-            store, device_id = stores[k], device_id_for(k, slug)
-            key = launch_key(device_id, kernel.kernel_id, sizes, (k,), (1,))
-            if key in store.completed_keys:
-                summary["skipped_done"] += 1
-                continue
-            work = flops(kernel.family, sizes)
-            ceiling = store.ceilings.get(kernel.kernel_id)
-            if ceiling is not None and work >= ceiling:
-                continue
-            if time.monotonic() >= deadline:
-                summary["left"] = len(jobs) - i
-                break
-            source_id = store.add_source(source_row(kernel))  # the file with kg_c.h resolved for the dtype
-            try:
-                lib = build_kernel(kernel)
-            except CBuildError as exc:
-                answer = {"status": "build_error", "message": str(exc)}
-            else:
-                answer = workers[k].request({"t": "run", "lib": str(lib), "symbol": kernel.symbol, "family": kernel.family,
-                                             "dtype": kernel.dtype, "sizes": sizes, "seed": b,
-                                             "policy": policy_dict(policy)}, timeout_s)
-            if answer["status"] in ("timeout", "crash"):
-                store.add_ceiling(kernel.kernel_id, work)
-            row = make_row(device_id, kernel, sizes, k, source_id, answer, descriptors[k]["roofline"], policy)
-            if store.append(row):
-                summary["rows"] += 1
-                summary["statuses"][row["status"]] = summary["statuses"].get(row["status"], 0) + 1
-                if row["status"] == "ok":
-                    summary["cv"].append(row["cv"])
-            if not quiet:
-                t = row["median_time_ns"]
-                print(f"{device_id} {kernel.kernel_id} {json.dumps(sizes)} {row['status']}"
-                      + (f" {t / 1e3:.1f} us cv {row['cv']:.3f} x{row['repeats']}" if t else f" {row['message'][:120]}"),
-                      file=sys.stderr, flush=True)
+        jobs = plan(cores, kernels, tiles) if tiles else launch_plan(cores, kernels, seed, per_kernel)
+        by_k = {k: [j for j in jobs if j[1] == k] for k in cores}
+        todo = {}
+        for k in cores:
+            device_id = device_id_for(k, slug)
+            fresh = [j for j in by_k[k] if launch_key(device_id, j[2].kernel_id, j[3], (k,), (1,))
+                     not in stores[k].completed_keys]
+            summary["skipped_done"] += len(by_k[k]) - len(fresh)
+            by_k[k] = fresh
+            todo[k] = len(by_k[k]) / len(lanes_for(k, pool[:width[k]]))
+        for i, k in enumerate(cores):
+            now = time.monotonic()
+            weight = sum(todo[c] for c in cores[i:])
+            share = (deadline - now) * (todo[k] / weight if weight else 0.0)
+            lanes = lanes_for(k, pool[:width[k]])
+            summary["workers"][str(k)] = len(lanes)
+            shared = _Shared(by_k[k], stores, descriptors, slug, policy, timeout_s, min(deadline, now + share),
+                             summary, quiet)
+            threads = [threading.Thread(target=_lane, args=(shared, k, cpus), name=f"c-lane-{k}c-{cpus[0]}",
+                                        daemon=True) for cpus in lanes]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            summary["left"] += shared.left()
     finally:
-        for w in workers.values():
-            w.close()
         for s in stores.values():
             s.close()
+    summary["wall_s"] = round(time.monotonic() - start, 1)
     return summary
 
 
@@ -276,11 +400,18 @@ def add_arguments(p) -> None:
     """
     p.add_argument("--out", required=True, type=Path, help="parent folder; rows go to OUT/cpu-c-<model>-<k>c/")
     p.add_argument("--budget-s", type=float, default=300.0, help="stop starting launches after this many seconds")
-    p.add_argument("--cores", type=int, nargs="+", default=[1], help="core counts k (OpenMP variants on each)")
+    p.add_argument("--cores", type=int, nargs="+", default=[1],
+                   help=f"core counts k (OpenMP variants on each; the catalog's default set is {' '.join(map(str, CORE_COUNTS))})")
+    p.add_argument("--workers", type=int, default=1,
+                   help="CPUs to use (0: all this process may use, see taskset): WORKERS single-core workers side by "
+                        "side, WORKERS // k workers of k cores each, each pinned to its own CPUs")
     p.add_argument("--families", nargs="*", help="only these families (gemm syrk trsm potrf getrf)")
     p.add_argument("--dtypes", nargs="*", help="only fp32 / fp64")
     p.add_argument("--variants", nargs="*", help="only these variants (naive vec blocked omp)")
-    p.add_argument("--max-tile", type=int, default=max(TILES), help="largest tile size visited")
+    p.add_argument("--tiles", action="store_true",
+                   help="only the square tiles (16 ... --max-tile, smallest first) instead of the launch catalog")
+    p.add_argument("--max-tile", type=int, default=max(TILES), help="largest tile size visited (with --tiles)")
+    p.add_argument("--seed", type=int, default=0, help="the launch catalog's seed (its sizes and visit order)")
     p.add_argument("--timeout-s", type=float, default=60.0, help="a call (check + timing) answered later is a timeout")
     p.add_argument("--target-cv", type=float, default=0.02)
     p.add_argument("--max-repeats", type=int, default=200)
@@ -295,8 +426,9 @@ def run(args) -> int:
         args: the parsed options of :func:`add_arguments`.
     """
     policy = CTimingPolicy(target_cv=args.target_cv, max_repeats=args.max_repeats, time_cap_s=args.time_cap_s)
+    tiles = tuple(t for t in TILES if t <= args.max_tile) if args.tiles else None
     summary = run_campaign(args.out, args.budget_s, args.cores, args.families, args.dtypes, args.variants,
-                  tuple(t for t in TILES if t <= args.max_tile), args.timeout_s, policy, args.quiet)
+                           tiles, args.timeout_s, policy, args.quiet, workers=args.workers or None, seed=args.seed)
     cvs = sorted(summary.pop("cv"))
     if cvs:
         q = lambda f: cvs[min(len(cvs) - 1, int(f * len(cvs)))]

@@ -98,7 +98,7 @@ def run_call(job: dict, libs: dict) -> dict:
         return time.perf_counter_ns() - t0
 
     first_ns = call()
-    want = reference(family, pristine)
+    want = reference(family, pristine, sizes)
     errors = {}
     for name in outputs:
         got = work[name]

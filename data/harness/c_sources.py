@@ -44,13 +44,13 @@ def source_row(kernel) -> dict:
 
 def call_args(family: str, sizes: dict) -> dict:
     """The scalar arguments of a call with ``sizes``, by the C parameter names and in signature order
-    (``{"m": 64, "n": 64, "k": 64, "lda": 64, "ldb": 64, "ldc": 64}``; a leading dimension is its array's
-    number of rows): a row's ``args``, which the features read as the function's scalar arguments (the
+    (``{"m": 64, "n": 64, "k": 64, "lda": 64, "ldb": 64, "ldc": 64}``; a leading dimension is the
+    launch's ``ld<array>`` size when it gives one, else its array's number of rows): a row's ``args``, which the features read as the function's scalar arguments (the
     static counts are evaluated at them). The dtype, variant and OpenMP use are in ``kernel_id``, the core
     count in ``g0``."""
-    from kgraph.data.corpus.c import SIGNATURES, shapes
+    from kgraph.data.corpus.c import SIGNATURES, leading_dims
 
-    rows = {name: r for name, (r, _) in shapes(family, sizes).items()}
+    rows = leading_dims(family, sizes)
     out = {}
     for name in SIGNATURES[family]:
         if name.startswith("ld"):
