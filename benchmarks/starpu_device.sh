@@ -2,15 +2,22 @@
 # The StarPU comparison (benchmarks.runtime_starpu: kgraph vs history calibrated/cold vs regression
 # vs eager) on a bare host, against the StarPU bundle made by benchmarks/starpu_bundle.sh (.starpu/).
 #
-#   benchmarks/starpu_device.sh [--opencl pocl|gpu|both] [--ncpu N] [--sizes 4x128 6x192 ...]
-#                               [--budget-s S] [--workloads cholesky gemm]
+#   benchmarks/starpu_device.sh [--opencl pocl|gpu|cpu|both|gpu,cpu...] [--ncpu N] [--sizes 4x128 6x192 ...]
+#                               [--budget-s S] [--workloads cholesky gemm] [--cpu-descriptor core|xeon]
+#                               [--five-runs [--runs 5] [--cpu-sizes 4x128 ...] [--cpu-budget-s S]
+#                                [--regression-across-sizes]]
 #
 # Run from anywhere (it cd's to the repo root). Writes into $OUT (default out/starpu_device):
 # system.txt (nproc, lscpu, gcc, glibc, GPUs, OpenCL ICDs), build.log, ldd.txt, probe-MODE.log
 # (StarPU's worker list for one small run), report-MODE.md + times-MODE.csv + runtime_starpu-MODE.log.
 # --opencl pocl: the OpenCL worker is PoCL on the CPU (STARPU_OPENCL_ONLY_ON_CPUS=1), model device
 # pocl-skylake-avx512-intel-xeon; gpu: StarPU's OpenCL worker is the host's GPU through the NVIDIA
-# ICD (STARPU_OPENCL_ON_CPUS=0), model device nvidia-h200. CPU workers always use the Xeon descriptor.
+# ICD (STARPU_OPENCL_ON_CPUS=0), model device nvidia-h200; cpu: CPU workers only (no OpenCL worker).
+# CPU workers (one core each) are mapped to a one-thread PoCL descriptor measured here first
+# (cpu-core/device.json, id pocl-xeon-1core; --cpu-descriptor xeon: the whole-Xeon one, as before).
+# --five-runs: benchmarks.starpu_five_runs instead (issue 12 §6: every model over --runs runs from a
+# cold start; five_runs-MODE.{md,csv,png}, times-MODE.csv, five_runs-MODE.log); the cpu mode runs
+# --cpu-sizes and gets --cpu-budget-s (default: an equal share).
 # Every step is under `timeout`; the benchmark shares --budget-s (default 240 s) among the modes.
 set -u
 
@@ -19,12 +26,14 @@ cd "$REPO" || exit 2
 BUNDLE="${KGRAPH_STARPU_BUNDLE:-$REPO/.starpu}"   # the variable: tests only
 OUT="${OUT:-$REPO/out/starpu_device}"
 PYTHON="${PYTHON:-python3}"
-MODE=pocl; NCPU=""; BUDGET=240; SIZES=(4x128 6x192 8x256 10x256); WORKLOADS=(cholesky gemm)
-CPU_DEVICE=pocl-skylake-avx512-intel-xeon
+MODE=pocl; NCPU=""; BUDGET=240; SIZES=(); WORKLOADS=(cholesky gemm)
+FIVE=0; RUNS=5; CPU_SIZES=(4x128 8x128 6x256); CPU_BUDGET=""; CPU_DESC=core; REG_SHARED=()
+CPU_DEVICE=pocl-skylake-avx512-intel-xeon   # CPU workers; the one-core descriptor replaces it (--cpu-descriptor)
+CPU_DEVICE_XEON=pocl-skylake-avx512-intel-xeon  # PoCL as the OpenCL worker (--opencl pocl)
 GPU_DEVICE=nvidia-h200
 EXPORT=""   # made below: the shipped compact head exported to C (a build output, never committed)
 
-usage() { sed -n '2,15p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,23p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 while [ $# -gt 0 ]; do
   case "$1" in
     --opencl) MODE="${2:?--opencl needs pocl, gpu or both}"; shift 2 ;;
@@ -32,13 +41,30 @@ while [ $# -gt 0 ]; do
     --budget-s) BUDGET="${2:?--budget-s needs seconds}"; shift 2 ;;
     --sizes) shift; SIZES=(); while [ $# -gt 0 ] && [[ "$1" != --* ]]; do SIZES+=("$1"); shift; done ;;
     --workloads) shift; WORKLOADS=(); while [ $# -gt 0 ] && [[ "$1" != --* ]]; do WORKLOADS+=("$1"); shift; done ;;
+    --cpu-sizes) shift; CPU_SIZES=(); while [ $# -gt 0 ] && [[ "$1" != --* ]]; do CPU_SIZES+=("$1"); shift; done ;;
+    --five-runs) FIVE=1; shift ;;
+    --runs) RUNS="${2:?--runs needs a number}"; shift 2 ;;
+    --cpu-budget-s) CPU_BUDGET="${2:?--cpu-budget-s needs seconds}"; shift 2 ;;
+    --cpu-descriptor) CPU_DESC="${2:?--cpu-descriptor needs core or xeon}"; shift 2 ;;
+    --regression-across-sizes) REG_SHARED=(--regression-across-sizes); shift ;;
     -h|--help) usage ;;
     *) echo "starpu_device: unknown option $1" >&2; usage ;;
   esac
 done
-case "$MODE" in pocl) MODES=(pocl) ;; gpu) MODES=(gpu) ;; both) MODES=(pocl gpu) ;;
-  *) echo "starpu_device: --opencl must be pocl, gpu or both, not $MODE" >&2; exit 2 ;; esac
+MODES=()
+for m in ${MODE//,/ }; do
+  case "$m" in pocl|gpu|cpu) MODES+=("$m") ;; both) MODES+=(pocl gpu) ;;
+    *) echo "starpu_device: --opencl must be pocl, gpu, cpu (CPU workers only) or both (or a comma list), not $MODE" >&2
+       exit 2 ;; esac
+done
+[ ${#MODES[@]} -gt 0 ] || { echo "starpu_device: --opencl must be pocl, gpu, cpu (CPU workers only) or both (or a comma list), not $MODE" >&2; exit 2; }
 [[ "$BUDGET" =~ ^[0-9]+$ ]] || { echo "starpu_device: --budget-s must be whole seconds, not $BUDGET" >&2; exit 2; }
+[[ "$CPU_BUDGET" =~ ^[0-9]*$ ]] || { echo "starpu_device: --cpu-budget-s must be whole seconds, not $CPU_BUDGET" >&2; exit 2; }
+[[ "$RUNS" =~ ^[1-9][0-9]*$ ]] || { echo "starpu_device: --runs must be a positive number, not $RUNS" >&2; exit 2; }
+case "$CPU_DESC" in core|xeon) ;; *) echo "starpu_device: --cpu-descriptor must be core or xeon, not $CPU_DESC" >&2; exit 2 ;; esac
+if [ ${#SIZES[@]} -eq 0 ]; then  # five runs: GPU tasks of 100 us and more at 512 and 768 (docs/RUNTIME.md)
+  if [ $FIVE -eq 1 ]; then SIZES=(8x256 4x512 4x768); else SIZES=(4x128 6x192 8x256 10x256); fi
+fi
 
 if [ ! -f "$BUNDLE/starpu.env" ] || [ ! -e "$BUNDLE/lib/libstarpu-1.3.so" ]; then
   echo "starpu_device: no StarPU bundle at $BUNDLE: run benchmarks/starpu_bundle.sh on a box with" \
@@ -83,7 +109,16 @@ BUILD="$(mktemp -d /tmp/kgraph_starpu_build.XXXXXX)" || exit 2
 PROBE_HOME="$(mktemp -d /tmp/kgraph_starpu_probe.XXXXXX)" || exit 2
 trap 'rm -rf "$BUILD" "$PROBE_HOME"' EXIT
 EXPORT="$BUILD/export"
-if ! "$PYTHON" -m kgraph.app.cli.main export --format c --out "$EXPORT" --kernels data/corpus/tiles/*.cl > "$OUT/export.log" 2>&1; then
+CORE_DEVICE=()
+if [ "$CPU_DESC" = core ]; then  # CPU workers run one core each: a one-thread PoCL descriptor, measured here
+  if timeout 300 "$PYTHON" -m benchmarks.starpu_five_runs --describe-cpu-core "$OUT/cpu-core" > "$OUT/cpu-core.log" 2>&1; then
+    CORE_DEVICE=(--device "$OUT/cpu-core"); CPU_DEVICE=pocl-xeon-1core; tail -1 "$OUT/cpu-core.log"
+  else
+    echo "starpu_device: measuring the one-core PoCL descriptor failed (see $OUT/cpu-core.log): CPU workers" \
+         "keep the whole-Xeon descriptor $CPU_DEVICE" | tee -a "$OUT/system.txt" >&2
+  fi
+fi
+if ! "$PYTHON" -m kgraph.app.cli.main export --format c --out "$EXPORT" --kernels data/corpus/tiles/*.cl "${CORE_DEVICE[@]}" > "$OUT/export.log" 2>&1; then
   echo "starpu_device: exporting the compact head to C failed (see $OUT/export.log):" >&2; tail -20 "$OUT/export.log" >&2; exit 4
 fi
 if ! timeout 300 make -s -C kgraph/app/runtime/starpu MODEL_DIR="$EXPORT" BUILD="$BUILD" KERNEL_DIR="$REPO/data/corpus/tiles" > "$OUT/build.log" 2>&1; then
@@ -113,32 +148,50 @@ print(pocl_icd_dir(Path(sys.argv[1])) or sys.argv[1])" /tmp/kgraph_icd_pocl
 
 # --- per mode: a probe run listing StarPU's workers, then the comparison -----------------------
 per_mode=$(( BUDGET / ${#MODES[@]} ))
+if [ -n "$CPU_BUDGET" ] && [[ " ${MODES[*]} " == *" cpu "* ]] && [ ${#MODES[@]} -gt 1 ]; then
+  per_mode=$(( (BUDGET - CPU_BUDGET) / (${#MODES[@]} - 1) ))
+fi
 status=0
 for mode in "${MODES[@]}"; do
+  budget=$per_mode; sizes=("${SIZES[@]}"); nocl=1
   if [ "$mode" = gpu ]; then
     ocl=(--opencl gpu --opencl-device "$GPU_DEVICE"); onc=0
+  elif [ "$mode" = cpu ]; then
+    ocl=(--opencl none); onc=1; nocl=0; [ $FIVE -eq 1 ] && sizes=("${CPU_SIZES[@]}")
+    [ -n "$CPU_BUDGET" ] && budget=$CPU_BUDGET
   else
-    ocl=(--opencl cpu --opencl-device "$CPU_DEVICE"); onc=1
-    # PoCL gets the cores the StarPU workers (NCPU CPU + 1 OpenCL driver thread) leave free.
+    ocl=(--opencl cpu --opencl-device "$CPU_DEVICE_XEON"); onc=1
+    # PoCL gets the cores the StarPU workers (NCPU CPU + 1 OpenCL driver thread) leave free
+    # (POCL_MAX_PTHREAD_COUNT: the PoCL of pyopencl's wheel; POCL_CPU_MAX_CU_COUNT: newer PoCL).
     export POCL_CPU_MAX_CU_COUNT=$(( NPROC - NCPU - 1 > 1 ? NPROC - NCPU - 1 : 1 ))
+    export POCL_MAX_PTHREAD_COUNT=$POCL_CPU_MAX_CU_COUNT
   fi
   export OCL_ICD_VENDORS="$(icd_dir "$mode")"
-  echo "== $mode: OCL_ICD_VENDORS=$OCL_ICD_VENDORS POCL_CPU_MAX_CU_COUNT=${POCL_CPU_MAX_CU_COUNT:-} =="
-  STARPU_HOME="$PROBE_HOME/$mode" STARPU_SCHED=eager STARPU_NCPU="$NCPU" STARPU_NOPENCL=1 STARPU_NCUDA=0 \
+  echo "== $mode: OCL_ICD_VENDORS=$OCL_ICD_VENDORS POCL_CPU_MAX_CU_COUNT=${POCL_CPU_MAX_CU_COUNT:-} budget ${budget}s =="
+  STARPU_HOME="$PROBE_HOME/$mode" STARPU_SCHED=eager STARPU_NCPU="$NCPU" STARPU_NOPENCL=$nocl STARPU_NCUDA=0 \
     STARPU_OPENCL_ON_CPUS=$onc STARPU_OPENCL_ONLY_ON_CPUS=$onc STARPU_WORKER_STATS=1 \
     timeout 120 "$BUILD/tiled_workload" cholesky 4 64 none > "$OUT/probe-$mode.log" 2>&1
   echo "probe rc $? ($OUT/probe-$mode.log):"; grep -E "OpenCL|workload|CPU 0|rror" "$OUT/probe-$mode.log" | head -8
-  if ! grep -q "^OpenCL 0" "$OUT/probe-$mode.log"; then  # STARPU_WORKER_STATS lists the workers by name
+  if [ $nocl -eq 1 ] && ! grep -q "^OpenCL 0" "$OUT/probe-$mode.log"; then  # STARPU_WORKER_STATS lists the workers by name
     echo "starpu_device: StarPU found no OpenCL device for --opencl $mode (see $OUT/probe-$mode.log); skipped" >&2
     status=5; continue
   fi
-  timeout -k 10 "$per_mode" "$PYTHON" -m benchmarks.runtime_starpu --export "$EXPORT" --ncpu "$NCPU" \
-    --cpu-device "$CPU_DEVICE" "${ocl[@]}" --sizes "${SIZES[@]}" --workloads "${WORKLOADS[@]}" \
-    --out "$OUT/report-$mode.md" --time-table "$OUT/times-$mode.csv" > "$OUT/runtime_starpu-$mode.log" 2>&1
+  if [ $FIVE -eq 1 ]; then
+    report="$OUT/five_runs-$mode.md"; log="$OUT/five_runs-$mode.log"
+    timeout -k 10 "$budget" "$PYTHON" -m benchmarks.starpu_five_runs --export "$EXPORT" --ncpu "$NCPU" \
+      --cpu-device "$CPU_DEVICE" "${ocl[@]}" --sizes "${sizes[@]}" --workloads "${WORKLOADS[@]}" --runs "$RUNS" \
+      "${REG_SHARED[@]}" --budget-s $(( budget > 40 ? budget - 20 : budget / 2 )) --out-dir "$OUT" --tag "$mode" > "$log" 2>&1
+  else
+    report="$OUT/report-$mode.md"; log="$OUT/runtime_starpu-$mode.log"
+    [ "$mode" = cpu ] && { echo "starpu_device: --opencl cpu (CPU workers only) needs --five-runs" >&2; status=2; continue; }
+    timeout -k 10 "$budget" "$PYTHON" -m benchmarks.runtime_starpu --export "$EXPORT" --ncpu "$NCPU" \
+      --cpu-device "$CPU_DEVICE" "${ocl[@]}" --sizes "${sizes[@]}" --workloads "${WORKLOADS[@]}" \
+      --out "$report" --time-table "$OUT/times-$mode.csv" > "$log" 2>&1
+  fi
   rc=$?
-  [ $rc -eq 124 ] && echo "runtime_starpu ($mode) ran past ${per_mode}s: the report holds the sizes it finished"
-  [ $rc -ne 0 ] && { status=$rc; tail -5 "$OUT/runtime_starpu-$mode.log"; }
-  unset POCL_CPU_MAX_CU_COUNT
-  echo "-- report-$mode.md (rc $rc):"; cat "$OUT/report-$mode.md" 2>/dev/null || echo "(none)"
+  [ $rc -eq 124 ] && echo "$mode ran past ${budget}s: the report holds the runs it finished"
+  [ $rc -ne 0 ] && { status=$rc; tail -5 "$log"; }
+  unset POCL_CPU_MAX_CU_COUNT POCL_MAX_PTHREAD_COUNT
+  echo "-- $(basename "$report") (rc $rc):"; cat "$report" 2>/dev/null || echo "(none)"
 done
 exit $status
