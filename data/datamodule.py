@@ -170,13 +170,17 @@ class KGraphDataModule(L.LightningDataModule):
         resident: build every batch on the trainer's device from tables and graphs moved there once
             (:mod:`kgraph.data.resident`) instead of DataLoader workers collating on the CPU; same batches,
             no ``num_workers`` needed. For GPUs; on a CPU trainer it is the same work without the workers.
+        lm_features: file of code-LM vectors per kernel and per graph node (``kgraph lm embed``,
+            :mod:`kgraph.data.lm_features`), attached to every graph as ``lm``/``lm_pooled``; for models with
+            ``graph.lm_dim`` > 0.
     """
 
     def __init__(self, datasets: list[str] | None = None, split: str = "random",
                  val_fraction: float = VAL_FRACTION, test_fraction: float = TEST_FRACTION,
                  test_devices: list[str] | None = None, seed: int = 0, batch_size: int = 64,
                  num_workers: int = 0, cache_dir: str = "runs/cache", with_graphs: bool = True,
-                 tokenizer: str | None = None, max_tokens: int = 512, resident: bool = False):
+                 tokenizer: str | None = None, max_tokens: int = 512, resident: bool = False,
+                 lm_features: str | None = None):
         super().__init__()
         self.save_hyperparameters()  # datasets, split, seed, ...: in checkpoints and the logger's config
         if split not in SPLITS:
@@ -196,6 +200,7 @@ class KGraphDataModule(L.LightningDataModule):
         self.cache_dir, self.with_graphs = cache_dir, with_graphs
         self.tokenizer, self.max_tokens = tokenizer, max_tokens
         self.resident = resident
+        self.lm_features = lm_features
         self._resident_store = None
         self.table: pd.DataFrame | None = None
 
@@ -223,6 +228,10 @@ class KGraphDataModule(L.LightningDataModule):
         kernels = launches[["source_id", "kernel_name"]].merge(sources[["source_id", "lang", "source"]],
                                                                on="source_id")
         self.graphs = KernelGraphs(self.cache_dir, kernels, self.tokenizer, self.max_tokens)
+        if self.lm_features:
+            from kgraph.data.lm_features import LMFeatures, attach
+
+            attach(self.graphs.items, LMFeatures.from_file(self.lm_features), f"--data.lm_features={self.lm_features}")
         keys = launches["source_id"] + ":" + launches["kernel_name"]
         keep = keys.isin(self.graphs.index_of).to_numpy()
         self.table = launches[keep].reset_index(drop=True)

@@ -30,6 +30,8 @@ class GraphBatch:
     edge_pos: Tensor
     batch: Tensor
     num_graphs: int
+    lm: Tensor | None = None  # Float[N, H] code-LM vector of each node (kgraph.data.lm_features), if attached
+    lm_pooled: Tensor | None = None  # Float[U, H] code-LM vector of each graph
 
 
 def _ranges(starts: Tensor, counts: Tensor) -> tuple[Tensor, Tensor]:
@@ -62,6 +64,10 @@ class ResidentGraphs:
         self.edge_index = torch.cat([d.edge_index for d in items], dim=1).to(device)  # local to each graph
         self.edge_type = torch.cat([d.edge_type for d in items]).to(device)
         self.edge_pos = torch.cat([d.edge_pos for d in items]).to(device)
+        self.lm = self.lm_pooled = None
+        if items and all(getattr(d, "lm", None) is not None for d in items):
+            self.lm = torch.cat([d.lm for d in items]).to(device)  # [sum N, H]
+            self.lm_pooled = torch.cat([d.lm_pooled for d in items]).to(device)  # [K, H]
         self.token_ids = self.token_mask = None
         if all(getattr(d, "tokens", None) is not None for d in items) and items:
             length = max(int(d.tokens.numel()) for d in items)
@@ -79,7 +85,9 @@ class ResidentGraphs:
         edge_idx, edge_owner = _ranges(self.edge_start[kernels], self.edges[kernels])  # [E], [E]
         edge_index = self.edge_index[:, edge_idx] + new_start[edge_owner]  # [2, E]
         return GraphBatch(self.x[node_idx], edge_index, self.edge_type[edge_idx], self.edge_pos[edge_idx],
-                          node_owner, int(kernels.numel()))
+                          node_owner, int(kernels.numel()),
+                          None if self.lm is None else self.lm[node_idx],
+                          None if self.lm_pooled is None else self.lm_pooled[kernels])
 
     def tokens(self, kernels: Tensor) -> dict[str, Tensor] | None:
         if self.token_ids is None:

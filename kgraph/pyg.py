@@ -70,6 +70,8 @@ class GraphBatch:
     edge_pos: torch.Tensor
     batch: torch.Tensor
     num_graphs: int
+    lm: torch.Tensor | None = None  # Float[N, H] code-LM vector per node (models with graph.lm_dim > 0)
+    lm_pooled: torch.Tensor | None = None  # Float[G, H] code-LM vector per graph
 
     @classmethod
     def from_tensors(cls, items: list[dict]) -> "GraphBatch":
@@ -89,4 +91,6 @@ class GraphBatch:
 
     def to(self, device) -> "GraphBatch":
         return GraphBatch(self.x.to(device), self.edge_index.to(device), self.edge_type.to(device),
-                          self.edge_pos.to(device), self.batch.to(device), self.num_graphs)
+                          self.edge_pos.to(device), self.batch.to(device), self.num_graphs,
+                          None if self.lm is None else self.lm.to(device),
+                          None if self.lm_pooled is None else self.lm_pooled.to(device))

@@ -103,6 +103,12 @@ class GraphEncoderConfig:
         num_edge_types: number of edge flows; ``None`` takes it from ``kgraph.schema``.
         num_edge_positions: number of operand positions (``edge_pos`` is clipped to it);
             ``None`` takes it from ``kgraph.schema``.
+        lm_dim: width of the code-LM vectors attached to the graphs (``kgraph lm embed``,
+            ``--data.lm_features``); 0 (the default) reads none. When set, each node's LM vector (the mean
+            state of the tokens over its byte span) is projected and added to its input embedding, and the
+            kernel's pooled LM vector, projected, is concatenated to the graph vector (``out_dim`` doubles).
+        lm_path: the code-LM folder those vectors come from (``kgraph lm embed --weights``); a shipped model
+            directory keeps its own copy under ``code_lm/`` and computes the vectors of new kernels with it.
     """
 
     layer: Literal["gine", "gatv2", "rgcn"] = "gine"
@@ -114,6 +120,8 @@ class GraphEncoderConfig:
     node_vocab_sizes: list[int] | None = None
     num_edge_types: int | None = None
     num_edge_positions: int | None = None
+    lm_dim: int = 0
+    lm_path: str = "models/code_lm/weights"
 
 
 def resolve_vocab(config: GraphEncoderConfig) -> tuple[list[int], int, int]:
@@ -139,7 +147,8 @@ class GraphEncoder(nn.Module):
     Shapes:
         - x: Long[N, C] categorical node features (C = len(node_vocab_sizes))
         - edge_index: Long[2, E]; edge_type, edge_pos: Long[E]; batch: Long[N] graph of each node
-        - returns (node_states Float[N, hidden], graph_vectors Float[G, hidden])
+        - lm: Float[N, lm_dim], lm_pooled: Float[G, lm_dim] (only with ``lm_dim`` > 0)
+        - returns (node_states Float[N, hidden], graph_vectors Float[G, out_dim])
     """
 
     def __init__(self, config: GraphEncoderConfig):
@@ -154,6 +163,9 @@ class GraphEncoder(nn.Module):
         self.convs = nn.ModuleList(self._make_conv() for _ in range(config.layers))
         self.norms = nn.ModuleList(nn.LayerNorm(h) for _ in range(config.layers))
         self.dropout = nn.Dropout(config.dropout)
+        if config.lm_dim:
+            self.lm_nodes = nn.Sequential(nn.LayerNorm(config.lm_dim), nn.Linear(config.lm_dim, h))
+            self.lm_pooled = nn.Sequential(nn.LayerNorm(config.lm_dim), nn.Linear(config.lm_dim, h), nn.GELU())
         native = _NATIVE.get()
         if config.pooling == "attention":
             gate = nn.Sequential(nn.Linear(h, h), nn.GELU(), nn.Linear(h, 1))
@@ -176,7 +188,7 @@ class GraphEncoder(nn.Module):
 
     @property
     def out_dim(self) -> int:
-        return self.config.hidden
+        return self.config.hidden * (2 if self.config.lm_dim else 1)
 
     def _make_conv(self) -> nn.Module:
         h, c = self.config.hidden, self.config
@@ -205,7 +217,8 @@ class GraphEncoder(nn.Module):
         return out
 
     def forward(self, x: Tensor, edge_index: Tensor, edge_type: Tensor, edge_pos: Tensor,
-                batch: Tensor, num_graphs: int | None = None) -> tuple[Tensor, Tensor]:
+                batch: Tensor, num_graphs: int | None = None, lm: Tensor | None = None,
+                lm_pooled: Tensor | None = None) -> tuple[Tensor, Tensor]:
         # both directions: reversed edges get their own flow ids
         flows = edge_type.clamp(0, self.num_edge_types - 1)
         positions = edge_pos.clamp(0, self.num_edge_positions - 1)
@@ -215,6 +228,9 @@ class GraphEncoder(nn.Module):
         edge_attr = self.flow_embedding(flows) + self.position_embedding(positions)  # [2E, H]
 
         h = self.embed_nodes(x)  # [N, H]
+        if self.config.lm_dim:
+            self._check_lm(lm, lm_pooled, x.size(0))
+            h = h + self.lm_nodes(lm)  # [N, H]: the code LM's view of each node's text
         for conv, norm in zip(self.convs, self.norms):
             if self.config.layer == "rgcn":
                 msg = conv(h, edge_index, flows)
@@ -225,7 +241,19 @@ class GraphEncoder(nn.Module):
             h = norm(h + self.dropout(torch.nn.functional.gelu(msg)))  # [N, H]
         size = int(batch.max()) + 1 if num_graphs is None and batch.numel() else num_graphs
         graph_vec = self.pool(h, batch, dim_size=size)  # [G, H]
+        if self.config.lm_dim:
+            graph_vec = torch.cat([graph_vec, self.lm_pooled(lm_pooled)], dim=-1)  # [G, 2H]
         return h, graph_vec
+
+    def _check_lm(self, lm: Tensor | None, lm_pooled: Tensor | None, nodes: int) -> None:
+        from kgraph.errors import ModelError
+
+        if lm is None or lm_pooled is None:
+            raise ModelError(f"the graph encoder reads code-LM vectors (graph.lm_dim={self.config.lm_dim}) but the "
+                             "graphs carry none: pass --data.lm_features=FILE (made by `kgraph lm embed`)")
+        if lm.shape != (nodes, self.config.lm_dim) or lm_pooled.shape[-1] != self.config.lm_dim:
+            raise ModelError(f"code-LM vectors of width {lm.shape[-1]} for {lm.shape[0]} nodes, but the graph "
+                             f"encoder expects graph.lm_dim={self.config.lm_dim} for {nodes} nodes")
 
 
 def _scatter_mean(src: Tensor, index: Tensor, size: int) -> Tensor:

@@ -130,7 +130,8 @@ class KGraphModel(nn.Module):
             if graphs is None:
                 raise ModelError("the model encodes graphs (use_graph) but the batch has none")
             nodes, pooled = self.graph_encoder(graphs.x, graphs.edge_index, graphs.edge_type,
-                                               graphs.edge_pos, graphs.batch, graphs.num_graphs)
+                                               graphs.edge_pos, graphs.batch, graphs.num_graphs,
+                                               getattr(graphs, "lm", None), getattr(graphs, "lm_pooled", None))
             vectors.append(pooled)  # [U, Hg]
             if self.config.fusion.kind == "cross_attention":  # only cross-attention reads the node sets
                 sets.append(to_dense_batch(nodes, graphs.batch, batch_size=graphs.num_graphs))  # [U, Nmax, Hg]

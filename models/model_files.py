@@ -185,6 +185,10 @@ def _tensor_entry(name: str, entry, path: Path) -> tuple[str, tuple[int, ...], i
     return entry["dtype"], tuple(entry["shape"]), first, last
 
 
+#: sub-folder of a model directory with the code LM whose vectors its graph encoder reads (graph.lm_dim > 0)
+LM_FOLDER = "code_lm"
+
+
 def _arch_of(config: dict, directory: Path):
     """The ``ModelConfig`` of ``config['arch']`` (the token encoder's path resolved to ``lm/``)."""
     from kgraph.models.kgraph_model import ModelConfig
@@ -193,6 +197,8 @@ def _arch_of(config: dict, directory: Path):
         arch = ModelConfig.from_dict(config["arch"])
         if arch.use_tokens:
             arch.tokens.path = str((directory / "lm").resolve())
+        if arch.graph.lm_dim:
+            arch.graph.lm_path = str((directory / LM_FOLDER).resolve())
     except Exception as exc:  # noqa: BLE001 - any mistyped field of an edited config
         raise ModelError(f"{directory / 'config.json'}: 'arch' is not a model architecture "
                          f"({type(exc).__name__}: {str(exc)[:200]}); {REPAIR}") from None

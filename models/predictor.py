@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from kgraph.errors import ModelError, module_main
+from kgraph.errors import KGraphError, ModelError, module_main
 from kgraph.models.launches import Launch, static_footprints, to_tables, with_static_footprint
 from kgraph.models.model_files import (  # noqa: F401 - re-exported: the loaders' old home
     FORMAT, INTERVAL_FILE, MAX_BYTES, MAX_HEADER_BYTES, REPAIR, SAFETENSORS_DTYPES, _arch_of, _build_model,
@@ -48,6 +48,15 @@ class Predictor:
         self.model, self.config, self.directory = model, config, Path(directory)
         self.interval = interval  # a code-free compact head whose spreads give the time interval, or None
         self.tokenizer = None
+        self.code_lm = None  # (LM, tokenizer) whose vectors the graph encoder reads (graph.lm_dim > 0)
+        if model.config.use_graph and model.config.graph.lm_dim:
+            from kgraph.models.code_lm.graph_features import load_lm
+
+            try:
+                self.code_lm = load_lm(model.config.graph.lm_path)
+            except KGraphError as exc:
+                raise ModelError(f"{self.directory}: the code LM of its graph encoder cannot be loaded ({exc}); "
+                                 f"{REPAIR}") from None
         if model.config.use_tokens:
             from kgraph.data.graph_dataset import load_tokenizer
 
@@ -153,6 +162,8 @@ class Predictor:
 
                 # the values of torch_geometric's Batch.from_data_list, without importing it
                 graphs = GraphBatch.from_tensors([graph_tensors(k.graph) for k in kernels])
+                if self.code_lm is not None:
+                    graphs.lm_pooled, graphs.lm = self.lm_vectors(kernels)
             if self.tokenizer is not None:
                 enc = self.tokenizer([k.source for k in kernels], truncation=True, padding=True,
                                      max_length=self.model.config.tokens.max_length, return_tensors="pt")
@@ -161,6 +172,24 @@ class Predictor:
             out.append((graphs, tokens, torch.tensor(rows["kernel_index"].to_numpy(np.int64)), features, floors,
                         interval_x))
         return out
+
+    def lm_vectors(self, kernels) -> tuple:
+        """(pooled Float[U, H], nodes Float[N, H]) of U kernels: the code LM over each kernel's translation
+        unit, each graph node the mean state of the tokens over its byte span (as ``kgraph lm embed``)."""
+        import torch
+
+        from kgraph.models.code_lm.embed import span_means, token_states
+        from kgraph.models.code_lm.graph_features import unit_text
+
+        model, tok = self.code_lm
+        pooled, nodes = [], []
+        with torch.no_grad():
+            for k in kernels:
+                cols = k.graph.columns
+                p, states, offsets = token_states(model, tok, unit_text(k.graph))
+                pooled.append(p)
+                nodes.append(span_means(states, offsets, p, list(zip(cols.start, cols.end))))
+        return torch.stack(pooled), torch.cat(nodes)
 
     def forward(self, inputs: tuple) -> list[dict]:
         """Predictions (as :meth:`predict`) of one chunk of :meth:`featurise`, run on the model's device."""
@@ -309,6 +338,16 @@ def from_checkpoint(ckpt: "str | Path | list", out: str | Path, datasets: list[s
         if arch.tokens.freeze:
             state = {k: v for k, v in state.items() if not k.startswith("token_encoder.encoder.")}
         arch.tokens.path = "lm"
+    if arch.use_graph and arch.graph.lm_dim:
+        from kgraph.models.model_files import LM_FOLDER
+        from kgraph.resources import resolve_model_dir
+
+        lm_dir = resolve_model_dir(arch.graph.lm_path)
+        (out / LM_FOLDER).mkdir(exist_ok=True)
+        for name in ("config.json", "model.safetensors", "tokenizer.json", "tokenizer_config.json"):
+            if (lm_dir / name).is_file():
+                shutil.copyfile(lm_dir / name, out / LM_FOLDER / name)
+        arch.graph.lm_path = LM_FOLDER
     trained = list(trained_on or blob.get("datamodule_hyper_parameters", {}).get("datasets", []))
     datasets = list(datasets or trained)
     devices, trained_on = {}, []

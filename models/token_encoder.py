@@ -1,7 +1,9 @@
 """Token encoder: a Hugging Face encoder loaded from a local directory, pooled to one vector per source.
 
 Nothing is ever downloaded (``local_files_only=True``). The default directory ``models/lm`` holds the
-project's own small RoBERTa encoder and BPE tokenizer, written by ``kgraph pretrain-lm --out models/lm``.
+project's first small RoBERTa encoder and BPE tokenizer (``kgraph pretrain-lm --out models/lm``);
+``models/code_lm/weights`` holds the code LM pretrained on registry code (docs/LM.md), read by
+:func:`kgraph.models.code_lm.model.load`.
 Tokenisation happens once per source in :mod:`kgraph.data.graph_dataset`, never here.
 """
 from __future__ import annotations
@@ -56,8 +58,12 @@ class TokenEncoder(nn.Module):
         verbosity = hf_logging.get_verbosity()
         hf_logging.disable_progress_bar()
         hf_logging.set_verbosity_error()  # an MLM checkpoint loads into AutoModel with an unused LM head
+        from kgraph.models.code_lm.model import is_code_lm, load
+
         try:
-            self.encoder = AutoModel.from_pretrained(str(directory), local_files_only=True)
+            # kgraph's code LM (int8/fp16 safetensors of models/code_lm) loads through its own reader
+            self.encoder = (load(directory).model if is_code_lm(directory)
+                            else AutoModel.from_pretrained(str(directory), local_files_only=True))
         except (OSError, ValueError) as exc:
             raise ModelError(f"token encoder: cannot load the model in {directory}: {exc}") from exc
         finally:

@@ -42,7 +42,7 @@ def test_config_parses(name, capsys):
         "model/graph_only.yaml": (True, False, True), "model/tokens_only.yaml": (False, True, True),
         "model/static_only.yaml": (False, False, True), "model/no_hardware.yaml": (True, True, False),
         "tiny.yaml": (True, False, True), "model/bounded.yaml": (True, False, True),
-        "model/bounded_traffic.yaml": (True, False, True),
+        "model/bounded_traffic.yaml": (True, False, True), "model/bounded_traffic_lm.yaml": (True, False, True),
     }.get(name, (True, True, True))
     assert (arch["use_graph"], arch["use_tokens"], arch["use_hardware"]) == expected
     # linked, never written twice: the DataModule's copies are derived, not configurable
@@ -52,9 +52,17 @@ def test_config_parses(name, capsys):
         assert data["split"] == Path(name).stem
     if name == "trainer/ddp.yaml":
         assert cfg["trainer"]["strategy"] == "ddp" and cfg["trainer"]["devices"] == 2
-    bounded = name in ("model/bounded.yaml", "model/bounded_traffic.yaml")
+    traffic = name.startswith("model/bounded_traffic")
+    bounded = name == "model/bounded.yaml" or traffic
     assert arch["head"]["time"] == ("bounded" if bounded else "unbounded")
-    assert arch["use_traffic"] == (name == "model/bounded_traffic.yaml")
+    assert arch["use_traffic"] == traffic
+    # the code LM variants of issue 11: which LM, frozen or fine-tuned, and where its vectors enter
+    assert (arch["graph"]["lm_dim"] == 256) == (name == "model/bounded_traffic_lm.yaml")
+    assert bool(data.get("lm_features")) == (name == "model/bounded_traffic_lm.yaml")
+    if name == "model/bounded_traffic_lm_finetune.yaml":
+        assert arch["tokens"]["path"] == "models/code_lm/weights" and arch["tokens"]["freeze"] is False
+    if name == "model/bounded_traffic_oldlm.yaml":
+        assert arch["tokens"]["path"] == "models/lm" and arch["tokens"]["freeze"] is True
     if name == "model/gatv2_gated.yaml":
         assert arch["graph"]["layer"] == "gatv2" and arch["head"]["weighting"] == "uncertainty"
     assert_real_data_and_limit(cfg, smoke=name == "tiny.yaml")

@@ -80,6 +80,17 @@ def save(model, tok_json: Path | None, folder: str | Path, fmt: str = "int8", ex
     return path
 
 
+def is_code_lm(folder: str | Path) -> bool:
+    """Whether ``folder`` holds weights written by :func:`save` (safetensors metadata ``kgraph=code_lm``)."""
+    path = Path(folder) / "model.safetensors"
+    if not path.is_file():
+        return False
+    from safetensors import safe_open
+
+    with safe_open(str(path), framework="pt") as f:
+        return (f.metadata() or {}).get("kgraph") == "code_lm"
+
+
 def load(folder: str | Path):
     """The ``ModernBertForMaskedLM`` saved by :func:`save` (float32, eval mode)."""
     from safetensors import safe_open

@@ -1,4 +1,4 @@
-"""``kgraph lm corpus|tokenizer|pretrain``: build the code-LM pretraining corpus and its tokenizer, pretrain
+"""``kgraph lm corpus|tokenizer|pretrain|embed``: build the code-LM pretraining corpus and its tokenizer, pretrain
 the code LM (docs/LM.md).
 
 ``kgraph lm corpus --out DIR`` fetches the packages of ``conf/lm/corpus.json`` (Debian archive, PyPI) into
@@ -7,6 +7,8 @@ writes text shards and a GPU-sized xz subset under ``DIR``, trains the tokenizer
 missing, and writes the committed manifest with token counts. ``kgraph lm tokenizer --corpus DIR``
 (re)trains the byte-level BPE alone. ``kgraph lm pretrain --corpus DIR`` is
 :mod:`kgraph.models.code_lm.pretrain` (also ``python -m kgraph.models.code_lm.pretrain``, same options);
+``kgraph lm embed --datasets ... --out FILE`` writes the LM's vectors of the datasets' kernels, per kernel
+and per graph node (:mod:`kgraph.models.code_lm.graph_features`), for ``--data.lm_features``;
 its options import torch, so ``kgraph lm`` starts slower than the corpus steps alone would.
 """
 from __future__ import annotations
@@ -38,6 +40,10 @@ def add_arguments(parser) -> None:
     from kgraph.models.code_lm import pretrain
 
     pretrain.add_arguments(sub.add_parser("pretrain", help="masked-LM pretraining of the code LM (one GPU)"))
+    from kgraph.models.code_lm import graph_features
+
+    graph_features.add_arguments(sub.add_parser(
+        "embed", help="the code LM's vectors per kernel and per graph node of datasets' kernels (--data.lm_features)"))
 
 
 def _tokenizer_options(p) -> None:
@@ -69,7 +75,11 @@ def train(corpus: Path, args) -> dict:
 
 def run(args) -> int:
     if args.lm_command is None:
-        raise UsageError("lm: give a step: corpus, tokenizer or pretrain")
+        raise UsageError("lm: give a step: corpus, tokenizer, pretrain or embed")
+    if args.lm_command == "embed":
+        from kgraph.models.code_lm import graph_features
+
+        return graph_features.run(args)
     if args.lm_command == "pretrain":
         from kgraph.models.code_lm import pretrain
 

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# The code-LM ablation of issue 11 on one GPU (BENCHMARKS.md, docs/LM.md "Use in kgraph"): fits of the v6 recipe
+# with and without the pretrained code LM, all at once on device-resident batches, on one shared graph cache.
+#   VARIANTS  model variants (conf/model/<v>.yaml), default "bounded_traffic bounded_traffic_lm"
+#   SEEDS     seed_everything values, default "0 1"; SPLITS default unseen_launch (all data: the out-of-corpus
+#             sets are scored on the dev box from the checkpoints)
+#   EPOCHS (12), MAX_TIME (00:00:06:30), GRID_TIMEOUT_S (480), DATASETS (the seven training folders)
+# The LM vectors of every kernel (kgraph lm embed) are made first, beside the graph cache, when a variant
+# needs them. Back in $OUT: stripped checkpoints (ckpt.tgz), test predictions (pred.tgz), logs (logs.tgz).
+# Usage (repo root, after `WHEELS=.whlt source benchmarks/device_env.sh`): bash benchmarks/lm_ablation_device.sh
+set -u
+OUT=${OUT:-out/lm_ablation}; mkdir -p "$OUT"
+export PYTHONUNBUFFERED=1 WANDB_MODE=offline
+D=data/datasets
+DATASETS=${DATASETS:-"$D/nvidia-h200 $D/nvidia-h100 $D/pocl-skylake-avx512-intel-xeon $D/pocl-amd-epyc $D/generated-nvidia-h200 $D/generated-nvidia-h100 $D/generated-pocl-xeon"}
+VARIANTS=${VARIANTS:-bounded_traffic bounded_traffic_lm}; SEEDS=${SEEDS:-0 1}; SPLITS=${SPLITS:-unseen_launch}
+CACHE=runs/lmab/cache
+nvidia-smi --query-gpu=timestamp,utilization.gpu,memory.used --format=csv -l 5 > runs_gpu_util.csv 2>&1 &
+SMI=$!
+start=$(date +%s)
+if [[ " $VARIANTS " == *" bounded_traffic_lm "* ]]; then
+  # the LM vectors (GPU) while the graph cache is built (CPU): both parse every kernel once
+  python3 -m kgraph.app.cli.main lm embed --datasets $DATASETS --out runs/lm/lm_features.pt --device cuda \
+    --jobs 6 > lm_embed.log 2>&1 &
+  EMBED=$!
+fi
+python3 -m benchmarks.build_graph_cache "$CACHE" $DATASETS > cache_all.log 2>&1
+echo "cache built in $(( $(date +%s) - start )) s"
+[ -n "${EMBED:-}" ] && { wait $EMBED; echo "lm embed exit $? at $(( $(date +%s) - start )) s"; tail -n 2 lm_embed.log; }
+set -- $VARIANTS; NV=$#; set -- $SPLITS; NP=$(( NV * $# ))
+pids=""
+for seed in $SEEDS; do
+  timeout ${GRID_TIMEOUT_S:-480} python3 -m benchmarks.ablation --datasets $DATASETS --out runs/lmab/s$seed \
+    --variants $VARIANTS --splits $SPLITS --test-devices ${TEST_DEVICES:-nvidia-h100} --parallel $NP \
+    --trainer conf/trainer/gpu.yaml --cache-dir "$CACHE" --max-time "${MAX_TIME:-00:00:06:30}" --logger csv \
+    --extra --seed_everything=$seed --data.resident=true --data.batch_size=${BATCH:-512} \
+    --trainer.max_epochs=${EPOCHS:-12} > grid_s$seed.log 2>&1 &
+  pids="$pids $!"
+done
+wait $pids
+kill $SMI
+for seed in $SEEDS; do
+  python3 -m benchmarks.strip_checkpoints "runs/lmab/s$seed/*/ckpt/best-*.ckpt" --out runs/lmab/ckpt/s$seed >> strip.log 2>&1
+done
+tar czf "$OUT/ckpt.tgz" runs/lmab/ckpt 2>/dev/null
+tar czf "$OUT/pred.tgz" runs/lmab/*/*/pred 2>/dev/null
+tar czf "$OUT/logs.tgz" cache_all.log lm_embed.log grid_*.log strip.log runs_gpu_util.csv runs/lmab/*/status.json \
+  runs/lmab/*/*/fit.log runs/lmab/*/*/predict.log runs/lmab/*/*/version_*/metrics.csv 2>/dev/null
+ls -la "$OUT"; cat runs/lmab/*/status.json; tail -n 3 cache_all.log grid_*.log
