@@ -16,7 +16,7 @@ if [ -z "${SKIP_INSTALL:-}" ]; then  # SKIP_INSTALL=1: kgraph is installed alrea
 fi
 export PYTHONUNBUFFERED=1
 n=$(ls lm_corpus/run/calls 2>/dev/null | wc -l); mkdir -p lm_corpus/run/calls; touch lm_corpus/run/calls/$n
-python3 -c "import torch, transformers, tokenizers; print('torch', torch.__version__, 'transformers', transformers.__version__, 'tokenizers', tokenizers.__version__, torch.cuda.get_device_name())"
+python3 -c "import torch, transformers, tokenizers; from transformers import ModernBertConfig; print('torch', torch.__version__, 'transformers', transformers.__version__, 'tokenizers', tokenizers.__version__, torch.cuda.get_device_name())" || exit 4
 nvidia-smi --query-gpu=timestamp,utilization.gpu,memory.used --format=csv -l 10 > "$OUT/gpu_util-$n.csv" 2>&1 &
 SMI=$!
 timeout ${TIMEOUT_S:-540} python3 -m kgraph.models.code_lm.pretrain --corpus lm_corpus --minutes "${MINUTES:-14}" \
