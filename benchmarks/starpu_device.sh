@@ -4,6 +4,7 @@
 #
 #   benchmarks/starpu_device.sh [--opencl pocl|gpu|cpu|both|gpu,cpu...] [--ncpu N] [--sizes 4x128 6x192 ...]
 #                               [--budget-s S] [--workloads cholesky gemm] [--cpu-descriptor core|xeon]
+#                               [--cpu-model c|pocl]
 #                               [--five-runs [--runs 5] [--cpu-sizes 4x128 ...] [--cpu-budget-s S]
 #                                [--regression-across-sizes]]
 #
@@ -13,7 +14,10 @@
 # --opencl pocl: the OpenCL worker is PoCL on the CPU (STARPU_OPENCL_ONLY_ON_CPUS=1), model device
 # pocl-skylake-avx512-intel-xeon; gpu: StarPU's OpenCL worker is the host's GPU through the NVIDIA
 # ICD (STARPU_OPENCL_ON_CPUS=0), model device nvidia-h200; cpu: CPU workers only (no OpenCL worker).
-# CPU workers (one core each) are mapped to a one-thread PoCL descriptor measured here first
+# CPU workers (one core each) run C corpus functions (tile_codelets.c) and are predicted by the C-function
+# head (--cpu-model c, the default: models/c_functions/head.pt exported here with this host's one-core
+# descriptor, cpu-model.log + host-1core.json; docs/RUNTIME.md "CPU workers: the C-function model");
+# --cpu-model pocl (or a failed export): mapped to a one-thread PoCL descriptor measured here first
 # (cpu-core/device.json, id pocl-xeon-1core; --cpu-descriptor xeon: the whole-Xeon one, as before).
 # --five-runs: benchmarks.starpu_five_runs instead (issue 12 §6: every model over --runs runs from a
 # cold start; five_runs-MODE.{md,csv,png}, times-MODE.csv, five_runs-MODE.log); the cpu mode runs
@@ -27,7 +31,7 @@ BUNDLE="${KGRAPH_STARPU_BUNDLE:-$REPO/.starpu}"   # the variable: tests only
 OUT="${OUT:-$REPO/out/starpu_device}"
 PYTHON="${PYTHON:-python3}"
 MODE=pocl; NCPU=""; BUDGET=240; SIZES=(); WORKLOADS=(cholesky gemm)
-FIVE=0; RUNS=5; CPU_SIZES=(4x128 8x128 6x256); CPU_BUDGET=""; CPU_DESC=core; REG_SHARED=()
+FIVE=0; RUNS=5; CPU_SIZES=(4x128 8x128 6x256); CPU_BUDGET=""; CPU_DESC=core; REG_SHARED=(); CPU_MODEL=c
 CPU_DEVICE=pocl-skylake-avx512-intel-xeon   # CPU workers; the one-core descriptor replaces it (--cpu-descriptor)
 CPU_DEVICE_XEON=pocl-skylake-avx512-intel-xeon  # PoCL as the OpenCL worker (--opencl pocl)
 GPU_DEVICE=nvidia-h200
@@ -46,6 +50,7 @@ while [ $# -gt 0 ]; do
     --runs) RUNS="${2:?--runs needs a number}"; shift 2 ;;
     --cpu-budget-s) CPU_BUDGET="${2:?--cpu-budget-s needs seconds}"; shift 2 ;;
     --cpu-descriptor) CPU_DESC="${2:?--cpu-descriptor needs core or xeon}"; shift 2 ;;
+    --cpu-model) CPU_MODEL="${2:?--cpu-model needs c or pocl}"; shift 2 ;;
     --regression-across-sizes) REG_SHARED=(--regression-across-sizes); shift ;;
     -h|--help) usage ;;
     *) echo "starpu_device: unknown option $1" >&2; usage ;;
@@ -62,6 +67,7 @@ done
 [[ "$CPU_BUDGET" =~ ^[0-9]*$ ]] || { echo "starpu_device: --cpu-budget-s must be whole seconds, not $CPU_BUDGET" >&2; exit 2; }
 [[ "$RUNS" =~ ^[1-9][0-9]*$ ]] || { echo "starpu_device: --runs must be a positive number, not $RUNS" >&2; exit 2; }
 case "$CPU_DESC" in core|xeon) ;; *) echo "starpu_device: --cpu-descriptor must be core or xeon, not $CPU_DESC" >&2; exit 2 ;; esac
+case "$CPU_MODEL" in c|pocl) ;; *) echo "starpu_device: --cpu-model must be c or pocl, not $CPU_MODEL" >&2; exit 2 ;; esac
 if [ ${#SIZES[@]} -eq 0 ]; then  # five runs: GPU tasks of 100 us and more at 512 and 768 (docs/RUNTIME.md)
   if [ $FIVE -eq 1 ]; then SIZES=(8x256 4x512 4x768); else SIZES=(4x128 6x192 8x256 10x256); fi
 fi
@@ -110,7 +116,19 @@ PROBE_HOME="$(mktemp -d /tmp/kgraph_starpu_probe.XXXXXX)" || exit 2
 trap 'rm -rf "$BUILD" "$PROBE_HOME"' EXIT
 EXPORT="$BUILD/export"
 CORE_DEVICE=()
-if [ "$CPU_DESC" = core ]; then  # CPU workers run one core each: a one-thread PoCL descriptor, measured here
+unset KGRAPH_STARPU_CPU_MODEL_DIR
+if [ "$CPU_MODEL" = c ]; then  # the C-function head (trained and committed: seconds here), this host's one-core descriptor
+  if timeout 120 "$PYTHON" -m kgraph.app.runtime.cpu_functions export --out "$BUILD/cpu_model" --measure \
+       > "$OUT/cpu-model.log" 2>&1; then
+    export KGRAPH_STARPU_CPU_MODEL_DIR="$BUILD/cpu_model"   # read by the Makefile (CPU_MODEL_DIR) of every build
+    cp "$BUILD/cpu_model/host-1core.json" "$OUT/" 2>/dev/null; tail -1 "$OUT/cpu-model.log"
+  else
+    echo "starpu_device: exporting the C-function model failed (see $OUT/cpu-model.log): CPU workers are" \
+         "mapped to a PoCL descriptor" | tee -a "$OUT/system.txt" >&2; tail -5 "$OUT/cpu-model.log" >&2
+    CPU_MODEL=pocl
+  fi
+fi
+if [ "$CPU_DESC" = core ] && [ "$CPU_MODEL" = pocl ]; then  # CPU workers run one core each: a one-thread PoCL descriptor, measured here
   if timeout 300 "$PYTHON" -m benchmarks.starpu_five_runs --describe-cpu-core "$OUT/cpu-core" > "$OUT/cpu-core.log" 2>&1; then
     CORE_DEVICE=(--device "$OUT/cpu-core"); CPU_DEVICE=pocl-xeon-1core; tail -1 "$OUT/cpu-core.log"
   else
@@ -121,7 +139,8 @@ fi
 if ! "$PYTHON" -m kgraph.app.cli.main export --format c --out "$EXPORT" --kernels data/corpus/tiles/*.cl "${CORE_DEVICE[@]}" > "$OUT/export.log" 2>&1; then
   echo "starpu_device: exporting the compact head to C failed (see $OUT/export.log):" >&2; tail -20 "$OUT/export.log" >&2; exit 4
 fi
-if ! timeout 300 make -s -C kgraph/app/runtime/starpu MODEL_DIR="$EXPORT" BUILD="$BUILD" KERNEL_DIR="$REPO/data/corpus/tiles" > "$OUT/build.log" 2>&1; then
+if ! timeout 300 make -s -C kgraph/app/runtime/starpu MODEL_DIR="$EXPORT" BUILD="$BUILD" KERNEL_DIR="$REPO/data/corpus/tiles" \
+     C_CORPUS_DIR="$REPO/data/corpus/c" > "$OUT/build.log" 2>&1; then
   echo "starpu_device: building the workload failed (see $OUT/build.log):" >&2; tail -20 "$OUT/build.log" >&2; exit 4
 fi
 ldd "$BUILD/tiled_workload" > "$OUT/ldd.txt" 2>&1

@@ -212,7 +212,10 @@ def write_outputs(rows: list[dict], times: list[tuple], args, out: Path, stopped
     (out / f"times-{tag}.csv").write_text("kind,tile,device,time_us\n" + "".join(f"{k},{t},{d},{v}\n" for k, t, d, v in times))
     workers = f"{args.ncpu} CPU worker(s)" + ("" if args.opencl == "none" else f" + 1 OpenCL worker ({args.opencl})")
     lines = [f"# StarPU, consecutive runs from a cold start ({tag})", "",
-             f"{workers}; dmda (eager for eager); CPU workers mapped to {args.cpu_device or 'the first device'}, "
+             f"{workers}; dmda (eager for eager); CPU workers " + (
+                 f"predicted by the C-function head ({os.environ['KGRAPH_STARPU_CPU_MODEL_DIR']})"
+                 if os.environ.get("KGRAPH_STARPU_CPU_MODEL_DIR") and os.environ.get("KGRAPH_STARPU_CPU_MODEL") != "0"
+                 else f"mapped to {args.cpu_device or 'the first device'}") + ", "
              f"OpenCL to {args.opencl_device or 'the first device'}; history/regression: STARPU_CALIBRATE=1, "
              f"STARPU_CALIBRATE_MINIMUM={args.calibrate_minimum}"
              + ("; regression state shared over the sizes" if args.regression_across_sizes else "") +

@@ -163,23 +163,26 @@ class CompactHead(nn.Module):
         return point, sign * (spread + m).clamp_min(0.0)                             # [B], [B, 2]
 
     @torch.no_grad()
-    def folded_layers(self) -> list[tuple[Tensor, Tensor]]:
-        """``(weight [out, in], bias [out])`` per layer with both normalisations folded in.
+    def folded_layers(self, dtype: torch.dtype = torch.float32) -> list[tuple[Tensor, Tensor]]:
+        """``(weight [out, in], bias [out])`` per layer with both normalisations folded in, computed in
+        double and returned as ``dtype`` (float64: for products that must not lose the cancellation of a
+        large folded bias, e.g. the C export's per-device projection).
 
         ``relu`` between layers, none after the last; the result maps raw features to raw log targets
         exactly as :meth:`forward` does (up to float rounding).
         """
         out = []
+        mean, std = self.feature_mean.double(), self.feature_std.double()
         for i, layer in enumerate(self.layers):
-            w, b = layer.weight.detach().clone(), layer.bias.detach().clone()
+            w, b = layer.weight.detach().double().clone(), layer.bias.detach().double().clone()
             if i == 0:
-                b = b - w @ (self.feature_mean / self.feature_std)
-                w = w / self.feature_std
+                b = b - w @ (mean / std)
+                w = w / std
             if i == len(self.layers) - 1:
                 n = len(LOG_TARGETS)
-                w[:n] = w[:n] * self.target_std[:, None]
-                b[:n] = b[:n] * self.target_std + self.target_mean
-            out.append((w.float().contiguous(), b.float().contiguous()))
+                w[:n] = w[:n] * self.target_std.double()[:, None]
+                b[:n] = b[:n] * self.target_std.double() + self.target_mean.double()
+            out.append((w.to(dtype).contiguous(), b.to(dtype).contiguous()))
         return out
 
     def num_parameters(self) -> int:

@@ -71,8 +71,11 @@ def to_c(head: CompactHead, out_dir: str | Path, code_table: dict[str, torch.Ten
     emb = torch.stack([code_table[n].float() for n in names])
     dev_names = list(devices)
     dev = torch.stack([devices[d].float() for d in dev_names])
-    code_proj = emb @ w_code.T                     # [K, H0]
-    dev_proj = dev @ w_dev.T + b0                  # [D, H0]
+    # the fixed projections in double: the folded bias cancels large terms (-W mean/std), in float32 that
+    # costs ~1e-4 of ln(time) on devices whose features sit far from the training mean in std units
+    w064, b064 = head.folded_layers(torch.float64)[0]
+    code_proj = (emb.double() @ w064[:, :nc].T).float()                     # [K, H0]
+    dev_proj = (dev.double() @ w064[:, nc + nl:].T + b064).float()          # [D, H0]
     h0 = w0.shape[0]
 
     out_dir = Path(out_dir)

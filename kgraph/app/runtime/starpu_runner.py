@@ -67,11 +67,15 @@ def _make(model_dir: str | Path, build_dir: str | Path, *targets_and_vars: str) 
         raise KGraphError(f"building the StarPU programs failed:\n{proc.stdout}\n{proc.stderr}")
 
 
-def build(model_dir: str | Path, build_dir: str | Path) -> Path:
-    """``make -C kgraph/app/runtime/starpu MODEL_DIR=... BUILD=... KERNEL_DIR=...``; returns the workload binary."""
+def build(model_dir: str | Path, build_dir: str | Path, cpu_model_dir: str | Path | None = None) -> Path:
+    """``make -C kgraph/app/runtime/starpu MODEL_DIR=... BUILD=... KERNEL_DIR=... C_CORPUS_DIR=...``
+    [``CPU_MODEL_DIR=...``: the C-function head of CPU workers, :mod:`kgraph.app.runtime.cpu_functions`];
+    returns the workload binary."""
     from kgraph.data.corpus import tile_kernel_files
+    from kgraph.data.corpus.c import C_DIR
 
-    _make(model_dir, build_dir, f"KERNEL_DIR={tile_kernel_files()[0].parent}")
+    extra = [f"CPU_MODEL_DIR={Path(cpu_model_dir).resolve()}"] if cpu_model_dir else []
+    _make(model_dir, build_dir, f"KERNEL_DIR={tile_kernel_files()[0].parent}", f"C_CORPUS_DIR={C_DIR}", *extra)
     return Path(build_dir) / "tiled_workload"
 
 

@@ -6,7 +6,11 @@
 #include <math.h>
 #include <pthread.h>
 #include <string.h>
+#include <stdlib.h>
 #include <time.h>
+#if defined(KGRAPH_CPU_MODEL) && KGRAPH_CPU_MODEL
+#include "kgcpu_model.h"
+#endif
 
 #define KGRAPH_STARPU_MAX_MODELS 64
 #define KGRAPH_STARPU_MAX_MAPS 32
@@ -17,6 +21,14 @@ struct model_entry {
   int kernel;
   kgraph_starpu_launch_fn launch;
   int adaptive;
+  int cpu_function;                 /* index in the CPU (C-function) export, -1: none */
+  kgraph_starpu_cpu_call_fn cpu_call;
+  pthread_mutex_t cpu_lock;         /* guards cpu_cache: the C head's answers of the last calls (a task is */
+  struct {                          /* asked once per CPU worker, and tiled workloads repeat their calls) */
+    uint64_t key;
+    double cost;
+    int used;
+  } cpu_cache[8];
   int n_archs; /* adaptive: the history series of each arch seen, (type, devid) -> series */
   struct {
     enum starpu_worker_archtype type;
@@ -48,6 +60,10 @@ int kgraph_starpu_model_init(struct starpu_perfmodel *model, const char *kernel,
   models[n_models].kernel = k;
   models[n_models].launch = launch;
   models[n_models].adaptive = 0;
+  models[n_models].cpu_function = -1;
+  models[n_models].cpu_call = NULL;
+  pthread_mutex_init(&models[n_models].cpu_lock, NULL);
+  memset(models[n_models].cpu_cache, 0, sizeof models[n_models].cpu_cache);
   models[n_models].n_archs = 0;
   ++n_models;
   return 0;
@@ -110,12 +126,112 @@ static uint64_t launch_of(struct model_entry *e, struct starpu_task *task, kgrap
   return kgraph_adaptive_key(v, 16);
 }
 
+/* ------------------------------------------------------------ C-function model of CPU workers */
+static int cpu_state = -1; /* -1: not read yet; 0: off; 1: on */
+
+#if defined(KGRAPH_CPU_MODEL) && KGRAPH_CPU_MODEL
+static int cpu_device;
+static void cpu_init(void) {
+  const char *on = getenv("KGRAPH_STARPU_CPU_MODEL"), *dev = getenv("KGRAPH_STARPU_CPU_C_DEVICE");
+  int d = dev && *dev ? kgcpu_device_index(dev) : 0, state = !(on && (strcmp(on, "0") == 0 || strcmp(on, "off") == 0));
+  if (d < 0) {
+    fprintf(stderr, "kgraph starpu: KGRAPH_STARPU_CPU_C_DEVICE=%s is not a device of the CPU export; using %s\n", dev,
+            kgcpu_device_ids[0]);
+    d = 0;
+  }
+  cpu_device = d;
+  __atomic_store_n(&cpu_state, state, __ATOMIC_RELEASE);
+}
+
+static double cpu_predict_index(int function, const double *args, int n_args, int device) {
+  static const double one[3] = {1.0, 1.0, 1.0};
+  double features[KGCPU_N_LAUNCH];
+  kgcpu_prediction p;
+  if (kgcpu_features(function, 1, one, one, args, n_args, device, features) == KGCPU_OK &&
+      kgcpu_predict_index(function, features, device, &p) == KGCPU_OK)
+    return p.time_us;
+  return NAN;
+}
+#else
+static void cpu_init(void) { __atomic_store_n(&cpu_state, 0, __ATOMIC_RELEASE); }
+#endif
+
+int kgraph_starpu_cpu_model_active(void) {
+  if (__atomic_load_n(&cpu_state, __ATOMIC_ACQUIRE) < 0) cpu_init();
+  return cpu_state == 1;
+}
+
+int kgraph_starpu_model_set_cpu_function(struct starpu_perfmodel *model, const char *function,
+                                         kgraph_starpu_cpu_call_fn call) {
+  int i;
+#if defined(KGRAPH_CPU_MODEL) && KGRAPH_CPU_MODEL
+  int f = kgcpu_kernel_index(function);
+  if (f < 0 || !call) return -1;
+  for (i = 0; i < n_models; ++i)
+    if (models[i].model == model) {
+      models[i].cpu_function = f;
+      models[i].cpu_call = call;
+      return 0;
+    }
+#else
+  (void)model; (void)function; (void)call; (void)i;
+#endif
+  return -1;
+}
+
+double kgraph_starpu_cpu_predict(const char *function, const double *args, int n_args, int device) {
+#if defined(KGRAPH_CPU_MODEL) && KGRAPH_CPU_MODEL
+  int f = kgcpu_kernel_index(function);
+  kgraph_starpu_cpu_model_active();
+  if (f < 0) return NAN;
+  return cpu_predict_index(f, args, n_args, device < 0 ? cpu_device : device);
+#else
+  (void)function; (void)args; (void)n_args; (void)device;
+  return NAN;
+#endif
+}
+
+/* The CPU arch of a model with a C function, while the C-function model is on: its prediction, else -1. */
+static int uses_cpu_model(const struct model_entry *e, const struct starpu_perfmodel_arch *arch) {
+  return e->cpu_function >= 0 && arch && arch->ndevices >= 1 && arch->devices[0].type == STARPU_CPU_WORKER &&
+         kgraph_starpu_cpu_model_active();
+}
+
 /* kgraph's prediction (µs) and, if `sigma` and the export has an interval head, the prior sd of ln(time)
- * from its 80% interval (NAN otherwise: the adaptive model then uses its global sigma). */
-static double prior_of(struct model_entry *e, const kgraph_launch *launch, int device, double *sigma) {
+ * from its 80% interval (NAN otherwise: the adaptive model then uses its global sigma). On a CPU arch of a
+ * model with a C function (and the C-function model on): the C-function head's prediction (no interval). */
+static double prior_of(struct model_entry *e, const kgraph_launch *launch, int device, double *sigma,
+                       struct starpu_task *task, const struct starpu_perfmodel_arch *arch) {
   double features[KGRAPH_N_LAUNCH];
   kgraph_prediction p;
   if (sigma) *sigma = NAN;
+#if defined(KGRAPH_CPU_MODEL) && KGRAPH_CPU_MODEL
+  if (uses_cpu_model(e, arch)) {
+    double args[9], cost;
+    int n = e->cpu_call(task, args), slot;
+    uint64_t key;
+    if (n < 0 || n > 8) return NAN;
+    args[n] = n;
+    key = kgraph_adaptive_key(args, n + 1);
+    slot = (int)(key & 7u);
+    pthread_mutex_lock(&e->cpu_lock);
+    if (e->cpu_cache[slot].used && e->cpu_cache[slot].key == key) {
+      cost = e->cpu_cache[slot].cost;
+      pthread_mutex_unlock(&e->cpu_lock);
+      return cost;
+    }
+    pthread_mutex_unlock(&e->cpu_lock);
+    cost = cpu_predict_index(e->cpu_function, args, n, cpu_device); /* the same answer every time: cached */
+    pthread_mutex_lock(&e->cpu_lock);
+    e->cpu_cache[slot].key = key;
+    e->cpu_cache[slot].cost = cost;
+    e->cpu_cache[slot].used = 1;
+    pthread_mutex_unlock(&e->cpu_lock);
+    return cost;
+  }
+#else
+  (void)task; (void)arch;
+#endif
   if (kgraph_features(e->kernel, launch->dims, launch->global, launch->local, launch->args, launch->n_args, device,
                       features) == KGRAPH_OK &&
       kgraph_predict_index(e->kernel, features, device, &p) == KGRAPH_OK) {
@@ -160,17 +276,17 @@ double kgraph_starpu_cost(struct starpu_task *task, struct starpu_perfmodel_arch
   uint64_t key;
   int found = 0;
   (void)nimpl;
-  if (e && device >= 0) {
+  if (e && (device >= 0 || uses_cpu_model(e, arch))) {
     key = launch_of(e, task, &launch);
     if (e->adaptive && !__atomic_load_n(&adaptive_off, __ATOMIC_RELAXED) && (series = series_of(e, arch)) >= 0) {
       if (!(found = kgraph_adaptive_lookup(series, key, &cost))) {
         double prior, sigma;
-        prior = prior_of(e, &launch, device, &sigma);
+        prior = prior_of(e, &launch, device, &sigma, task, arch);
         cost = kgraph_adaptive_estimate_sigma(series, key, prior, sigma);
         if (isnan(cost) && !isnan(prior)) found = 2; /* a wide interval: calibrate (StarPU's NAN) */
       }
     } else {
-      cost = prior_of(e, &launch, device, NULL);
+      cost = prior_of(e, &launch, device, NULL, task, arch);
     }
   }
   __atomic_add_fetch(&calls, 1, __ATOMIC_RELAXED);
@@ -198,7 +314,7 @@ int kgraph_starpu_observe(struct starpu_task *task) {
   if (!kgraph_adaptive_lookup(series, key, &prior)) { /* never asked (another scheduler): kgraph's prior first */
     double sigma = NAN;
     device = device_of(arch);
-    prior = device >= 0 ? prior_of(e, &launch, device, &sigma) : NAN;
+    prior = device >= 0 || uses_cpu_model(e, arch) ? prior_of(e, &launch, device, &sigma, task, arch) : NAN;
     kgraph_adaptive_estimate_sigma(series, key, prior, sigma);
   }
   if (kgraph_adaptive_observe(series, key, NAN, measured) != 0) goto fail;

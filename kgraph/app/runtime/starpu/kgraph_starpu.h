@@ -73,6 +73,25 @@ void kgraph_starpu_set_adaptive(int on);
 unsigned long kgraph_starpu_observations(void);
 unsigned long kgraph_starpu_observe_failures(void);
 
+/* C-function model of CPU workers (issue 12 §3/§6; docs/RUNTIME.md "CPU workers: the C-function model").
+ * When the library is built with CPU_MODEL_DIR=<dir> (make variable; <dir> holds kgcpu_model.h/.c from
+ * `python -m kgraph.app.runtime.cpu_functions export`), a model given a C function here is predicted on
+ * STARPU_CPU_WORKER archs by that code-free head: `function` (e.g. "gemm_blocked_s", the C corpus function
+ * the CPU implementation calls) with the scalar arguments `call` fills (signature order), on one core of
+ * the host's descriptor (device KGRAPH_STARPU_CPU_C_DEVICE of the export, default 0 = host-1core). Static
+ * and adaptive models alike (the adaptive prior on CPU archs is this prediction). KGRAPH_STARPU_CPU_MODEL=0
+ * at run time falls back to the kgraph_starpu_map_arch mapping of CPU workers (the OpenCL kernel on a
+ * descriptor). Returns 0, -1 when the model is not a kgraph model, the function is not in the CPU export,
+ * or there is no CPU export (built without CPU_MODEL_DIR). */
+typedef int (*kgraph_starpu_cpu_call_fn)(struct starpu_task *task, double args[8]);
+int kgraph_starpu_model_set_cpu_function(struct starpu_perfmodel *model, const char *function,
+                                         kgraph_starpu_cpu_call_fn call);
+/* 1 when CPU archs are predicted by the C-function model (built with it, not turned off), else 0. */
+int kgraph_starpu_cpu_model_active(void);
+/* The C-function model's prediction (µs) for `function` with `args` on its device `device` (-1: the one
+   chosen by KGRAPH_STARPU_CPU_C_DEVICE), or NAN. For tests and tools. */
+double kgraph_starpu_cpu_predict(const char *function, const double *args, int n_args, int device);
+
 /* Counters: cost-function calls, total nanoseconds spent in it, calls answered with NAN for want of a
  * prediction (unmapped arch, model error), calls answered with NAN on purpose to let StarPU calibrate a
  * launch whose interval is wide (KGRAPH_PERFMODEL_CALIBRATE_WIDTH, adaptive models only). */

@@ -1,5 +1,5 @@
 /* Tile tasks: CPU and OpenCL implementations and codelets (see tile_codelets.h). Tiles are n x n,
- * column-major, float; semantics match kernels/tile_*.cl exactly. */
+ * column-major, float; semantics match kernels/tile_*.cl exactly. CPU: functions of the C corpus. */
 #include "tile_codelets.h"
 #include <math.h>
 #include <stdio.h>
@@ -26,52 +26,64 @@ void tile_ndrange(enum tile_kind kind, int n, size_t global[2], size_t local[2],
   }
 }
 
-/* ---------------------------------------------------------------- CPU implementations */
-static void cpu_potrf(float *a, int n) {
-  int i, j, k;
-  for (k = 0; k < n; ++k) {
-    a[k + k * n] = sqrtf(a[k + k * n]);
-    for (i = k + 1; i < n; ++i) a[i + k * n] /= a[k + k * n];
-    for (j = k + 1; j < n; ++j)
-      for (i = j; i < n; ++i) a[i + j * n] -= a[i + k * n] * a[j + k * n];
-  }
-}
-
-static void cpu_trsm(const float *l, float *b, int n) {
-  int r, j, k;
+/* ---------------------------------------------------------------- CPU implementations
+ * Functions of the C corpus (data/corpus/c, compiled with -DKG_FP32: the `blocked` fp32 variants the C
+ * datasets measured on one core; tile_codelets.h declares them). Column-major, leading dimension = the
+ * StarPU matrix's ld. Semantics (= kernels/tile_*.cl):
+ *   POTRF  A := L, A = L L^T (lower)                        potrf_blocked_s(n, A, lda)
+ *   TRSM   B := B L^{-T}                                    trsm_blocked_s(n, n, L, ldl, B, ldb)
+ *   SYRK   lower(C) -= A A^T                                syrk_blocked_s(n, n, A, lda, C, ldc)
+ *   GEMM   C += alpha A B^T; the corpus does C -= A B^T: alpha = -1 directly, alpha = +1 as
+ *          C := -(-C - A B^T) (two exact negations, O(n^2)); other alphas are not supported. */
+static void negate(float *c, int n, int ld) {
+  int i, j;
   for (j = 0; j < n; ++j)
-    for (r = 0; r < n; ++r) {
-      float x = b[r + j * n];
-      for (k = 0; k < j; ++k) x -= b[r + k * n] * l[j + k * n];
-      b[r + j * n] = x / l[j + j * n];
-    }
-}
-
-static void cpu_gemm(const float *a, const float *b, float *c, int n, float alpha, int lower_only) {
-  int i, j, k;
-  for (j = 0; j < n; ++j)
-    for (i = lower_only ? j : 0; i < n; ++i) {
-      float s = 0.0f;
-      for (k = 0; k < n; ++k) s += a[i + k * n] * b[j + k * n];
-      c[i + j * n] += alpha * s;
-    }
+    for (i = 0; i < n; ++i) c[i + (long)j * ld] = -c[i + (long)j * ld];
 }
 
 static void cpu_func(void *buffers[], void *cl_arg) {
   struct tile_arg *arg = cl_arg;
   double t0 = now_us();
-  float *x0 = (float *)STARPU_MATRIX_GET_PTR(buffers[0]);
-  int n = arg->n;
+  float *x0 = (float *)STARPU_MATRIX_GET_PTR(buffers[0]), *x1, *x2;
+  int n = arg->n, ld0 = (int)STARPU_MATRIX_GET_LD(buffers[0]), ld1, ld2;
   switch (arg->kind) {
-  case TILE_POTRF: cpu_potrf(x0, n); break;
-  case TILE_TRSM: cpu_trsm(x0, (float *)STARPU_MATRIX_GET_PTR(buffers[1]), n); break;
-  case TILE_SYRK: cpu_gemm(x0, x0, (float *)STARPU_MATRIX_GET_PTR(buffers[1]), n, -1.0f, 1); break;
+  case TILE_POTRF: potrf_blocked_s(n, x0, ld0); break;
+  case TILE_TRSM:
+    x1 = (float *)STARPU_MATRIX_GET_PTR(buffers[1]); ld1 = (int)STARPU_MATRIX_GET_LD(buffers[1]);
+    trsm_blocked_s(n, n, x0, ld0, x1, ld1);
+    break;
+  case TILE_SYRK:
+    x1 = (float *)STARPU_MATRIX_GET_PTR(buffers[1]); ld1 = (int)STARPU_MATRIX_GET_LD(buffers[1]);
+    syrk_blocked_s(n, n, x0, ld0, x1, ld1);
+    break;
   default:
-    cpu_gemm(x0, (float *)STARPU_MATRIX_GET_PTR(buffers[1]), (float *)STARPU_MATRIX_GET_PTR(buffers[2]),
-             n, arg->alpha, 0);
+    x1 = (float *)STARPU_MATRIX_GET_PTR(buffers[1]); ld1 = (int)STARPU_MATRIX_GET_LD(buffers[1]);
+    x2 = (float *)STARPU_MATRIX_GET_PTR(buffers[2]); ld2 = (int)STARPU_MATRIX_GET_LD(buffers[2]);
+    if (arg->alpha == -1.0f) {
+      gemm_blocked_s(n, n, n, x0, ld0, x1, ld1, x2, ld2);
+    } else if (arg->alpha == 1.0f) {
+      negate(x2, n, ld2);
+      gemm_blocked_s(n, n, n, x0, ld0, x1, ld1, x2, ld2);
+      negate(x2, n, ld2);
+    } else {
+      STARPU_ABORT_MSG("tile_gemm on CPU: alpha must be 1 or -1 (got %g)", arg->alpha);
+    }
   }
   arg->measured_us = now_us() - t0;
 }
+
+/* The arguments of the C function a CPU task calls, in signature order (the C-function model's launch). */
+int tile_cpu_call(enum tile_kind kind, int n, double args[6]) {
+  switch (kind) {
+  case TILE_POTRF: args[0] = n; args[1] = n; return 2;                                   /* n, lda */
+  case TILE_TRSM: args[0] = n; args[1] = n; args[2] = n; args[3] = n; return 4;          /* m, n, ldl, ldb */
+  case TILE_SYRK: args[0] = n; args[1] = n; args[2] = n; args[3] = n; return 4;          /* n, k, lda, ldc */
+  default: args[0] = args[1] = args[2] = args[3] = args[4] = args[5] = n; return 6;      /* m, n, k, lda, ldb, ldc */
+  }
+}
+
+const char *const tile_cpu_functions[TILE_NKINDS] = {"potrf_blocked_s", "trsm_blocked_s", "syrk_blocked_s",
+                                                     "gemm_blocked_s"};
 
 /* ------------------------------------------------------------- OpenCL implementations */
 static void opencl_func(void *buffers[], void *cl_arg) {

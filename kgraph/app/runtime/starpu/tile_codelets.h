@@ -1,4 +1,4 @@
-/* Tile tasks of the tiled Cholesky / GEMM workload: CPU (plain C loops) and OpenCL implementations
+/* Tile tasks of the tiled Cholesky / GEMM workload: CPU (functions of the C corpus, data/corpus/c) and OpenCL implementations
  * (kernels/tile_*.cl), codelets, and the per-task record (kind, worker, predicted, measured). */
 #ifndef KGRAPH_TILE_CODELETS_H
 #define KGRAPH_TILE_CODELETS_H
@@ -22,4 +22,13 @@ int tile_opencl_init(const char *kernel_dir);
 void tile_opencl_shutdown(void);
 /* The NDRange each kind's OpenCL kernel is launched with (also what the kgraph model is asked about). */
 void tile_ndrange(enum tile_kind kind, int n, size_t global[2], size_t local[2], int *dims);
+/* CPU workers: the C corpus function each kind calls (tile_cpu_functions[kind], e.g. "gemm_blocked_s")
+   and its scalar arguments at tile size n (ld = n), in signature order; returns their number. */
+extern const char *const tile_cpu_functions[TILE_NKINDS];
+int tile_cpu_call(enum tile_kind kind, int n, double args[6]);
+/* data/corpus/c (compiled with -DKG_FP32): the functions the CPU implementations call */
+void potrf_blocked_s(int n, float *A, int lda);
+void trsm_blocked_s(int m, int n, const float *L, int ldl, float *B, int ldb);
+void syrk_blocked_s(int n, int k, const float *A, int lda, float *C, int ldc);
+void gemm_blocked_s(int m, int n, int k, const float *A, int lda, const float *B, int ldb, float *C, int ldc);
 #endif

@@ -5,6 +5,9 @@
  * Run with STARPU_SCHED=dmda (or eager for "none"), STARPU_OPENCL_ON_CPUS=1 for PoCL.
  * kgraph: KGRAPH_STARPU_CPU_DEVICE / KGRAPH_STARPU_OPENCL_DEVICE name the device ids of the
  * export's device table used for CPU workers / OpenCL devices (default: the first device).
+ * CPU workers run functions of the C corpus (tile_codelets.c); built with CPU_MODEL_DIR (make), kgraph's
+ * cost on CPU workers is the C-function head's prediction of that function (kgraph_starpu_model_set_cpu_function;
+ * KGRAPH_STARPU_CPU_MODEL=0 turns it off: CPU workers then map to KGRAPH_STARPU_CPU_DEVICE as before).
  * kgraph-adaptive: kgraph's prediction updated by the observed times (kgraph_starpu_model_init_adaptive;
  * histories in $KGRAPH_PERFMODEL_DIR, docs/RUNTIME.md "Adaptive perfmodel"); profiling is turned on.
  * Prints one summary line; TRACE.csv gets one row per task: kind,tile,arch,predicted_us,measured_us.
@@ -48,6 +51,11 @@ static void tile_launch(struct starpu_task *task, kgraph_launch *launch) {
   if (arg->kind == TILE_GEMM) { launch->args[1] = arg->alpha; launch->n_args = 2; }
 }
 
+static int tile_cpu_args(struct starpu_task *task, double args[8]) {
+  const struct tile_arg *arg = task->cl_arg;
+  return tile_cpu_call(arg->kind, arg->n, args);
+}
+
 static int device_from_env(const char *var) {
   const char *id = getenv(var);
   int d = id ? kgraph_device_index(id) : 0;
@@ -64,6 +72,11 @@ static void setup_models(const char *kind) {
       if ((adaptive ? kgraph_starpu_model_init_adaptive : kgraph_starpu_model_init)(&tile_models[k], tile_kernel_names[k],
                                                                                     tile_launch) != 0) {
         fprintf(stderr, "kernel %s is not in the exported model's code table\n", tile_kernel_names[k]);
+        exit(2);
+      }
+      if (kgraph_starpu_cpu_model_active() &&
+          kgraph_starpu_model_set_cpu_function(&tile_models[k], tile_cpu_functions[k], tile_cpu_args) != 0) {
+        fprintf(stderr, "function %s is not in the CPU model's export\n", tile_cpu_functions[k]);
         exit(2);
       }
     } else if (strcmp(kind, "history") == 0 || strcmp(kind, "regression") == 0) {
@@ -188,15 +201,63 @@ int main(int argc, char **argv) {
     starpu_data_unregister(ha[i]);
     if (gemm) { starpu_data_unregister(hb[i]); starpu_data_unregister(hc[i]); }
   }
-  if (!gemm) { /* check: the first diagonal element of L is sqrt(a00) */
-    float expect = sqrtf(1.0f + (float)(tiles * n));
-    if (fabsf(a[0][0] - expect) > 1e-3f * expect) { fprintf(stderr, "wrong result: L00 = %g, expected %g\n", a[0][0], expect); return 1; }
+  { /* check the result at sampled entries against the exact formula (float, relative 2e-3) */
+    int N = tiles * n, s, bad = 0;
+    unsigned seed = 12345u;
+    for (s = 0; s < 64 && !bad; ++s) {
+      int R, Cc, P;
+      double want, got = 0.0;
+      seed = seed * 1103515245u + 12345u; R = (int)((seed >> 8) % (unsigned)N);
+      seed = seed * 1103515245u + 12345u; Cc = (int)((seed >> 8) % (unsigned)N);
+#define ELEM(m, r, c) ((double)(m)[(r) / n + ((c) / n) * tiles][(r) % n + ((c) % n) * n])
+#define INIT(r, c) (1.0 / (1.0 + abs((r) - (c))))
+      if (gemm) { /* C = C0 + A B^T */
+        want = INIT(R, Cc);
+        for (P = 0; P < N; ++P) want += INIT(R, P) * INIT(Cc, P);
+        got = ELEM(c, R, Cc);
+      } else { /* L L^T = A0, lower */
+        if (R < Cc) { int t = R; R = Cc; Cc = t; }
+        want = INIT(R, Cc) + (R == Cc ? (double)N : 0.0);
+        for (P = 0; P <= Cc; ++P) got += ELEM(a, R, P) * ELEM(a, Cc, P);
+      }
+      if (!(fabs(got - want) <= 2e-3 * fabs(want) + 1e-4)) {
+        fprintf(stderr, "wrong result at (%d, %d): %.7g, expected %.7g\n", R, Cc, got, want);
+        bad = 1;
+      }
+#undef ELEM
+#undef INIT
+    }
+    if (bad) return 1;
   }
   printf("workload %s tiles %d tile %d model %s makespan_ms %.3f tasks %d predicted_tasks %d "
          "mean_abs_log_error %.4f cost_calls %lu cost_ns_per_call %.1f cost_failures %lu cost_calibrations %lu\n",
          argv[1], tiles, n, argv[4], makespan_us / 1e3, n_records, n_err, n_err ? errs_abs / n_err : NAN,
          kgraph_starpu_calls(), kgraph_starpu_calls() ? kgraph_starpu_cost_ns() / kgraph_starpu_calls() : 0.0,
          kgraph_starpu_failures(), kgraph_starpu_calibrations());
+  if (getenv("KGRAPH_STARPU_COST_BENCH") && strncmp(argv[4], "kgraph", 6) == 0 && starpu_cpu_worker_get_count() > 0) {
+    /* ns per kgraph_starpu_cost call for a CPU worker, each kind, KGRAPH_STARPU_COST_BENCH calls (median of 5) */
+    int calls = atoi(getenv("KGRAPH_STARPU_COST_BENCH")), kind, rep, q;
+    struct starpu_perfmodel_arch *arch =
+        starpu_worker_get_perf_archtype(starpu_worker_get_by_type(STARPU_CPU_WORKER, 0), 0);
+    printf("cost_bench_cpu_ns");
+    for (kind = 0; kind < TILE_NKINDS; ++kind) {
+      struct starpu_task task;
+      struct tile_arg targ = {n, kind == TILE_GEMM ? -1.0f : 0.0f, (enum tile_kind)kind, 0.0};
+      double best[5], sink = 0.0, tmp;
+      memset(&task, 0, sizeof task);
+      task.cl = &tile_codelets[kind];
+      task.cl_arg = &targ;
+      for (rep = 0; rep < 5; ++rep) {
+        double t0 = starpu_timing_now();
+        for (q = 0; q < calls; ++q) sink += kgraph_starpu_cost(&task, arch, 0);
+        best[rep] = (starpu_timing_now() - t0) * 1e3 / (calls > 0 ? calls : 1);
+      }
+      for (rep = 0; rep < 5; ++rep) /* sort for the median */
+        for (q = rep + 1; q < 5; ++q) if (best[q] < best[rep]) { tmp = best[q]; best[q] = best[rep]; best[rep] = tmp; }
+      printf(" %s %.1f", tile_kernel_names[kind] + 5, best[2] + 0.0 * sink);
+    }
+    printf("\n");
+  }
   if (starpu_opencl_worker_get_count() > 0) tile_opencl_shutdown();
   starpu_shutdown();
   return 0;
