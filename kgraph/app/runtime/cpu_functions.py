@@ -18,7 +18,8 @@ C datasets (``data/datasets/c-*/cpu-c-*-1c``) measured on one core. This module
     python -m kgraph.app.runtime.cpu_functions export --out DIR [--descriptor device.json] [--measure]
 
 Descriptor choice (``export``): ``--descriptor`` or ``$KGRAPH_CPU_DESCRIPTOR`` (a ``device.json`` or a
-dataset folder); else ``data/datasets/c-<slug>/cpu-c-<slug>-1c/device.json`` of this host's CPU model
+dataset folder); else ``c-<slug>/cpu-c-<slug>-1c/device.json`` under ``$KGRAPH_DATASETS`` (default
+``data/datasets``) for this host's CPU model
 (``c_campaign.model_slug``; a host campaign's folder); else with ``--measure`` the C campaign's
 micro-benchmarks on one core (``measure_cpu``, ~5 s: FMA peaks, copy bandwidths, caches -> the same
 per-core descriptor the campaign writes); else the nearest measured CPU (same vendor first, then the
@@ -40,16 +41,27 @@ SOURCE = f"{PREFIX}_model.c"
 
 
 def repo_root() -> Path:
-    return Path(__file__).resolve().parents[3]
+    """The source tree this module is in (an installed kgraph, e.g. /tmp/kg on the GPU host, is not one:
+    then the working directory, where the device scripts run, the repository root)."""
+    here = Path(__file__).resolve().parents[3]
+    return here if (here / "models" / "c_functions").is_dir() else Path.cwd()
 
 
 def default_checkpoint() -> Path:
-    return repo_root() / "models" / "c_functions" / "head.pt"
+    """``$KGRAPH_CPU_MODEL_CHECKPOINT``, else ``models/c_functions/head.pt`` of the source tree."""
+    given = os.environ.get("KGRAPH_CPU_MODEL_CHECKPOINT")
+    return Path(given) if given else repo_root() / "models" / "c_functions" / "head.pt"
+
+
+def datasets_root() -> Path:
+    """``$KGRAPH_DATASETS`` (set by benchmarks/device_env.sh), else ``data/datasets`` of the source tree."""
+    given = os.environ.get("KGRAPH_DATASETS")
+    return Path(given) if given else repo_root() / "data" / "datasets"
 
 
 def one_core_datasets(root: Path | None = None) -> list[Path]:
-    """Every ``data/datasets/c-*/cpu-c-*-1c`` folder with launches (sorted)."""
-    base = (root or repo_root()) / "data" / "datasets"
+    """Every ``c-*/cpu-c-*-1c`` dataset folder with launches (sorted) under ``root`` (default :func:`datasets_root`)."""
+    base = root or datasets_root()
     return sorted(d for d in base.glob("c-*/cpu-c-*-1c") if any(d.glob("launches-*.parquet")))
 
 
@@ -101,7 +113,7 @@ def train(out: Path, datasets: list[Path] | None = None, epochs: int = 300, seed
         pred = head(x)[0][:, 0].numpy().astype(np.float64)
     true = y[:, 0].numpy().astype(np.float64)
     ok = np.isfinite(true)
-    metrics = {"rows": int(len(true)), "datasets": [str(d.relative_to(repo_root())) for d in datasets],
+    metrics = {"rows": int(len(true)), "datasets": [f"{d.parent.name}/{d.name}" for d in datasets],
                "train_mean_abs_log_error": float(np.abs(pred[ok] - true[ok]).mean()), "epochs": epochs, "seed": seed}
     for d in datasets:
         desc = load_descriptor(d)
@@ -142,7 +154,7 @@ def pick_descriptor(checkpoint: Path, descriptor: str | None = None, measure: bo
     if given:
         return load_descriptor(given), f"given: {given}"
     slug = model_slug()
-    own = repo_root() / "data" / "datasets" / f"c-{slug}" / f"cpu-c-{slug}-1c"
+    own = datasets_root() / f"c-{slug}" / f"cpu-c-{slug}-1c"
     if (own / "device.json").is_file():
         return load_descriptor(own), f"this host's C campaign: {own}"
     if measure:
