@@ -147,8 +147,23 @@ def _host_vendor() -> str:
 def pick_descriptor(checkpoint: Path, descriptor: str | None = None, measure: bool = False,
                     log=lambda m: print(m, file=sys.stderr)) -> tuple[dict, str]:
     """(one-core ``device.json`` of this host, how it was found); see the module doc for the order."""
-    from kgraph.data.harness.c_campaign import model_slug
     from kgraph.data.harness.descriptor import load_descriptor
+    try:
+        from kgraph.data.harness.c_campaign import model_slug
+    except ImportError as exc:  # the harness's dependencies missing on this host: the same slug, inline
+        log(f"kgraph cpu model: note: kgraph.data.harness.c_campaign not importable ({exc}); no measurement")
+        measure = False
+
+        def model_slug(name=None):
+            import re
+            if name is None:
+                try:
+                    name = next(ln.split(":", 1)[1] for ln in Path("/proc/cpuinfo").read_text().splitlines()
+                                if ln.startswith("model name"))
+                except (OSError, StopIteration):
+                    name = "cpu"
+            name = re.sub(r"\(r\)|\(tm\)|cpu|processor|@.*$|\d+-core", " ", name.lower())
+            return "-".join(re.findall(r"[a-z0-9]+", name)[:4]) or "cpu"
 
     given = descriptor or os.environ.get("KGRAPH_CPU_DESCRIPTOR")
     if given:
@@ -158,8 +173,8 @@ def pick_descriptor(checkpoint: Path, descriptor: str | None = None, measure: bo
     if (own / "device.json").is_file():
         return load_descriptor(own), f"this host's C campaign: {own}"
     if measure:
-        from kgraph.data.harness.c_campaign import descriptor_for, measure_cpu
         try:
+            from kgraph.data.harness.c_campaign import descriptor_for, measure_cpu
             d = descriptor_for(1, measure_cpu([1], timeout_s=120.0), slug)
             return d, "measured here (C campaign micro-benchmarks, one core)"
         except Exception as exc:  # no compiler, no OpenMP, a crash: the nearest measured CPU instead
