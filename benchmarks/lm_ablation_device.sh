@@ -4,7 +4,7 @@
 #   VARIANTS  model variants (conf/model/<v>.yaml), default "bounded_traffic bounded_traffic_lm"
 #   SEEDS     seed_everything values, default "0 1"; SPLITS default unseen_launch (all data: the out-of-corpus
 #             sets are scored on the dev box from the checkpoints)
-#   EPOCHS (12), MAX_TIME (00:00:06:30), GRID_TIMEOUT_S (480), DATASETS (the seven training folders)
+#   EPOCHS (10), MAX_TIME (00:00:05:30), GRID_TIMEOUT_S (420), DATASETS (the seven training folders)
 # The LM vectors of every kernel (kgraph lm embed) are made first, beside the graph cache, when a variant
 # needs them. Back in $OUT: stripped checkpoints (ckpt.tgz), test predictions (pred.tgz), logs (logs.tgz).
 # Usage (repo root, after `WHEELS=.whlt source benchmarks/device_env.sh`): bash benchmarks/lm_ablation_device.sh
@@ -20,7 +20,7 @@ SMI=$!
 start=$(date +%s)
 if [[ " $VARIANTS " == *" bounded_traffic_lm "* ]]; then
   # the LM vectors (GPU) while the graph cache is built (CPU): both parse every kernel once
-  python3 -m kgraph.app.cli.main lm embed --datasets $DATASETS --out runs/lm/lm_features.pt --device cuda \
+  python3 -m kgraph.app.cli.main lm embed --datasets $DATASETS --out runs/lm/lm_features.pt --weights models/code_lm/weights --device cuda \
     --jobs 6 > lm_embed.log 2>&1 &
   EMBED=$!
 fi
@@ -30,11 +30,11 @@ echo "cache built in $(( $(date +%s) - start )) s"
 set -- $VARIANTS; NV=$#; set -- $SPLITS; NP=$(( NV * $# ))
 pids=""
 for seed in $SEEDS; do
-  timeout ${GRID_TIMEOUT_S:-480} python3 -m benchmarks.ablation --datasets $DATASETS --out runs/lmab/s$seed \
+  timeout ${GRID_TIMEOUT_S:-420} python3 -m benchmarks.ablation --datasets $DATASETS --out runs/lmab/s$seed \
     --variants $VARIANTS --splits $SPLITS --test-devices ${TEST_DEVICES:-nvidia-h100} --parallel $NP \
-    --trainer conf/trainer/gpu.yaml --cache-dir "$CACHE" --max-time "${MAX_TIME:-00:00:06:30}" --logger csv \
+    --trainer conf/trainer/gpu.yaml --cache-dir "$CACHE" --max-time "${MAX_TIME:-00:00:05:30}" --logger csv \
     --extra --seed_everything=$seed --data.resident=true --data.batch_size=${BATCH:-512} \
-    --trainer.max_epochs=${EPOCHS:-12} > grid_s$seed.log 2>&1 &
+    --trainer.max_epochs=${EPOCHS:-10} > grid_s$seed.log 2>&1 &
   pids="$pids $!"
 done
 wait $pids

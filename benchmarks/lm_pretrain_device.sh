@@ -5,7 +5,7 @@
 # MINUTES minutes in all. Carry `lm_corpus/gpu` on the first call; a warm host keeps `lm_corpus/` (packed
 # tokens, the checkpoint in lm_corpus/run/) between calls, so the same command run again within the idle
 # window resumes the schedule. Every call writes the model as it stands (int8 weights, metrics, loss curve)
-# to $OUT/code_lm, and the call's log to $OUT/pretrain-<n>.log.
+# to $OUT/code_lm-<n>.tgz (one archive: a call brings back only a few files), the log to $OUT/pretrain-<n>.log.
 # Usage (repo root): WHEELS=.whls MINUTES=13 SESSION=6.5 bash benchmarks/lm_pretrain_device.sh
 set -u
 OUT=${OUT:-out/lm}; mkdir -p "$OUT"
@@ -24,3 +24,5 @@ timeout ${TIMEOUT_S:-540} python3 -m kgraph.models.code_lm.pretrain --corpus lm_
 echo "pretrain exit $?"
 kill $SMI
 tail -n 4 "$OUT/pretrain-$n.log"; ls -la "$OUT/code_lm" lm_corpus/run
+# a call brings back only a few files: the model folder as one archive
+tar czf "$OUT/code_lm-$n.tgz" -C "$OUT" code_lm && rm -rf "$OUT/code_lm"

@@ -1,9 +1,9 @@
 """Token encoder: a Hugging Face encoder loaded from a local directory, pooled to one vector per source.
 
-Nothing is ever downloaded (``local_files_only=True``). The default directory ``models/lm`` holds the
-project's first small RoBERTa encoder and BPE tokenizer (``kgraph pretrain-lm --out models/lm``);
-``models/code_lm/weights`` holds the code LM pretrained on registry code (docs/LM.md), read by
-:func:`kgraph.models.code_lm.model.load`.
+Nothing is ever downloaded (``local_files_only=True``). The default directory ``models/code_lm/weights``
+holds the code LM pretrained on registry code (docs/LM.md), read by :func:`kgraph.models.code_lm.model.load`;
+any other local Hugging Face encoder folder loads through ``AutoModel`` (the project's first small RoBERTa,
+``kgraph pretrain-lm --out models/lm``, is no longer tracked: rebuild it with that command).
 Tokenisation happens once per source in :mod:`kgraph.data.graph_dataset`, never here.
 """
 from __future__ import annotations
@@ -31,7 +31,7 @@ class TokenEncoderConfig:
         max_length: tokens kept per source (longer sources are truncated).
     """
 
-    path: str = "models/lm"
+    path: str = "models/code_lm/weights"
     freeze: bool = True
     pooling: Literal["mean", "cls"] = "mean"
     max_length: int = 512

@@ -35,7 +35,7 @@ def test_wheel_has_one_top_level_package_and_every_module(wheel):
         expected = module.replace(".", "/") + ("/__init__.py" if path.name == "__init__.py" else ".py")
         assert expected in names, f"{path.relative_to(ROOT)} is not in the wheel as {expected}"
     for data in ("kgraph/models/default/model.safetensors", "kgraph/models/default_compact/compact.pt",
-                 "kgraph/models/lm/config.json", "kgraph/parsers/dialects/c/functions.scm",
+                 "kgraph/models/code_lm/weights/config.json", "kgraph/parsers/dialects/c/functions.scm",
                  "kgraph/examples/opencl/saxpy.cl", "kgraph/app/runtime/starpu/tiled_workload.c",
                  "kgraph/data/corpus/tiles/tile_gemm.cl", "kgraph/models/export/c/kgraph_driver.c"):
         assert data in names, data

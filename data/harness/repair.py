@@ -55,7 +55,7 @@ def repair_dataset(directory) -> list[str]:
         _check_side_files(directory, done)
         manifest = _new_manifest(old, shards, keys, device_ids)
         if manifest != old:
-            atomic_write_bytes(directory / MANIFEST, json.dumps(manifest, indent=1).encode())
+            atomic_write_bytes(directory / MANIFEST, json.dumps(manifest, separators=(",", ":")).encode())
             done.append(f"wrote {MANIFEST}: {len(shards)} shard(s), {len(keys)} row(s)")
     before = len(manifest["keys"])
     store = DatasetStore(directory)  # commits the journal a killed campaign left

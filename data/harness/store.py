@@ -218,7 +218,7 @@ class DatasetStore:
             write_parquet_atomic(pa.Table.from_pylist(self._source_rows, schema=SOURCE_SCHEMA),
                                   self.directory / SOURCES)
         self.manifest["harness_version"] = HARNESS_VERSION
-        atomic_write_bytes(self.directory / MANIFEST, json.dumps(self.manifest, indent=1).encode())
+        atomic_write_bytes(self.directory / MANIFEST, json.dumps(self.manifest, separators=(",", ":")).encode())
         self._pending, self._new_sources = [], False
         self._last_flush = time.monotonic()
         if hasattr(self, "_journal"):
@@ -291,7 +291,7 @@ class DatasetStore:
         self.manifest["shards"] = [s for s in self.manifest["shards"] if s["file"] not in emptied]
         self.manifest["keys"] = [k for k in self.manifest["keys"] if k not in keys]
         self.completed_keys -= keys
-        atomic_write_bytes(self.directory / MANIFEST, json.dumps(self.manifest, indent=1).encode())
+        atomic_write_bytes(self.directory / MANIFEST, json.dumps(self.manifest, separators=(",", ":")).encode())
         for name in emptied:
             (self.directory / name).unlink(missing_ok=True)
         _fsync_dir(self.directory)

@@ -191,6 +191,7 @@ def write_gpu_subset(out: Path, gpu_mb: float, validation_mb: float = 2.0,
     stats = {}
     for split, budget_mb in (("train", gpu_mb), ("validation", validation_mb)):
         budget = int(budget_mb * 1e6)
+        slack = min(1 << 20, budget // 4)  # a budget of 1 MB or less still gets most of its bytes
         path = folder / f"{split}.jsonl.xz"
         raw = open(path, "wb")
         xz = lzma.LZMAFile(raw, "w", preset=6)
@@ -203,7 +204,7 @@ def write_gpu_subset(out: Path, gpu_mb: float, validation_mb: float = 2.0,
             xz.write(line.encode("utf-8"))
             text_bytes += len(line)
             docs += 1
-            return raw.tell() < budget - (1 << 20)  # the compressor holds back up to ~1 MB
+            return raw.tell() < budget - slack  # the compressor holds back up to ~1 MB
 
         for doc in iter_shards(out, split):  # pass 1: every GPU-kernel file
             if doc["lang"] in GPU_LANGUAGES:
@@ -216,7 +217,7 @@ def write_gpu_subset(out: Path, gpu_mb: float, validation_mb: float = 2.0,
             rest = (rest_bytes or {}).get(split)
             if rest is None:
                 rest = sum(len(d["text"]) for d in iter_shards(out, split) if d["lang"] not in GPU_LANGUAGES)
-            room = (budget - (1 << 20) - raw.tell()) * ratio * 0.9
+            room = (budget - slack - raw.tell()) * ratio * 0.9
             share = min(1.0, room / max(rest, 1))
             for doc in iter_shards(out, split):
                 if doc["lang"] not in GPU_LANGUAGES and _uniform(doc["package"] + doc["file"]) < share:

@@ -15,11 +15,11 @@ Two encoders, chosen by ``encoder``:
 - ``bag`` — a byte-level BPE tokenizer trained on the training prompts
   (``kgraph.models.lm_pretrain.train_tokenizer``), each prompt a bag of token counts (log1p), ridge
   regression per log target and a logistic regression for the bound class.
-- a local Hugging Face model directory (e.g. ``models/lm``, the project's own MLM encoder): the
+- a local Hugging Face model directory (e.g. ``models/code_lm/weights``, the project's code LM): the
   frozen encoder's mean-pooled states of the prompt (first ``max_length`` tokens), then the same
   ridge/logistic heads.
 
-``auto`` uses ``models/lm`` when it exists, else ``bag``; :attr:`TokenRegressorBaseline.encoder_used`
+``auto`` uses ``models/code_lm/weights`` when its weights exist, else ``bag``; :attr:`TokenRegressorBaseline.encoder_used`
 says which was used (the report names it).
 """
 from __future__ import annotations
@@ -67,7 +67,7 @@ class TokenRegressorBaseline(Baseline):
             return self.encoder
         from kgraph.models.shipped import LM_DIR
 
-        return str(LM_DIR) if (LM_DIR / "config.json").is_file() else "bag"
+        return str(LM_DIR) if (LM_DIR / "model.safetensors").is_file() else "bag"
 
     def _encode(self, prompts: list[str]):
         if self.encoder_used == "bag":

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Score what benchmarks/lm_ablation_device.sh brought back, here (CPU): each variant's checkpoints (one per seed)
+# become one ensemble model directory, scored on the out-of-corpus sets that no fit saw: the hand-written holdout
+# on the H200, the H100 and the Xeon (benchmarks.dataset_eval) and the foreign set on the H200 and the H100
+# (benchmarks.foreign_predict), v6 (models/default) beside them.
+#   bash benchmarks/lm_ablation_eval.sh BACK_DIR OUT_DIR [VARIANT ...]   (default: bounded_traffic bounded_traffic_lm)
+# BACK_DIR holds ckpt.tgz; the ensembles go to runs/lmab_eval/models/<variant>, the tables to OUT_DIR.
+set -eu
+BACK=$1; OUT=$2; shift 2
+VARIANTS=${*:-bounded_traffic bounded_traffic_lm}
+PY=${PYTHON:-.venv/bin/python}
+W=runs/lmab_eval; mkdir -p "$W" "$OUT"
+tar xzf "$BACK/ckpt.tgz" -C "$W"
+D=data/datasets
+CORPUS="$D/nvidia-h200 $D/nvidia-h100 $D/pocl-skylake-avx512-intel-xeon $D/pocl-amd-epyc"
+ALL="$CORPUS $D/generated-nvidia-h200 $D/generated-nvidia-h100 $D/generated-pocl-xeon"
+MODELS="v6=models/default"
+for v in $VARIANTS; do
+  cks=$(ls "$W"/runs/lmab/ckpt/s*/"$v"-unseen_launch.ckpt)
+  "$PY" -m kgraph.models.predictor --half --from-ckpt $cks --out "$W/models/$v" --datasets $CORPUS --trained-on $ALL
+  cp models/default/interval.pt "$W/models/$v/"   # the code-free interval head, as v6's
+  MODELS="$MODELS $v=$W/models/$v"
+done
+for h in holdout-nvidia-h200 holdout-nvidia-h100 holdout-pocl-xeon; do
+  "$PY" -m benchmarks.dataset_eval --data "$D/$h" --models $MODELS --out "$OUT/$h" > "$OUT/$h.log" 2>&1
+  tail -n 12 "$OUT/$h.log"
+done
+for m in $MODELS; do
+  name=${m%%=*}; dir=${m#*=}
+  "$PY" -m benchmarks.foreign_predict benchmarks/results/foreign_h200/foreign_h200.csv --model "$dir" \
+    --csv "$OUT/foreign_h200-$name.csv" > "$OUT/foreign_h200-$name.log" 2>&1; tail -n 6 "$OUT/foreign_h200-$name.log"
+  "$PY" -m benchmarks.foreign_predict benchmarks/results/h100_out_of_corpus/foreign_h100_measured.csv --model "$dir" \
+    --device data/datasets/nvidia-h100/device.json --csv "$OUT/foreign_h100-$name.csv" > "$OUT/foreign_h100-$name.log" 2>&1
+  tail -n 6 "$OUT/foreign_h100-$name.log"
+done
