@@ -23,6 +23,8 @@ if ! "$PY" -c "import kgraph.data.harness.c_campaign" 2>/dev/null; then
 fi
 export KGRAPH_C_CACHE="${KGRAPH_C_CACHE:-/tmp/kgraph-c-cache}"
 DEST="$OUT/c_host"; mkdir -p "$DEST"
+# the GPU host's VM reports the same model name as the dev box's ("Intel(R) Xeon(R) Processor"): its own slug
+export KGRAPH_C_SLUG="${KGRAPH_C_SLUG:-xeon-gpu-host}"
 SLUG="$("$PY" -c 'from kgraph.data.harness.c_campaign import model_slug; print(model_slug())')"
 for d in data/datasets/c-"$SLUG"/cpu-c-*; do  # resume from the committed folders of this CPU
   [ -d "$d" ] && [ ! -e "$DEST/$(basename "$d")" ] && cp -r "$d" "$DEST/" && rm -f "$DEST/$(basename "$d")/.lock"

@@ -55,7 +55,12 @@ def cpu_model() -> str:
 
 
 def model_slug(name: str | None = None) -> str:
-    """``AMD EPYC 9654 96-Core Processor`` -> ``amd-epyc-9654``: a device-id friendly model name."""
+    """``AMD EPYC 9654 96-Core Processor`` -> ``amd-epyc-9654``: a device-id friendly model name.
+
+    ``KGRAPH_C_SLUG`` overrides it: virtual machines of different hosts can report the same model name
+    ("Intel(R) Xeon(R) Processor"), and their folders must not share a device id."""
+    if name is None and os.environ.get("KGRAPH_C_SLUG"):
+        return os.environ["KGRAPH_C_SLUG"]
     name = (name or cpu_model()).lower()
     name = re.sub(r"\(r\)|\(tm\)|cpu|processor|@.*$|\d+-core", " ", name)
     return "-".join(re.findall(r"[a-z0-9]+", name)[:4]) or "cpu"
@@ -119,6 +124,19 @@ def measure_cpu(cores: list[int], timeout_s: float = 300.0, cpus: list[int] | No
     if answer.get("status") != "ok":
         raise RuntimeError(f"CPU micro-benchmarks failed: {answer.get('status')}: {answer.get('message')}")
     return {"caches": caches, **answer}
+
+
+def check_same_machine(descriptor: dict, folder) -> None:
+    """Refuse to add this machine's rows to a folder measured on another one: its last-level cache or
+    memory size differs from this machine's (the model name alone cannot tell two VMs apart)."""
+    from kgraph.errors import UsageError
+
+    llc = max((c["bytes"] for c in cache_sizes()), default=None)
+    mem = _mem_bytes()
+    theirs_llc, theirs_mem = descriptor.get("llc_bytes"), descriptor.get("global_mem_bytes")
+    if (llc and theirs_llc and llc != theirs_llc) or (theirs_mem and abs(mem - theirs_mem) > 0.02 * theirs_mem):
+        raise UsageError(f"--out {folder}: measured on another machine (last-level cache {theirs_llc} B, memory "
+                         f"{theirs_mem} B; this one: {llc} B, {mem} B); give another --out or set KGRAPH_C_SLUG")
 
 
 def descriptor_for(cores: int, measured: dict, slug: str | None = None) -> dict:
@@ -353,6 +371,7 @@ def run_campaign(out: Path, budget_s: float, cores: list[int], families=None, dt
         stores[k] = DatasetStore(folder, device_id=device_id_for(k, slug), flush_s=30.0)
         if (folder / "device.json").exists():
             descriptors[k] = load_descriptor(folder)
+            check_same_machine(descriptors[k], folder)
         else:
             measured = measured or measure_cpu(cores, cpus=pool)
             descriptors[k] = descriptor_for(k, measured, slug)
