@@ -32,6 +32,8 @@ import os
 import sys
 from pathlib import Path
 
+from kgraph.errors import KGraphError
+
 #: tile codelet -> the C corpus function its CPU implementation calls (tile_codelets.c)
 TILE_FUNCTIONS = {"tile_potrf": "potrf_blocked_s", "tile_trsm": "trsm_blocked_s",
                   "tile_syrk": "syrk_blocked_s", "tile_gemm": "gemm_blocked_s"}
@@ -171,7 +173,16 @@ def pick_descriptor(checkpoint: Path, descriptor: str | None = None, measure: bo
     slug = model_slug()
     own = datasets_root() / f"c-{slug}" / f"cpu-c-{slug}-1c"
     if (own / "device.json").is_file():
-        return load_descriptor(own), f"this host's C campaign: {own}"
+        found = load_descriptor(own)
+        try:  # two VMs can share a model name (and so a slug): the folder must be this machine's
+            from kgraph.data.harness.c_campaign import check_same_machine
+
+            check_same_machine(found, own)
+            return found, f"this host's C campaign: {own}"
+        except ImportError:
+            return found, f"this host's C campaign: {own}"
+        except KGraphError as exc:
+            log(f"kgraph cpu model: {own} is not this machine's ({str(exc).splitlines()[0]}); not used")
     if measure:
         try:
             from kgraph.data.harness.c_campaign import descriptor_for, measure_cpu
