@@ -15,6 +15,17 @@
 #define KGRAPH_STARPU_MAX_MODELS 64
 #define KGRAPH_STARPU_MAX_MAPS 32
 #define KGRAPH_STARPU_MAX_ARCHS 16
+/* the static-prediction cache of a model: open addressing, at most CACHE_PROBES slots from the home slot;
+   a launch finding them all taken by others is evaluated without being cached */
+#define KGRAPH_STARPU_CACHE_SLOTS 256
+#define KGRAPH_STARPU_CACHE_PROBES 8
+
+struct static_slot {
+  uint64_t key;       /* launch_of's key (the adaptive model's hash of the launch) */
+  int device, used;
+  kgraph_launch launch; /* compared in full on a hit: a hash collision is a miss, never another launch's answer */
+  double cost, sigma;
+};
 
 struct model_entry {
   struct starpu_perfmodel *model;
@@ -29,6 +40,8 @@ struct model_entry {
     double cost;
     int used;
   } cpu_cache[8];
+  pthread_mutex_t static_lock;      /* guards static_cache (allocated at the first store) */
+  struct static_slot *static_cache; /* kgraph's static prediction (and prior sigma) per (device, launch) */
   int n_archs; /* adaptive: the history series of each arch seen, (type, devid) -> series */
   struct {
     enum starpu_worker_archtype type;
@@ -47,6 +60,8 @@ static int n_maps;
 static unsigned long calls, failures, calibrations, observations, observe_failures;
 static pthread_mutex_t archs_lock = PTHREAD_MUTEX_INITIALIZER;
 static int adaptive_off; /* kgraph_starpu_set_adaptive(0) */
+static int cache_state = -1; /* static-prediction cache: -1 not read yet (KGRAPH_STARPU_CACHE), 0 off, 1 on */
+static unsigned long cache_hits, cache_misses;
 static unsigned long long cost_ns;
 
 int kgraph_starpu_model_init(struct starpu_perfmodel *model, const char *kernel, kgraph_starpu_launch_fn launch) {
@@ -64,6 +79,8 @@ int kgraph_starpu_model_init(struct starpu_perfmodel *model, const char *kernel,
   models[n_models].cpu_call = NULL;
   pthread_mutex_init(&models[n_models].cpu_lock, NULL);
   memset(models[n_models].cpu_cache, 0, sizeof models[n_models].cpu_cache);
+  pthread_mutex_init(&models[n_models].static_lock, NULL);
+  models[n_models].static_cache = NULL;
   models[n_models].n_archs = 0;
   ++n_models;
   return 0;
@@ -76,6 +93,22 @@ int kgraph_starpu_model_init_adaptive(struct starpu_perfmodel *model, const char
 }
 
 void kgraph_starpu_set_adaptive(int on) { __atomic_store_n(&adaptive_off, !on, __ATOMIC_RELAXED); }
+
+void kgraph_starpu_set_cache(int on) { __atomic_store_n(&cache_state, on ? 1 : 0, __ATOMIC_RELEASE); }
+
+int kgraph_starpu_cache_active(void) {
+  int state = __atomic_load_n(&cache_state, __ATOMIC_ACQUIRE);
+  if (state < 0) {
+    const char *v = getenv("KGRAPH_STARPU_CACHE");
+    int want = !(v && (strcmp(v, "0") == 0 || strcmp(v, "off") == 0)), unread = -1;
+    __atomic_compare_exchange_n(&cache_state, &unread, want, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+    state = __atomic_load_n(&cache_state, __ATOMIC_ACQUIRE);
+  }
+  return state == 1;
+}
+
+unsigned long kgraph_starpu_cache_hits(void) { return __atomic_load_n(&cache_hits, __ATOMIC_RELAXED); }
+unsigned long kgraph_starpu_cache_misses(void) { return __atomic_load_n(&cache_misses, __ATOMIC_RELAXED); }
 
 int kgraph_starpu_map_arch(enum starpu_worker_archtype type, int devid, int device_index) {
   if (device_index < 0 || device_index >= KGRAPH_N_DEVICES || n_maps >= KGRAPH_STARPU_MAX_MAPS) return -1;
@@ -197,11 +230,62 @@ static int uses_cpu_model(const struct model_entry *e, const struct starpu_perfm
          kgraph_starpu_cpu_model_active();
 }
 
+static int same_launch(const kgraph_launch *a, const kgraph_launch *b) {
+  return a->dims == b->dims && a->n_args == b->n_args && memcmp(a->global, b->global, sizeof a->global) == 0 &&
+         memcmp(a->local, b->local, sizeof a->local) == 0 && memcmp(a->args, b->args, sizeof a->args) == 0;
+}
+
+static size_t cache_home(uint64_t key, int device) {
+  uint64_t h = (key ^ ((uint64_t)(unsigned)device * 0x9e3779b97f4a7c15ull)) * 0xff51afd7ed558ccdull;
+  return (size_t)(h >> 40) & (KGRAPH_STARPU_CACHE_SLOTS - 1);
+}
+
+/* The cached static prediction of (device, launch): 1 and its cost and sigma, else 0. */
+static int cache_get(struct model_entry *e, uint64_t key, int device, const kgraph_launch *launch, double *cost,
+                     double *sigma) {
+  size_t i = cache_home(key, device), k;
+  int hit = 0;
+  pthread_mutex_lock(&e->static_lock);
+  for (k = 0; e->static_cache && k < KGRAPH_STARPU_CACHE_PROBES; ++k, i = (i + 1) & (KGRAPH_STARPU_CACHE_SLOTS - 1)) {
+    const struct static_slot *s = &e->static_cache[i];
+    if (!s->used) break; /* slots are never freed: the launch is not further on */
+    if (s->key == key && s->device == device && same_launch(&s->launch, launch)) {
+      *cost = s->cost;
+      *sigma = s->sigma;
+      hit = 1;
+      break;
+    }
+  }
+  pthread_mutex_unlock(&e->static_lock);
+  return hit;
+}
+
+static void cache_put(struct model_entry *e, uint64_t key, int device, const kgraph_launch *launch, double cost,
+                      double sigma) {
+  size_t i = cache_home(key, device), k;
+  pthread_mutex_lock(&e->static_lock);
+  if (!e->static_cache) e->static_cache = calloc(KGRAPH_STARPU_CACHE_SLOTS, sizeof *e->static_cache);
+  for (k = 0; e->static_cache && k < KGRAPH_STARPU_CACHE_PROBES; ++k, i = (i + 1) & (KGRAPH_STARPU_CACHE_SLOTS - 1)) {
+    struct static_slot *s = &e->static_cache[i];
+    if (s->used && s->key == key && s->device == device && same_launch(&s->launch, launch)) break; /* another thread */
+    if (!s->used) {
+      s->key = key;
+      s->device = device;
+      s->launch = *launch;
+      s->cost = cost;
+      s->sigma = sigma;
+      s->used = 1;
+      break;
+    }
+  } /* all probes taken by other launches: not cached (the table is bounded) */
+  pthread_mutex_unlock(&e->static_lock);
+}
+
 /* kgraph's prediction (µs) and, if `sigma` and the export has an interval head, the prior sd of ln(time)
  * from its 80% interval (NAN otherwise: the adaptive model then uses its global sigma). On a CPU arch of a
  * model with a C function (and the C-function model on): the C-function head's prediction (no interval). */
-static double prior_of(struct model_entry *e, const kgraph_launch *launch, int device, double *sigma,
-                       struct starpu_task *task, const struct starpu_perfmodel_arch *arch) {
+static double prior_of(struct model_entry *e, const kgraph_launch *launch, uint64_t key, int device,
+                       double *sigma, struct starpu_task *task, const struct starpu_perfmodel_arch *arch) {
   double features[KGRAPH_N_LAUNCH];
   kgraph_prediction p;
   if (sigma) *sigma = NAN;
@@ -209,13 +293,14 @@ static double prior_of(struct model_entry *e, const kgraph_launch *launch, int d
   if (uses_cpu_model(e, arch)) {
     double args[9], cost;
     int n = e->cpu_call(task, args), slot;
-    uint64_t key;
+    uint64_t ckey;
     if (n < 0 || n > 8) return NAN;
     args[n] = n;
-    key = kgraph_adaptive_key(args, n + 1);
-    slot = (int)(key & 7u);
+    if (!kgraph_starpu_cache_active()) return cpu_predict_index(e->cpu_function, args, n, cpu_device);
+    ckey = kgraph_adaptive_key(args, n + 1);
+    slot = (int)(ckey & 7u);
     pthread_mutex_lock(&e->cpu_lock);
-    if (e->cpu_cache[slot].used && e->cpu_cache[slot].key == key) {
+    if (e->cpu_cache[slot].used && e->cpu_cache[slot].key == ckey) {
       cost = e->cpu_cache[slot].cost;
       pthread_mutex_unlock(&e->cpu_lock);
       return cost;
@@ -223,7 +308,7 @@ static double prior_of(struct model_entry *e, const kgraph_launch *launch, int d
     pthread_mutex_unlock(&e->cpu_lock);
     cost = cpu_predict_index(e->cpu_function, args, n, cpu_device); /* the same answer every time: cached */
     pthread_mutex_lock(&e->cpu_lock);
-    e->cpu_cache[slot].key = key;
+    e->cpu_cache[slot].key = ckey;
     e->cpu_cache[slot].cost = cost;
     e->cpu_cache[slot].used = 1;
     pthread_mutex_unlock(&e->cpu_lock);
@@ -232,15 +317,29 @@ static double prior_of(struct model_entry *e, const kgraph_launch *launch, int d
 #else
   (void)task; (void)arch;
 #endif
-  if (kgraph_features(e->kernel, launch->dims, launch->global, launch->local, launch->args, launch->n_args, device,
-                      features) == KGRAPH_OK &&
-      kgraph_predict_index(e->kernel, features, device, &p) == KGRAPH_OK) {
+  {
+    double cost = NAN, s = NAN;
+    int cached = kgraph_starpu_cache_active();
+    if (cached && cache_get(e, key, device, launch, &cost, &s)) {
+      __atomic_add_fetch(&cache_hits, 1, __ATOMIC_RELAXED);
+      if (sigma) *sigma = s;
+      return cost;
+    }
+    if (kgraph_features(e->kernel, launch->dims, launch->global, launch->local, launch->args, launch->n_args, device,
+                        features) == KGRAPH_OK &&
+        kgraph_predict_index(e->kernel, features, device, &p) == KGRAPH_OK) {
 #if defined(KGRAPH_HAS_INTERVAL) && KGRAPH_HAS_INTERVAL
-    if (sigma) *sigma = kgraph_adaptive_sigma_of_interval(p.time_lo_ns, p.time_hi_ns);
+      s = kgraph_adaptive_sigma_of_interval(p.time_lo_ns, p.time_hi_ns);
 #endif
-    return p.time_us;
+      cost = p.time_us;
+    }
+    if (cached) {
+      __atomic_add_fetch(&cache_misses, 1, __ATOMIC_RELAXED);
+      cache_put(e, key, device, launch, cost, s); /* the same answer every time: cached */
+    }
+    if (sigma) *sigma = s;
+    return cost;
   }
-  return NAN;
 }
 
 /* The history series of (codelet, arch): file <codelet>.<archtype>_<devid>.kgpm. */
@@ -281,12 +380,12 @@ double kgraph_starpu_cost(struct starpu_task *task, struct starpu_perfmodel_arch
     if (e->adaptive && !__atomic_load_n(&adaptive_off, __ATOMIC_RELAXED) && (series = series_of(e, arch)) >= 0) {
       if (!(found = kgraph_adaptive_lookup(series, key, &cost))) {
         double prior, sigma;
-        prior = prior_of(e, &launch, device, &sigma, task, arch);
+        prior = prior_of(e, &launch, key, device, &sigma, task, arch);
         cost = kgraph_adaptive_estimate_sigma(series, key, prior, sigma);
         if (isnan(cost) && !isnan(prior)) found = 2; /* a wide interval: calibrate (StarPU's NAN) */
       }
     } else {
-      cost = prior_of(e, &launch, device, NULL, task, arch);
+      cost = prior_of(e, &launch, key, device, NULL, task, arch);
     }
   }
   __atomic_add_fetch(&calls, 1, __ATOMIC_RELAXED);
@@ -314,7 +413,7 @@ int kgraph_starpu_observe(struct starpu_task *task) {
   if (!kgraph_adaptive_lookup(series, key, &prior)) { /* never asked (another scheduler): kgraph's prior first */
     double sigma = NAN;
     device = device_of(arch);
-    prior = device >= 0 || uses_cpu_model(e, arch) ? prior_of(e, &launch, device, &sigma, task, arch) : NAN;
+    prior = device >= 0 || uses_cpu_model(e, arch) ? prior_of(e, &launch, key, device, &sigma, task, arch) : NAN;
     kgraph_adaptive_estimate_sigma(series, key, prior, sigma);
   }
   if (kgraph_adaptive_observe(series, key, NAN, measured) != 0) goto fail;

@@ -92,6 +92,18 @@ int kgraph_starpu_cpu_model_active(void);
    chosen by KGRAPH_STARPU_CPU_C_DEVICE), or NAN. For tests and tools. */
 double kgraph_starpu_cpu_predict(const char *function, const double *args, int n_args, int device);
 
+/* Prediction cache (issue 12 §6: cost-function overhead): kgraph's static prediction of a launch (and its
+ * prior sigma) is kept per model, keyed by (device index, 64-bit hash of the kgraph_launch: the adaptive
+ * model's key) and checked against the whole launch, so the answer is exactly the uncached one. Bounded:
+ * 256 slots per model, open addressing; a launch that finds no free slot in its 8 probes is evaluated
+ * without caching. Thread-safe (a mutex per model). On by default; KGRAPH_STARPU_CACHE=0 (or off) at run
+ * time or kgraph_starpu_set_cache(0) turns it off, and with it the C-function head's per-call cache of CPU
+ * archs (for measurement). Hits/misses count lookups of the static cache. */
+void kgraph_starpu_set_cache(int on);
+int kgraph_starpu_cache_active(void);
+unsigned long kgraph_starpu_cache_hits(void);
+unsigned long kgraph_starpu_cache_misses(void);
+
 /* Counters: cost-function calls, total nanoseconds spent in it, calls answered with NAN for want of a
  * prediction (unmapped arch, model error), calls answered with NAN on purpose to let StarPU calibrate a
  * launch whose interval is wide (KGRAPH_PERFMODEL_CALIBRATE_WIDTH, adaptive models only). */
