@@ -133,7 +133,7 @@ class Predictor:
         import torch
 
         from kgraph.data.features import feature_names, to_launch_features
-        from kgraph.data.floors import FLOORS, NO_FLOOR_LOG_NS
+        from kgraph.data.floors import FLOORS, NO_FLOOR_LOG_NS, parallel_fraction
 
         names = feature_names()
         missing = [n for n in self.config["feature_names"] if n not in names]
@@ -156,6 +156,12 @@ class Predictor:
             full = to_launch_features(rows, sources, devices)
             features = torch.from_numpy(full[:, columns])
             floors = np.exp(full[:, floor_columns].astype(np.float64)) * (full[:, floor_columns] > NO_FLOOR_LOG_NS)
+            # a launch of fewer work-groups than compute units has only that share of the FLOP peak: its
+            # FLOP floors scaled up (the model's own floor features stay device-wide, as in training)
+            part = launches[start:start + chunk]
+            share = parallel_fraction([l.global_size for l in part], [l.local_size for l in part],
+                                      [l.device.get("compute_units") for l in part])
+            floors[:, [FLOORS.index("fp32"), FLOORS.index("fp64")]] /= share[:, None]
             graphs = tokens = None
             if self.model.config.use_graph:
                 from kgraph.pyg import GraphBatch, graph_tensors
@@ -207,6 +213,15 @@ class Predictor:
         reg = pred.regression().float().cpu().numpy()
         prob = torch.softmax(pred.bound_logits.float(), -1).cpu().numpy()
         natural = natural_outputs(reg)  # keys and inverses of the targets table: time_ns, bandwidth_gbs, ...
+        if len(index):
+            # never below the launch's largest floor: the bounded head keeps above the device-wide floors it
+            # reads; the work-group share can raise the FLOP floors past them (bandwidth = bytes / time follows)
+            time = np.asarray(natural["time_ns"], dtype=np.float64)
+            raised = np.maximum(time, floors.max(1))
+            if (raised > time).any():
+                natural = {**natural, "time_ns": raised}
+                if "bandwidth_gbs" in natural:
+                    natural["bandwidth_gbs"] = np.asarray(natural["bandwidth_gbs"], dtype=np.float64) * time / raised
         # whole columns at once (the same Python floats as element by element)
         n = len(index)
         columns = {k: np.asarray(v).tolist() for k, v in natural.items()}
