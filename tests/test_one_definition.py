@@ -203,9 +203,15 @@ def test_model_config_is_read_back_one_way():
 
     arch = json.loads((REPO / "models/default/config.json").read_text())["arch"]
     config = ModelConfig.from_dict(arch)
-    # the shipped model's, with the defaults of switches added after it was made (use_traffic)
-    assert isinstance(config.head, HeadConfig) and dataclasses.asdict(config) == {
-        **dataclasses.asdict(ModelConfig()), **arch}
+    # the shipped model's, with the defaults of switches added after it was made (use_traffic; graph.lm_dim,
+    # graph.lm_path), at any depth
+    def merged(defaults: dict, given: dict) -> dict:
+        return {k: merged(v, given[k]) if isinstance(v, dict) and isinstance(given.get(k), dict) else given.get(k, v)
+                for k, v in defaults.items()}
+
+    assert isinstance(config.head, HeadConfig) and dataclasses.asdict(config) == merged(
+        dataclasses.asdict(ModelConfig()), arch)
+    assert config.graph.lm_dim == 0 and "lm_dim" not in arch["graph"]
     assert ModelConfig.from_dict({**arch, "use_traffic": True}).use_traffic
     changed = dataclasses.replace(ModelConfig(), use_tokens=False)
     assert ModelConfig.from_dict(dataclasses.asdict(changed)) == changed
