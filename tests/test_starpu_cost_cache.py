@@ -73,22 +73,27 @@ def _by_kind_arch(run) -> dict:
 
 
 def test_cholesky_predictions_equal_with_cache_on_and_off(built):
+    """Every task's prediction is the same with the cache on and off. One worker kind per run (CPU only, then
+    OpenCL only), so dmda's placement, which varies from run to run, cannot leave a kind uncompared."""
     binary, _, root = built
-    common = dict(work=root / "runs", starpu_home=root / "home", ncpu=1, nopencl=1)
     devices = {"KGRAPH_STARPU_CPU_DEVICE": "a", "KGRAPH_STARPU_OPENCL_DEVICE": "b"}
-    on = run_workload(binary, "cholesky", 4, 32, "kgraph", env=devices, **common)
-    off = run_workload(binary, "cholesky", 4, 32, "kgraph", env=dict(devices, KGRAPH_STARPU_CACHE="0"), **common)
-    for r in (on, off):
-        assert r.summary["tasks"] == 20 and r.summary["cost_failures"] == 0 and len(r.trace) == 20
-        assert r.summary["cost_calls"] >= 2 * 20  # every task asked on both archs
-        assert all(math.isfinite(t["predicted_us"]) and t["predicted_us"] > 0 for t in r.trace)
-    a, b = _by_kind_arch(on), _by_kind_arch(off)
+    a, b = {}, {}
+    for ncpu, nopencl in ((1, 0), (0, 1)):
+        common = dict(work=root / "runs", starpu_home=root / "home", ncpu=ncpu, nopencl=nopencl)
+        on = run_workload(binary, "cholesky", 4, 32, "kgraph", env=devices, **common)
+        off = run_workload(binary, "cholesky", 4, 32, "kgraph", env=dict(devices, KGRAPH_STARPU_CACHE="0"), **common)
+        for r in (on, off):
+            assert r.summary["tasks"] == 20 and r.summary["cost_failures"] == 0 and len(r.trace) == 20
+            assert r.summary["cost_calls"] >= 20  # every task asked
+            assert all(math.isfinite(t["predicted_us"]) and t["predicted_us"] > 0 for t in r.trace)
+        a.update(_by_kind_arch(on))
+        b.update(_by_kind_arch(off))
     for groups in (a, b):  # a (kind, arch) has one launch at one tile size: one answer
         for values in groups.values():
             assert all(v == pytest.approx(values[0], rel=1e-6) for v in values)
-    common_keys = set(a) & set(b)
-    assert {kind for kind, _ in common_keys} == {k[5:] for k in KERNELS}  # every kind compared
-    for key in common_keys:
+    assert set(a) == set(b) and len({arch for _, arch in a}) == 2  # both archs, the same keys
+    assert {kind for kind, _ in a} == {k[5:] for k in KERNELS}  # every kind compared
+    for key in a:
         assert a[key][0] == pytest.approx(b[key][0], rel=1e-6), key
     # the model does tell kinds apart (a cache keyed too coarsely would answer one kind's time for another)
     assert len({round(math.log(v[0]), 6) for v in a.values()}) > 1
