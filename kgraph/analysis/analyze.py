@@ -15,7 +15,7 @@ import sympy as sp
 
 from kgraph.analysis.context import Context, condition_value, node_text
 from kgraph.analysis.counts import COUNT_KEYS, add_into, zero_counts
-from kgraph.analysis.guards import guard_atoms, guard_fraction
+from kgraph.analysis.guards import guard_atoms, guard_fraction, guard_ranges
 from kgraph.analysis.loops import Loop, for_loop, while_loop
 from kgraph.analysis.patterns import classify
 from kgraph.analysis.result import Access, KernelAnalysis
@@ -121,6 +121,15 @@ class _Analyzer:
             return self.block(node.named_children[1:])
         return zero_counts()
 
+    def with_id_ranges(self, make_loop):
+        """``make_loop()`` with ``env.id_ranges`` = the id intervals of the guards in force: a trip count that
+        depends on an id is averaged over the ids that reach the loop (the guard's fraction is counted apart)."""
+        self.env.id_ranges = guard_ranges(self.conditions, self.env, set(self.loop_symbols))
+        try:
+            return make_loop()
+        finally:
+            self.env.id_ranges = None
+
     def weighted(self, fn, w) -> dict:
         saved = self.weight
         self.weight = saved * w
@@ -152,13 +161,13 @@ class _Analyzer:
         init = node.child_by_field_name("initializer")
         if init is not None:
             add_into(acc, self.entry(init, "loop_init"))
-        loop = for_loop(node, self.env, None)
+        loop = self.with_id_ranges(lambda: for_loop(node, self.env, None))
         return self.loop_body(node, loop, acc, node.child_by_field_name("condition"),
                               node.child_by_field_name("update"), cond_extra=1)
 
     def while_statement(self, node) -> dict:
         kind = "while" if node.type == "while_statement" else "do"
-        loop = while_loop(node, self.env, lambda name: self.start_value(name, node))
+        loop = self.with_id_ranges(lambda: while_loop(node, self.env, lambda name: self.start_value(name, node)))
         return self.loop_body(node, loop, zero_counts(), condition_value(node.child_by_field_name("condition")),
                               None, cond_extra=1 if kind == "while" else 0)
 
@@ -211,6 +220,9 @@ class _Analyzer:
             ratio = sp.Rational(1, 2) if loop.note.startswith("geometric (halving") else 2
             return sp.summation(sp.expand(expr.subs(sym, loop.start * ratio ** k)), (k, 0, loop.trip - 1))
         mean = loop.start + loop.step * (loop.trip - 1) / 2
+        exact = _polynomial_sum(expr, sym, loop)
+        if exact is not None:  # a product of two factors that move with the variable (a guard's share times a
+            return exact       # triangular trip): the mean of the product is not the product at the mean
         return loop.trip * expr.subs(sym, mean)
 
     # -- one statement --------------------------------------------------------------------------
@@ -380,3 +392,17 @@ def _is_early_return(node) -> bool:
         stmts = [c for c in body.named_children if c.type != "comment"]
         return len(stmts) == 1 and stmts[0].type == "return_statement"
     return body.type == "return_statement"
+
+
+def _polynomial_sum(expr, sym, loop):
+    """``sum(expr, sym = start, start + step, ..., trip terms)`` in closed form when ``expr`` is a polynomial of
+    degree 2 or more in ``sym`` (affine terms are summed exactly by the mean already); None otherwise."""
+    try:
+        poly = sp.Poly(sp.expand(expr), sym)
+    except sp.PolynomialError:
+        return None
+    if poly.degree() < 2 or not loop.step.is_number or any(c.has(sym) for c in poly.coeffs()):
+        return None
+    t = sp.Symbol("t_iter", integer=True, nonnegative=True)
+    return sp.expand(sp.summation(sp.expand(expr.subs(sym, loop.start + loop.step * t)), (t, 0, loop.trip - 1)))
+

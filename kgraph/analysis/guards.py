@@ -59,6 +59,34 @@ def guard_atoms(conditions, env, loop_symbols: set) -> list:
     return out
 
 
+def guard_ranges(conditions, env, loop_symbols: set) -> dict:
+    """``{id symbol: (lo, hi)}``: the interval ``[lo, hi)`` each id is restricted to by the conjunctions of id
+    guards in force (``if (i > k && i < n)`` gives ``i`` in ``[k + 1, n)``); ids no guard bounds are absent.
+    Bounds are those of :meth:`_Guard.fraction` (unclipped when they depend on a loop variable), so a loop's
+    trip averaged over the range, times the guard's fraction, is the trip's sum over the passing ids."""
+    by_id: dict = {}
+    for atom in guard_atoms(conditions, env, loop_symbols):
+        if atom is not None and atom[1] != "!=":
+            by_id.setdefault(atom[0], []).append(atom[1:])
+    out = {}
+    for idsym, constraints in by_id.items():
+        size = work_symbol(SIZE_OF_ID[idsym.name[:-1]], int(idsym.name[-1]))
+        lows, highs = [], []
+        for op, b in constraints:
+            if op in ("<", "<="):
+                highs.append(_upper(op, b))
+            elif op in (">", ">="):
+                lows.append(_upper(_NEGATE[op], b))
+            else:
+                lows.append(b)
+                highs.append(b + 1)
+        if any(b.free_symbols & loop_symbols for _, b in constraints):
+            out[idsym] = (sp.Max(*lows) if lows else sp.Integer(0), sp.Min(*highs) if highs else size)
+        else:
+            out[idsym] = (sp.Max(0, *lows), sp.Min(size, *highs))
+    return out
+
+
 class _Guard:
     def __init__(self, env, loop_symbols: set):
         self.env, self.loop_symbols = env, loop_symbols

@@ -348,4 +348,9 @@ def _average(trip, a, b, kind, c, op, env=None):
             same = sp.expand(nc - size) == 0 or (s.name.startswith("lid") and nc == _required(env, int(s.name[-1])))
             if sp.expand(sp.diff(na, s) - 1) == 0 and same and not id_symbols(b):
                 return (b - na.subs(s, 0)) / nc, f"grid-stride over {s.name}: mean over the NDRange"
-    return average_over_ids(normalize_ids(trip)), "depends on work-item ids: averaged over the NDRange"
+    trip = normalize_ids(trip)
+    ranges = {s: r for s, r in (getattr(env, "id_ranges", None) or {}).items() if s in id_symbols(trip)}
+    if ranges:
+        return average_over_ids(trip, ranges), \
+            f"depends on work-item ids: averaged over the ids its guards let in ({', '.join(sorted(s.name for s in ranges))})"
+    return average_over_ids(trip), "depends on work-item ids: averaged over the NDRange"

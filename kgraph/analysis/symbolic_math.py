@@ -153,7 +153,12 @@ def normalize_ids(expr):
     return expr
 
 
-def average_over_ids(expr):
-    """Replace each work-item id by its mean over the NDRange (id uniform in [0, size))."""
-    subs = {s: (work_symbol(SIZE_OF_ID[s.name[:-1]], int(s.name[-1])) - 1) / 2 for s in id_symbols(expr)}
+def average_over_ids(expr, ranges: dict | None = None):
+    """Replace each work-item id by its mean over the NDRange (id uniform in [0, size)), or over
+    ``ranges[id] = (lo, hi)`` (ids in ``[lo, hi)``) where the caller knows the id is restricted there (a loop
+    under a guard on the same id: the guard's fraction is counted apart, so the loop's trip is averaged over
+    the ids that pass it)."""
+    ranges = ranges or {}
+    subs = {s: (ranges[s][0] + ranges[s][1] - 1) / 2 if s in ranges else
+            (work_symbol(SIZE_OF_ID[s.name[:-1]], int(s.name[-1])) - 1) / 2 for s in id_symbols(expr)}
     return expr.subs(subs) if subs else expr
