@@ -1,0 +1,65 @@
+"""Recount the rows whose counts came from the static analysis, after a fix of the analysis (2026-11-26:
+guarded triangular trips, docs/ANALYSIS.md), and rewrite the rows whose counts changed.
+
+    python -m benchmarks.refresh_static_counts data/datasets/pocl-skylake-avx512-intel-xeon ... [--dry-run]
+
+For every ok row with ``counts_source == "static"``: the analysis at the row's launch (sizes and scalar
+arguments, global and local size; ``kgraph.data.harness.counts.static_counts``, as a campaign counts), and
+where a count differs, the new counts and the derived columns (``derive`` with the folder's roofline) go back
+through ``DatasetStore.update_rows`` (whole shards rewritten atomically; keys, row counts and the manifest
+unchanged). The footprint (not a static count there) is left as it was. Prints, per folder, the rows checked
+and changed, and the kernels they belong to.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m benchmarks.refresh_static_counts", description=__doc__.splitlines()[0])
+    p.add_argument("datasets", nargs="+", help="dataset folders")
+    p.add_argument("--dry-run", action="store_true", help="report what would change, write nothing")
+    args = p.parse_args(argv)
+    import pandas as pd
+
+    from kgraph.data.harness.columns import COUNT_COLUMNS
+    from kgraph.data.harness.counts import static_counts
+    from kgraph.data.harness.derived import derive
+    from kgraph.data.harness.store import DatasetStore
+
+    for folder in map(Path, args.datasets):
+        device = json.loads((folder / "device.json").read_text())
+        rows = pd.concat([pd.read_parquet(p) for p in sorted(folder.glob("launches-*.parquet"))], ignore_index=True)
+        sources = pd.read_parquet(folder / "sources.parquet").set_index("source_id")
+        todo = rows[(rows.status == "ok") & (rows.counts_source == "static")]
+        updates, kernels = {}, set()
+        for r in todo.to_dict("records"):
+            src = sources.loc[r["source_id"]]
+            dims = int(r["dims"])
+            scalars = {**json.loads(r["sizes"] or "{}"), **json.loads(r["args"] or "{}")}
+            scalars = {k: v for k, v in scalars.items() if isinstance(v, (int, float))}
+            try:
+                new = static_counts(src["source"], src["lang"], r["kernel_name"], scalars,
+                                    [r[f"g{d}"] for d in range(dims)], [r[f"l{d}"] for d in range(dims)])
+            except Exception as exc:  # noqa: BLE001 - a row the analysis cannot count keeps its counts
+                print(f"  {r['kernel_id']}: not recounted ({type(exc).__name__}: {str(exc)[:80]})", file=sys.stderr)
+                continue
+            changed = {c: new[c] for c in COUNT_COLUMNS if c != "footprint_bytes" and new.get(c, -1) >= 0
+                       and int(r[c]) != new[c]}
+            if changed:
+                row = {**r, **changed}
+                updates[r["key"]] = {**changed, **derive(row, device["roofline"])}
+                kernels.add(r["kernel_id"])
+        print(f"{folder}: {len(todo)} static rows, {len(updates)} recounted "
+              f"({', '.join(sorted(kernels)) or 'none'})")
+        if updates and not args.dry_run:
+            with DatasetStore(folder, device_id=device["device_id"]) as store:
+                store.update_rows(updates)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

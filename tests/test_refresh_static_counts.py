@@ -1,0 +1,37 @@
+"""benchmarks/refresh_static_counts.py: rows whose static counts no longer match the analysis are recounted
+(with their derived columns), nothing else changes, --dry-run writes nothing, the folder stays valid."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pandas as pd
+
+from benchmarks.refresh_static_counts import main
+from kgraph.data.harness.store import DatasetStore
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def rows(folder: Path) -> pd.DataFrame:
+    return pd.concat([pd.read_parquet(p) for p in sorted(folder.glob("launches-*.parquet"))], ignore_index=True)
+
+
+def test_stale_static_counts_are_recounted(tmp_path, capsys):
+    folder = tmp_path / "ds"
+    shutil.copytree(REPO / "data" / "datasets" / "ci-tiny", folder)
+    before = rows(folder)
+    static = before[(before.status == "ok") & (before.counts_source == "static") & (before.flops_fp32 > 0)]
+    key = static.key.iloc[0]
+    truth = int(static.flops_fp32.iloc[0])
+    with DatasetStore(folder, device_id=before.device_id.iloc[0]) as store:  # a stale count, as an old analysis left
+        store.update_rows({key: {"flops_fp32": truth * 3 + 1}})
+    assert main([str(folder), "--dry-run"]) == 0
+    assert "1 recounted" in capsys.readouterr().out
+    assert int(rows(folder).set_index("key").loc[key, "flops_fp32"]) == truth * 3 + 1  # dry run: nothing written
+    assert main([str(folder)]) == 0
+    after = rows(folder).set_index("key")
+    assert int(after.loc[key, "flops_fp32"]) == truth
+    unchanged = before.set_index("key").drop(index=key)
+    pd.testing.assert_frame_equal(after.drop(index=key).loc[unchanged.index], unchanged, check_dtype=False)
+    assert main([str(folder), "--dry-run"]) == 0 and "0 recounted" in capsys.readouterr().out.splitlines()[-1]
