@@ -9,14 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from kgraph.data.harness.c_campaign import _mem_bytes, cache_sizes, check_same_machine, device_id_for, model_slug
+from kgraph.data.harness.c_campaign import device_id_for
+from kgraph.data.harness.cpu_host import cache_sizes, check_same_machine, mem_bytes, model_slug
 from kgraph.errors import UsageError
 
 REPO = Path(__file__).resolve().parents[1]
 
 
 def this_machine() -> dict:
-    return {"llc_bytes": max((c["bytes"] for c in cache_sizes()), default=None), "global_mem_bytes": _mem_bytes()}
+    return {"llc_bytes": max((c["bytes"] for c in cache_sizes()), default=None), "global_mem_bytes": mem_bytes()}
 
 
 def test_slug_override(monkeypatch):

@@ -30,6 +30,8 @@ from kgraph.data.corpus.c import (C_DIR, NAIVE_MAX_TILE, TILES, bytes_moved, cat
 from kgraph.data.corpus.c.launches import CORE_COUNTS, launches, visit_order
 from kgraph.errors import module_main
 
+from .cpu_host import (cache_sizes, check_same_machine, clock_mhz, cpu_model, mem_bytes,  # noqa: F401 - re-exported
+                       model_slug, vendor)
 from .c_build import CBuildError, build_kernel, build_library, compiler_version, flags_for
 from .c_sources import call_args, source_row
 from .c_runner import CTimingPolicy, CWorker, coefficient_of_variation, policy_dict
@@ -42,73 +44,8 @@ C_HARNESS_VERSION = "c-1.0"
 
 
 # -- the machine --------------------------------------------------------------------------------
-def cpu_model() -> str:
-    """The CPU's model name (``/proc/cpuinfo``)."""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    import platform
-    return platform.processor() or "cpu"
-
-
-def model_slug(name: str | None = None) -> str:
-    """``AMD EPYC 9654 96-Core Processor`` -> ``amd-epyc-9654``: a device-id friendly model name.
-
-    ``KGRAPH_C_SLUG`` overrides it: virtual machines of different hosts can report the same model name
-    ("Intel(R) Xeon(R) Processor"), and their folders must not share a device id."""
-    if name is None and os.environ.get("KGRAPH_C_SLUG"):
-        return os.environ["KGRAPH_C_SLUG"]
-    name = (name or cpu_model()).lower()
-    name = re.sub(r"\(r\)|\(tm\)|cpu|processor|@.*$|\d+-core", " ", name)
-    return "-".join(re.findall(r"[a-z0-9]+", name)[:4]) or "cpu"
-
-
 def device_id_for(cores: int, slug: str | None = None) -> str:
     return f"cpu-c-{slug or model_slug()}-{cores}c"
-
-
-def cache_sizes(cpu: int = 0) -> list[dict]:
-    """The caches of ``cpu`` from ``/sys/devices/system/cpu/cpuN/cache``: level, type, bytes, sharing CPUs."""
-    out = []
-    base = Path(f"/sys/devices/system/cpu/cpu{cpu}/cache")
-    for index in sorted(base.glob("index*")):
-        try:
-            size = (index / "size").read_text().strip()
-            mult = {"K": 1024, "M": 1024 ** 2, "G": 1024 ** 3}.get(size[-1], 1)
-            out.append({"level": int((index / "level").read_text()), "type": (index / "type").read_text().strip(),
-                        "bytes": int(size.rstrip("KMG")) * mult,
-                        "shared_cpu_list": (index / "shared_cpu_list").read_text().strip()})
-        except (OSError, ValueError):
-            continue
-    return out
-
-
-def _clock_mhz() -> int:
-    for path in ("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq",):
-        try:
-            return int(Path(path).read_text()) // 1000
-        except (OSError, ValueError):
-            pass
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("cpu MHz"):
-                return int(float(line.split(":", 1)[1]))
-    except OSError:
-        pass
-    return 1000
-
-
-def _mem_bytes() -> int:
-    try:
-        for line in Path("/proc/meminfo").read_text().splitlines():
-            if line.startswith("MemTotal"):
-                return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    return 1 << 30
 
 
 def measure_cpu(cores: list[int], timeout_s: float = 300.0, cpus: list[int] | None = None) -> dict:
@@ -126,19 +63,6 @@ def measure_cpu(cores: list[int], timeout_s: float = 300.0, cpus: list[int] | No
     return {"caches": caches, **answer}
 
 
-def check_same_machine(descriptor: dict, folder) -> None:
-    """Refuse to add this machine's rows to a folder measured on another one: its last-level cache or
-    memory size differs from this machine's (the model name alone cannot tell two VMs apart)."""
-    from kgraph.errors import UsageError
-
-    llc = max((c["bytes"] for c in cache_sizes()), default=None)
-    mem = _mem_bytes()
-    theirs_llc, theirs_mem = descriptor.get("llc_bytes"), descriptor.get("global_mem_bytes")
-    if (llc and theirs_llc and llc != theirs_llc) or (theirs_mem and abs(mem - theirs_mem) > 0.02 * theirs_mem):
-        raise UsageError(f"--out {folder}: measured on another machine (last-level cache {theirs_llc} B, memory "
-                         f"{theirs_mem} B; this one: {llc} B, {mem} B); give another --out or set KGRAPH_C_SLUG")
-
-
 def descriptor_for(cores: int, measured: dict, slug: str | None = None) -> dict:
     """The ``device.json`` of ``cores`` cores: the usual fields (roofline on k threads) plus ``per_core``
     (one-core FMA peaks and copy bandwidth, all-core copy bandwidth, caches)."""
@@ -149,11 +73,11 @@ def descriptor_for(cores: int, measured: dict, slug: str | None = None) -> dict:
     one, k = by_t["1"], by_t[str(cores)]
     all_t = by_t[str(max(int(t) for t in by_t))]
     return validate_descriptor({
-        "device_id": device_id_for(cores, slug), "name": cpu_model(), "vendor": _vendor(),
+        "device_id": device_id_for(cores, slug), "name": cpu_model(), "vendor": vendor(),
         "type": "CPU", "platform": "C functions via ctypes (kgraph.data.harness.c_runner)",
         "driver": compiler_version(), "compiler_flags": " ".join(flags_for(True)),
-        "opencl_version": "none", "compute_units": cores, "max_clock_mhz": _clock_mhz(),
-        "global_mem_bytes": _mem_bytes(), "local_mem_bytes": l1, "max_work_group_size": 1,
+        "opencl_version": "none", "compute_units": cores, "max_clock_mhz": clock_mhz(),
+        "global_mem_bytes": mem_bytes(), "local_mem_bytes": l1, "max_work_group_size": 1,
         "global_cache_bytes": llc, "llc_bytes": llc, "has_fp64": True,
         "roofline": {"copy_bw_gbs": round(k["copy_bw_gbs"], 4), "fp32_gflops": round(k["fp32_gflops"], 4),
                      "fp64_gflops": round(k["fp64_gflops"], 4), "local_bw_gbs": round(k["l1_copy_gbs"], 4),
@@ -164,16 +88,6 @@ def descriptor_for(cores: int, measured: dict, slug: str | None = None) -> dict:
                      "all_cores": max(int(t) for t in by_t),
                      "l1_copy_gbs_one_core": round(one["l1_copy_gbs"], 4), "caches": caches},
     }, f"descriptor of {cores} core(s)")
-
-
-def _vendor() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("vendor_id"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return "unknown"
 
 
 # -- rows ---------------------------------------------------------------------------------------

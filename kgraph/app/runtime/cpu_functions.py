@@ -20,7 +20,7 @@ C datasets (``data/datasets/c-*/cpu-c-*-1c``) measured on one core. This module
 Descriptor choice (``export``): ``--descriptor`` or ``$KGRAPH_CPU_DESCRIPTOR`` (a ``device.json`` or a
 dataset folder); else ``c-<slug>/cpu-c-<slug>-1c/device.json`` under ``$KGRAPH_DATASETS`` (default
 ``data/datasets``) for this host's CPU model
-(``c_campaign.model_slug``; a host campaign's folder); else with ``--measure`` the C campaign's
+(``cpu_host.model_slug``; a host campaign's folder); else with ``--measure`` the C campaign's
 micro-benchmarks on one core (``measure_cpu``, ~5 s: FMA peaks, copy bandwidths, caches -> the same
 per-core descriptor the campaign writes); else the nearest measured CPU (same vendor first, then the
 most words of the CPU model name in common) with a warning on stderr.
@@ -136,36 +136,11 @@ def _measured_descriptors(checkpoint: Path) -> dict[str, dict]:
     return {load_descriptor(d)["device_id"]: load_descriptor(d) for d in one_core_datasets()}
 
 
-def _host_vendor() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("vendor_id"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return "unknown"
-
-
 def pick_descriptor(checkpoint: Path, descriptor: str | None = None, measure: bool = False,
                     log=lambda m: print(m, file=sys.stderr)) -> tuple[dict, str]:
     """(one-core ``device.json`` of this host, how it was found); see the module doc for the order."""
+    from kgraph.data.harness.cpu_host import check_same_machine, model_slug, vendor
     from kgraph.data.harness.descriptor import load_descriptor
-    try:
-        from kgraph.data.harness.c_campaign import model_slug
-    except ImportError as exc:  # the harness's dependencies missing on this host: the same slug, inline
-        log(f"kgraph cpu model: note: kgraph.data.harness.c_campaign not importable ({exc}); no measurement")
-        measure = False
-
-        def model_slug(name=None):
-            import re
-            if name is None:
-                try:
-                    name = next(ln.split(":", 1)[1] for ln in Path("/proc/cpuinfo").read_text().splitlines()
-                                if ln.startswith("model name"))
-                except (OSError, StopIteration):
-                    name = "cpu"
-            name = re.sub(r"\(r\)|\(tm\)|cpu|processor|@.*$|\d+-core", " ", name.lower())
-            return "-".join(re.findall(r"[a-z0-9]+", name)[:4]) or "cpu"
 
     given = descriptor or os.environ.get("KGRAPH_CPU_DESCRIPTOR")
     if given:
@@ -175,11 +150,7 @@ def pick_descriptor(checkpoint: Path, descriptor: str | None = None, measure: bo
     if (own / "device.json").is_file():
         found = load_descriptor(own)
         try:  # two VMs can share a model name (and so a slug): the folder must be this machine's
-            from kgraph.data.harness.c_campaign import check_same_machine
-
             check_same_machine(found, own)
-            return found, f"this host's C campaign: {own}"
-        except ImportError:
             return found, f"this host's C campaign: {own}"
         except KGraphError as exc:
             log(f"kgraph cpu model: {own} is not this machine's ({str(exc).splitlines()[0]}); not used")
@@ -191,11 +162,11 @@ def pick_descriptor(checkpoint: Path, descriptor: str | None = None, measure: bo
         except Exception as exc:  # no compiler, no OpenMP, a crash: the nearest measured CPU instead
             log(f"kgraph cpu model: warning: measuring this CPU failed ({exc.__class__.__name__}: {exc})")
     measured = _measured_descriptors(checkpoint)
-    vendor = _host_vendor()
+    here = vendor()
 
     def rank(item):  # same vendor first, then the most words of the model name in common
         did, d = item
-        return (d.get("vendor") != vendor, -len(set(slug.split("-")) & set(model_slug(d.get("name", "")).split("-"))), did)
+        return (d.get("vendor") != here, -len(set(slug.split("-")) & set(model_slug(d.get("name", "")).split("-"))), did)
     did, d = sorted(measured.items(), key=rank)[0]
     log(f"kgraph cpu model: warning: no one-core descriptor of this CPU ({slug}); using the nearest measured "
         f"CPU {did} ({d.get('name')}, {d.get('vendor')}); pass --measure or --descriptor for this host's own")
