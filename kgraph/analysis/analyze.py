@@ -21,7 +21,7 @@ from kgraph.analysis.patterns import classify
 from kgraph.analysis.result import Access, KernelAnalysis
 from kgraph.analysis.statements import statement_costs, statement_key
 from kgraph.analysis.symbolic import (SymbolicEnv, assigned_names, average_over_ids, clip01, id_symbols,
-                                      sum_over_affine, tidy, unclip)
+                                      sum_over_affine, sum_polynomial, tidy, unclip)
 
 HALF = sp.Rational(1, 2)
 
@@ -220,9 +220,9 @@ class _Analyzer:
             ratio = sp.Rational(1, 2) if loop.note.startswith("geometric (halving") else 2
             return sp.summation(sp.expand(expr.subs(sym, loop.start * ratio ** k)), (k, 0, loop.trip - 1))
         mean = loop.start + loop.step * (loop.trip - 1) / 2
-        exact = _polynomial_sum(expr, sym, loop)
-        if exact is not None:  # a product of two factors that move with the variable (a guard's share times a
-            return exact       # triangular trip): the mean of the product is not the product at the mean
+        exact = sum_polynomial(expr, sym, loop.start, loop.step, loop.trip)
+        if exact is not None:
+            return exact
         return loop.trip * expr.subs(sym, mean)
 
     # -- one statement --------------------------------------------------------------------------
@@ -392,17 +392,3 @@ def _is_early_return(node) -> bool:
         stmts = [c for c in body.named_children if c.type != "comment"]
         return len(stmts) == 1 and stmts[0].type == "return_statement"
     return body.type == "return_statement"
-
-
-def _polynomial_sum(expr, sym, loop):
-    """``sum(expr, sym = start, start + step, ..., trip terms)`` in closed form when ``expr`` is a polynomial of
-    degree 2 or more in ``sym`` (affine terms are summed exactly by the mean already); None otherwise."""
-    try:
-        poly = sp.Poly(sp.expand(expr), sym)
-    except sp.PolynomialError:
-        return None
-    if poly.degree() < 2 or not loop.step.is_number or any(c.has(sym) for c in poly.coeffs()):
-        return None
-    t = sp.Symbol("t_iter", integer=True, nonnegative=True)
-    return sp.expand(sp.summation(sp.expand(expr.subs(sym, loop.start + loop.step * t)), (t, 0, loop.trip - 1)))
-

@@ -71,15 +71,7 @@ def guard_ranges(conditions, env, loop_symbols: set) -> dict:
     out = {}
     for idsym, constraints in by_id.items():
         size = work_symbol(SIZE_OF_ID[idsym.name[:-1]], int(idsym.name[-1]))
-        lows, highs = [], []
-        for op, b in constraints:
-            if op in ("<", "<="):
-                highs.append(_upper(op, b))
-            elif op in (">", ">="):
-                lows.append(_upper(_NEGATE[op], b))
-            else:
-                lows.append(b)
-                highs.append(b + 1)
+        lows, highs = _ends(constraints)
         if any(b.free_symbols & loop_symbols for _, b in constraints):
             out[idsym] = (sp.Max(*lows) if lows else sp.Integer(0), sp.Min(*highs) if highs else size)
         else:
@@ -168,15 +160,7 @@ class _Guard:
             return 1 - clip(_upper(_NEGATE[op], b) / size)
         if any(op == "!=" for op, _ in constraints):
             return None
-        lows, highs = [], []
-        for op, b in constraints:
-            if op in ("<", "<="):
-                highs.append(_upper(op, b))
-            elif op in (">", ">="):
-                lows.append(_upper(_NEGATE[op], b))
-            else:
-                lows.append(b)
-                highs.append(b + 1)
+        lows, highs = _ends(constraints)
         if in_loop:
             hi = sp.Min(*highs) if highs else size
             lo = sp.Max(*lows) if lows else sp.Integer(0)
@@ -184,6 +168,20 @@ class _Guard:
         hi = sp.Min(size, *highs)
         lo = sp.Max(0, *lows)
         return sp.Max(0, hi - lo) / size
+
+
+def _ends(constraints) -> tuple[list, list]:
+    """(inclusive lower ends, exclusive upper ends) of ``(op, bound)`` constraints on one id (no ``!=``)."""
+    lows, highs = [], []
+    for op, b in constraints:
+        if op in ("<", "<="):
+            highs.append(_upper(op, b))
+        elif op in (">", ">="):
+            lows.append(_upper(_NEGATE[op], b))
+        else:
+            lows.append(b)
+            highs.append(b + 1)
+    return lows, highs
 
 
 def _upper(op: str, bound):

@@ -102,6 +102,20 @@ def sum_over_affine(expr, sym, start, step, trips):
     return total
 
 
+def sum_polynomial(expr, sym, start, step, trips):
+    """``sum(expr, sym = start, start + step, ..., trips terms)`` in closed form when ``expr`` is a polynomial of
+    degree 2 or more in ``sym`` (a guard's share times a triangular trip: the mean of the product is not the
+    product at the mean; affine terms are summed exactly by the mean already); None otherwise."""
+    try:
+        poly = sp.Poly(sp.expand(expr), sym)
+    except sp.PolynomialError:
+        return None
+    if poly.degree() < 2 or not sp.sympify(step).is_number:
+        return None
+    t = sp.Symbol("t_iter", integer=True, nonnegative=True)
+    return sp.expand(sp.summation(sp.expand(expr.subs(sym, start + step * t)), (t, 0, trips - 1)))
+
+
 def ceil_log2(x):
     """``ceiling(log2(x))`` for x >= 1, through :class:`floor_log2` (exact)."""
     return floor_log2(2 * x - 1) if x.is_integer else -floor_log2(1 / x)
