@@ -87,19 +87,16 @@ def parallel_fraction(global_sizes, local_sizes, compute_units) -> np.ndarray:
     floor by more than 15%; 5 of the 9,531 such generated H200 launches do (compilers fold some counted FLOPs).
 
     Args:
-        global_sizes, local_sizes: per launch, work-items per dimension (lists of 1 to 3 ints; a local
-            size of None or with a non-positive entry: unknown).
-        compute_units: per launch, the device's compute units (None or < 1: unknown).
+        global_sizes, local_sizes: Int[N, 3] work-items per dimension (unused dimensions 1; a local size
+            with a non-positive entry: unknown).
+        compute_units: Float[N], the device's compute units (NaN or < 1: unknown).
     """
-    out = np.ones(len(global_sizes), dtype=np.float64)
-    for i, (g, l, cu) in enumerate(zip(global_sizes, local_sizes, compute_units)):
-        if not l or not cu or cu < 1 or any(int(x) <= 0 for x in l) or len(l) != len(g):
-            continue
-        groups = 1
-        for gd, ld in zip(g, l):
-            groups *= -(-int(gd) // int(ld))
-        out[i] = min(groups, int(cu)) / int(cu)
-    return out
+    g = np.asarray(global_sizes, dtype=np.float64).reshape(-1, 3)
+    lsz = np.asarray(local_sizes, dtype=np.float64).reshape(-1, 3)
+    cu = np.asarray(compute_units, dtype=np.float64).reshape(-1)
+    known = (lsz > 0).all(1) & (cu >= 1)
+    groups = np.prod(np.ceil(g / np.where(lsz > 0, lsz, 1.0)), axis=1)
+    return np.where(known, np.minimum(groups, np.where(known, cu, 1.0)) / np.where(known, cu, 1.0), 1.0)
 
 
 def rates_of_rows(device_ids, devices: dict[str, dict]) -> dict[str, np.ndarray]:

@@ -140,10 +140,11 @@ def test_no_prediction_below_the_floor_on_every_corpus_kernel():
 def test_parallel_fraction_of_work_groups():
     from kgraph.data.floors import parallel_fraction
 
-    share = parallel_fraction([[1024], [1 << 20], [1024, 1024], [256], [64], [64]],
-                              [[1024], [256], [16, 16], None, [0], [64]], [132, 132, 132, 132, 132, None])
-    assert share.tolist() == [1 / 132, 1.0, 1.0, 1.0, 1.0, 1.0]  # one group; 4096 groups; 4096; unknown x3
-    assert parallel_fraction([[96, 4]], [[32, 4]], [8]).tolist() == [3 / 8]  # 3 groups of 8 units
+    share = parallel_fraction([[1024, 1, 1], [1 << 20, 1, 1], [1024, 1024, 1], [64, 1, 1], [64, 1, 1]],
+                              [[1024, 1, 1], [256, 1, 1], [16, 16, 1], [0, 1, 1], [64, 1, 1]],
+                              [132, 132, 132, 132, float("nan")])
+    assert share.tolist() == [1 / 132, 1.0, 1.0, 1.0, 1.0]  # one group; 4096 groups; 4096; unknown x2
+    assert parallel_fraction([[96, 4, 1]], [[32, 4, 1]], [8]).tolist() == [3 / 8]  # 3 groups of 8 units
 
 
 @pytest.mark.parametrize("device", ["nvidia-h200", "pocl-skylake-avx512-intel-xeon"])
@@ -155,9 +156,8 @@ def test_measured_launches_respect_the_work_group_share(device):
 
     launches, _, desc = read_dataset(DATASETS / device)
     rates = device_rates(desc)
-    g = launches[["g0", "g1", "g2"]].to_numpy().tolist()
-    lsz = launches[["l0", "l1", "l2"]].to_numpy().tolist()
-    share = parallel_fraction(g, lsz, [desc["compute_units"]] * len(g))
+    share = parallel_fraction(launches[["g0", "g1", "g2"]].to_numpy(), launches[["l0", "l1", "l2"]].to_numpy(),
+                              np.full(len(launches), desc["compute_units"]))
     scaled = np.maximum(launches.flops_fp32.fillna(0) / rates["fp32"], launches.flops_fp64.fillna(0) / rates["fp64"]) / share
     few = (share < 1) & (scaled > 0)
     assert few.sum() > 500  # many launches have fewer groups than units: the check is not vacuous
