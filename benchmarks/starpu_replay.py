@@ -16,16 +16,15 @@ cold start and keeping its state over 5 consecutive replays as the real runs did
   one-core descriptor (c-intel-xeon-1c, the run's mistake) for CPU workers;
   ``kgraph-hostdesc``: the same head on the host's own c-xeon-gpu-host-1c; ``kgraph-fixed``: the
   retrained head (HEAD) on the host's descriptor (what the fix changes);
-- kgraph-adaptive: kgraph_adaptive.c's rule (log-space normal-normal, obs sigma 0.2, prior sigma from the
-  GPU head's 80% interval, 1.04 for the C head), persisted across runs;
+- kgraph-adaptive: kgraph_adaptive.c's rule (version 3, kgraph.app.runtime.adaptive_rule), persisted across
+  runs; kgraph-adaptive-v2: the rule before (w0 = 0.2^2 / s0^2, s0 from the GPU head's interval);
 - history: STARPU_HISTORY_BASED with STARPU_CALIBRATE_MINIMUM=3 (an entry is used from 3 executions on);
 - regression: a·n^b from the workload's own executions (one tile size: it never fits, as in reality);
 - eager: one central FIFO, the first idle worker takes the oldest ready task (no model).
 
-Two replays: ``median`` (every task takes its median: deterministic, the old replay's setting) and
-``sampled`` (every task takes a random measured time of its (kind, tile, device): the real spread and
-tails; mean over ``--seeds`` seeds, default 5). Writes replay.csv (one row per workload, size, model, run) and
-replay.md (real vs replayed makespans, busy-time bounds of the real runs, prediction checks).
+Two replays: ``median`` (every task its median: deterministic) and ``sampled`` (a random measured time of its
+(kind, tile, device), a run's first task of each key from the runs' first tasks; mean over ``--seeds``).
+Writes replay.csv (one row per workload, size, model, run) and replay.md.
 """
 from __future__ import annotations
 
@@ -45,6 +44,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from kgraph.app.runtime.adaptive_rule import AdaptiveRule
 from kgraph.app.scheduling.beliefs import HistoryBelief, OracleBelief, RegressionBelief, TableBelief
 from kgraph.app.scheduling.dag import Task, _Builder, cholesky_dag
 from kgraph.app.scheduling.simulator import Platform, simulate
@@ -52,8 +52,8 @@ from kgraph.app.scheduling.time_table import TimeTable
 
 KINDS = ("potrf", "trsm", "syrk", "gemm")
 CPU_ARGS = {"potrf": 2, "trsm": 4, "syrk": 4, "gemm": 6}  # tile_cpu_call: every argument = n
-MODELS = ("oracle", "kgraph", "kgraph-hostdesc", "kgraph-fixed", "kgraph-adaptive", "history", "regression", "eager")
-REAL = {"kgraph": "kgraph", "kgraph-hostdesc": "kgraph", "kgraph-fixed": "kgraph", "kgraph-adaptive": "kgraph-adaptive",
+MODELS = ("oracle", "kgraph", "kgraph-hostdesc", "kgraph-fixed", "kgraph-adaptive-v2", "kgraph-adaptive", "history", "regression", "eager")
+REAL = {"kgraph": "kgraph", "kgraph-hostdesc": "kgraph", "kgraph-fixed": "kgraph", "kgraph-adaptive": "kgraph-adaptive", "kgraph-adaptive-v2": "kgraph-adaptive",
         "history": "history", "regression": "regression", "eager": "eager"}
 OLD_CPU_HEAD = "e33fde1"  # the C-function head the real run was built with (bb4a464 retrained it afterwards)
 
@@ -137,23 +137,38 @@ def cpu_predictions(tiles: list[int], checkpoint: str, descriptor_dir: str) -> d
 
 
 # ------------------------------------------------------------------ beliefs and truth
-class AdaptiveBelief:
-    """kgraph_adaptive.c: estimate exp((w0 ln prior + sum ln t) / (w0 + n)), w0 = obs_sigma^2 / s0^2."""
-
-    name = "kgraph-adaptive"
+class AdaptiveBeliefV2:
+    """kgraph_adaptive.c before version 3: exp((w0 ln prior + sum ln t) / (w0 + n)), w0 = obs_sigma^2 / s0^2."""
+    name = "kgraph-adaptive-v2"
 
     def __init__(self, priors: dict, obs_sigma: float = 0.2):
-        self.priors, self.obs = priors, obs_sigma
-        self.n, self.sum_log = defaultdict(int), defaultdict(float)
+        self.priors, self.obs, self.n, self.sum_log = priors, obs_sigma, defaultdict(int), defaultdict(float)
 
     def predict(self, kind, tile, device):
-        prior, s0 = self.priors[(kind, tile, device)]
-        w0, key = self.obs ** 2 / s0 ** 2, (kind, tile, device)
-        return math.exp((w0 * math.log(prior) + self.sum_log[key]) / (w0 + self.n[key]))
+        (prior, s0), key = self.priors[(kind, tile, device)], (kind, tile, device)
+        return math.exp((self.obs ** 2 / s0 ** 2 * math.log(prior) + self.sum_log[key]) / (self.obs ** 2 / s0 ** 2 + self.n[key]))
 
     def observe(self, kind, tile, device, time_us):
-        self.n[(kind, tile, device)] += 1
-        self.sum_log[(kind, tile, device)] += math.log(time_us)
+        self.n[(kind, tile, device)], self.sum_log[(kind, tile, device)] = (self.n[(kind, tile, device)] + 1,
+                                                                          self.sum_log[(kind, tile, device)] + math.log(time_us))
+
+
+class AdaptiveBelief:
+    """kgraph_adaptive.c (version 3, kgraph.app.runtime.adaptive_rule): series = (kind, device), arch = device;
+    the C head's priors carry no interval (the global sigma). ``new_run`` = a new process (warm-up again)."""
+    name = "kgraph-adaptive"
+
+    def __init__(self, priors: dict, **rule):
+        self.priors, self.rule = priors, AdaptiveRule(**rule)
+
+    def new_run(self): self.rule.seen.clear()  # noqa: E704 (a new process)
+
+    def predict(self, kind, tile, device):
+        (prior, s0), _ = self.priors[(kind, tile, device)], self.rule.series((kind, device), device)
+        est = self.rule.estimate((kind, device), tile, prior, s0 if device != "cpu" else math.nan)  # NaN: calibrate
+        return None if math.isnan(est) else est
+
+    def observe(self, kind, tile, device, time_us): self.rule.observe((kind, device), tile, time_us)  # noqa: E704
 
 
 class MedianTruth(TimeTable):
@@ -168,13 +183,18 @@ class MedianTruth(TimeTable):
 
 
 class SampledTruth(TimeTable):
-    """Every question for a time draws one of the measured times of that (kind, tile, device)."""
+    """Every question for a time draws one of the measured times of that (kind, tile, device); with ``first``
+    (the real runs' first task of each (kind, device) in a process), one run's first task of each key draws
+    from those instead (the first launch in a process: up to e^4.8 x the steady time on the H200)."""
 
-    def __init__(self, table: TimeTable, seed: int):
+    def __init__(self, table: TimeTable, seed: int, first: dict | None = None):
         self.samples, self._sizes, self.rng = table.samples, table._sizes, random.Random(seed)
+        self.first, self.asked = first or {}, set()
 
     def time_us(self, kind, tile, device):
-        return self.rng.choice(self.samples[(kind, tile, device)])
+        key, fresh = (kind, tile, device), (kind, tile, device) not in self.asked
+        self.asked.add(key)
+        return self.rng.choice((self.first.get(key) if fresh else None) or self.samples[key])
 
 
 def eager(tasks: list[Task], truth: TimeTable, platform: Platform) -> float:
@@ -222,10 +242,12 @@ def replay_series(model: str, dag: list[Task], truth_for_run, oracle_table: Time
               "history": lambda: HistoryBelief(min_samples=3),
               "regression": lambda: RegressionBelief(),
               "kgraph-adaptive": lambda: AdaptiveBelief(tables["kgraph"]),
+              "kgraph-adaptive-v2": lambda: AdaptiveBeliefV2(tables["kgraph"]),
               }.get(model, lambda: TableBelief(model, {k: v[0] for k, v in tables.get(model, {}).items()}))()
     out = []
     for run in range(runs):
         truth = truth_for_run(run)
+        getattr(belief, "new_run", lambda: None)()
         if model == "eager":
             out.append((eager(dag, truth, platform), {}, 0))
         else:
@@ -240,15 +262,19 @@ def real_runs(real: Path, tag: str) -> tuple[pd.DataFrame, TimeTable]:
     rows = pd.read_csv(real / f"five_runs-{tag}.csv")
     times = pd.read_csv(real / f"times-{tag}.csv.gz")
     assert len(times) == rows.tasks.sum(), "trace and run table disagree"
-    i, gpu_busy, cpu_busy = 0, [], []
+    i, gpu_busy, cpu_busy, first = 0, [], [], defaultdict(list)
     for r in rows.itertuples():
         seg = times.iloc[i:i + r.tasks]
         i += r.tasks
+        for (kind, device), g in seg.groupby(["kind", "device"]):
+            first[(kind, int(g.tile.iloc[0]), device)].append(float(g.time_us.iloc[0]))
         assert (seg.device == "gpu").sum() == r.on_opencl and (seg.tile == int(r.size.split("x")[1])).all()
         gpu_busy.append(seg.time_us[seg.device == "gpu"].sum() / 1e3)
         cpu_busy.append(seg.time_us[seg.device == "cpu"].sum() / 1e3)
     rows["gpu_busy_ms"], rows["cpu_busy_ms"] = gpu_busy, cpu_busy
-    return rows, TimeTable(times.itertuples(index=False, name=None))
+    table = TimeTable(times.itertuples(index=False, name=None))
+    table.first = dict(first)  # the first task of each key in each real run (process)
+    return rows, table
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -276,7 +302,7 @@ def main(argv: list[str] | None = None) -> int:
     results, checks = [], []
     for tag in ("gpu", "cpu"):
         rows, table = real_runs(real, tag)
-        table = MedianTruth(table)
+        first, table = table.first, MedianTruth(table)
         times = pd.read_csv(real / f"times-{tag}.csv.gz")
         platform = (Platform.gpu_and_cpus(args.ncpu, bus_gbs=args.bus_gbs, elem_bytes=4) if tag == "gpu" else
                     Platform([(f"cpu{i}", "cpu") for i in range(args.ncpu)], bus_gbs=args.bus_gbs, elem_bytes=4))
@@ -295,7 +321,7 @@ def main(argv: list[str] | None = None) -> int:
             tables = by_workload[workload]
             for model in MODELS:
                 med = replay_series(model, dag, lambda run: table, table, tables, platform)
-                sampled = [replay_series(model, dag, lambda run, s=s: SampledTruth(table, 1000 * s + run), table,
+                sampled = [replay_series(model, dag, lambda run, s=s: SampledTruth(table, 1000 * s + run, first), table,
                                          tables, platform) for s in range(args.seeds)]
                 for run in range(5):
                     rr = real_rows[(real_rows.model == REAL.get(model, "")) & (real_rows.run == run + 1)]

@@ -98,6 +98,7 @@ def simulate(tasks: list[Task], truth: TimeTable, belief, platform: Platform,
         nonlocal seq, uncalibrated
         beliefs = {d: belief.predict(task.kind, task.tile, d) for d in per_device}
         unknown = [d for d, b in beliefs.items() if b is None]
+        truth_us = None
         if unknown:  # calibrate: least-loaded worker of an uncalibrated device
             uncalibrated += 1
             worker = min((w for w in workers if device[w] in unknown), key=lambda w: (max(now, expected_free[w]), w))
@@ -115,7 +116,7 @@ def simulate(tasks: list[Task], truth: TimeTable, belief, platform: Platform,
         # reality: the worker runs its queue in order; inputs it lacks cross the bus first
         node = platform.node(device[worker])
         start = max(now + missing_tiles(task, node) * platform.transfer_us(task.tile), actual_free[worker])
-        duration = truth.time_us(task.kind, task.tile, device[worker])
+        duration = truth_us if truth_us is not None else truth.time_us(task.kind, task.tile, device[worker])
         if noise_sigma > 0:
             duration *= math.exp(rng.gauss(0.0, noise_sigma))
         end = start + duration

@@ -1,42 +1,31 @@
 /* kgraph adaptive perfmodel (see kgraph_adaptive.h). */
-#include "kgraph_adaptive.h"
-#include <errno.h>
+#include "kgraph_adaptive_int.h"
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#define MAX_SERIES 256
-#define NAME_LEN 128
-#define FILE_MAGIC "kgraph-perfmodel 2"
-#define FILE_MAGIC_V1 "kgraph-perfmodel 1" /* read too: lines without the prior_sigma column */
-#define Z90 1.2815515655446004 /* the 0.9 quantile of N(0, 1) */
-
-struct series {
-  char codelet[NAME_LEN], arch[NAME_LEN];
-  int dirty;
-};
-struct entry {
-  uint64_t key;
-  int series;  /* -1: empty slot */
-  long n;
-  double mean_log, m2, prior_log, prior_us, post_us;
-  double sigma; /* the prior sd of ln(time) of this entry: from kgraph's interval, NAN = the global prior_sigma */
-};
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static struct series series_tab[MAX_SERIES];
-static int n_series;
-static struct entry *table;
-static size_t capacity, used;
+struct series kga_series_tab[MAX_SERIES];
+static struct arch arch_tab[MAX_ARCHS];
+static int n_series, n_archs;
+struct entry *kga_table;
+size_t kga_capacity;
+static size_t used;
+static unsigned long gen = 1; /* bumped by every change of an aggregate: cached posteriors are stale */
 static int inited, enabled = 1, atexit_done;
-static double prior_sigma = KGRAPH_ADAPTIVE_PRIOR_SIGMA, obs_sigma = KGRAPH_ADAPTIVE_OBS_SIGMA;
-static double calibrate_width;  /* KGRAPH_PERFMODEL_CALIBRATE_WIDTH: 0 = off */
+double kga_prior_sigma = KGRAPH_ADAPTIVE_PRIOR_SIGMA, kga_obs_sigma = KGRAPH_ADAPTIVE_OBS_SIGMA;
+static double calibrate_width = KGRAPH_ADAPTIVE_CALIBRATE_WIDTH; /* KGRAPH_PERFMODEL_CALIBRATE_WIDTH: 0 = off */
 static long calibrate_runs = 1; /* KGRAPH_PERFMODEL_CALIBRATE_RUNS */
-static char dir[4096];
+static long warmup;             /* KGRAPH_PERFMODEL_WARMUP */
+char kga_dir[4096];
+#define series_tab kga_series_tab
+#define table kga_table
+#define capacity kga_capacity
+#define prior_sigma kga_prior_sigma
+#define obs_sigma kga_obs_sigma
+#define dir kga_dir
 
 static double env_double(const char *name, double fallback) {
   const char *v = getenv(name);
@@ -59,7 +48,10 @@ static void init_locked(void) {
   enabled = !(v && strcmp(v, "0") == 0);
   prior_sigma = env_double("KGRAPH_PERFMODEL_PRIOR_SIGMA", KGRAPH_ADAPTIVE_PRIOR_SIGMA);
   obs_sigma = env_double("KGRAPH_PERFMODEL_OBS_SIGMA", KGRAPH_ADAPTIVE_OBS_SIGMA);
-  calibrate_width = env_double("KGRAPH_PERFMODEL_CALIBRATE_WIDTH", 0.0);
+  v = getenv("KGRAPH_PERFMODEL_CALIBRATE_WIDTH");
+  calibrate_width = v && strcmp(v, "0") == 0 ? 0.0 : env_double("KGRAPH_PERFMODEL_CALIBRATE_WIDTH", KGRAPH_ADAPTIVE_CALIBRATE_WIDTH);
+  v = getenv("KGRAPH_PERFMODEL_WARMUP");
+  warmup = v && strcmp(v, "0") != 0 ? (long)env_double("KGRAPH_PERFMODEL_WARMUP", 0.0) : 0;
   if (calibrate_width != 0.0 && !(calibrate_width > 1.0)) {
     fprintf(stderr, "kgraph perfmodel: warning: KGRAPH_PERFMODEL_CALIBRATE_WIDTH=%g is not a ratio > 1; calibration off\n",
             calibrate_width);
@@ -131,7 +123,7 @@ static int grow(void) {
   return 0;
 }
 
-static struct entry *insert(int series, uint64_t key) {
+struct entry *kga_insert(int series, uint64_t key) {
   struct entry *e;
   if ((used + 1) * 2 > capacity && grow() != 0) return NULL;
   e = &table[slot_of(series, key)];
@@ -154,172 +146,87 @@ double kgraph_adaptive_sigma_of_interval(double lo, double hi) {
 
 static double sigma_of(const struct entry *e) { return isnan(e->sigma) ? prior_sigma : e->sigma; }
 
-/* w0 = s^2 / s0^2 of this entry: how many observations its prior is worth */
-static double w0_of(const struct entry *e) {
-  double s0 = sigma_of(e);
-  return (obs_sigma * obs_sigma) / (s0 * s0);
-}
-
-static double post_log_of(const struct entry *e) {
-  double w0 = w0_of(e);
-  if (isnan(e->prior_log)) return e->n ? e->mean_log : NAN;
-  return (w0 * e->prior_log + (double)e->n * e->mean_log) / (w0 + (double)e->n);
-}
-
-/* Calibrating: the option is on, the entry's own interval is wider than the threshold (hi/lo > width,
- * i.e. sigma > ln(width) / (2 z90)) and it has fewer than calibrate_runs observations. */
-static int calibrating(const struct entry *e) {
-  return calibrate_width > 1.0 && !isnan(e->sigma) && e->sigma > log(calibrate_width) / (2.0 * Z90) &&
-         e->n < calibrate_runs;
-}
-
-static void refresh(struct entry *e) { e->post_us = e->n == 0 ? e->prior_us : exp(post_log_of(e)); }
-
-static void file_name(const struct series *s, char *out, size_t len) {
-  char c[NAME_LEN], a[NAME_LEN];
-  size_t i;
-  for (i = 0; i < NAME_LEN; ++i) {
-    char x = s->codelet[i], y = s->arch[i];
-    c[i] = (x && !((x >= 'a' && x <= 'z') || (x >= 'A' && x <= 'Z') || (x >= '0' && x <= '9') || x == '_' || x == '-')) ? '_' : x;
-    a[i] = (y && !((y >= 'a' && y <= 'z') || (y >= 'A' && y <= 'Z') || (y >= '0' && y <= '9') || y == '_' || y == '-')) ? '_' : y;
+void kga_contrib(struct entry *e, int sign) {
+  struct series *s = &series_tab[e->series];
+  ++gen;
+  if (e->n < 1) return;
+  s->sum_m2 += sign * e->m2;
+  s->sum_dof += sign * (double)(e->n - 1);
+  if (!isnan(e->prior_log)) {
+    double d = e->mean_log - e->prior_log, s0 = sigma_of(e), x = d * d - s0 * s0;
+    s->k += sign;
+    s->sum_d += sign * d;
+    s->sum_d2 += sign * d * d;
+    arch_tab[s->arch_id].k += sign;
+    arch_tab[s->arch_id].sum_excess += sign * (x > 0 ? x : 0.0);
   }
-  snprintf(out, len, "%s/%s.%s.kgpm", dir, c, a);
 }
 
-/* Read a series' file: every line must parse, else the whole file is ignored (warning). */
-static void load_locked(int id) {
-  char path[4400], line[512], magic[64];
-  struct series *s = &series_tab[id];
-  FILE *f;
-  long lineno = 0;
-  struct {
-    uint64_t key;
-    long n;
-    double mean_log, m2, prior_log, sigma;
-  } *rows = NULL, *grown;
-  size_t n_rows = 0, cap_rows = 0, i;
-  int version = 0;
-  file_name(s, path, sizeof path);
-  f = fopen(path, "r");
-  if (!f) {
-    if (errno != ENOENT)
-      fprintf(stderr, "kgraph perfmodel: warning: cannot read %s (%s); starting from kgraph's prior\n", path,
-              strerror(errno));
+/* s^2 of a series: its pooled within-key variance of ln time, shrunk to obs_sigma^2 with NU0 pseudo-runs */
+static double obs_var(const struct series *s) {
+  return (KGRAPH_ADAPTIVE_NU0 * obs_sigma * obs_sigma + s->sum_m2) / (KGRAPH_ADAPTIVE_NU0 + s->sum_dof);
+}
+
+/* The prior of an entry with a prior_log: mean *mu, variance *v and its evidence-based part *vev (v without
+ * the global sigma). Observed: v = max(s0^2, d^2 - s^2/n) (type-II ML). Unobserved: shifted by the mean miss
+ * of the series' observed keys and widened by their spread; else widened by the arch's excess miss. */
+static void prior_of(const struct entry *e, double s2, double *mu, double *v, double *vev) {
+  const struct series *s = &series_tab[e->series];
+  double s0sq = sigma_of(e) * sigma_of(e), own = isnan(e->sigma) ? 0.0 : s0sq, extra = 0.0;
+  *mu = e->prior_log;
+  if (e->n > 0) {
+    double d = e->mean_log - e->prior_log, x = d * d - s2 / (double)e->n;
+    *v = *vev = x > s0sq ? x : s0sq;
     return;
   }
-  while (fgets(line, sizeof line, f)) {
-    unsigned long long key;
-    long n;
-    double mean_log, m2, prior_log, post_us, sigma = NAN;
-    char extra[2];
-    int fields;
-    ++lineno;
-    if (!strchr(line, '\n') && !feof(f)) goto bad;
-    if (lineno == 1) {
-      memcpy(magic, line, sizeof magic - 1);
-      magic[sizeof magic - 1] = 0;
-      if (strncmp(magic, FILE_MAGIC " ", sizeof FILE_MAGIC) == 0)
-        version = 2;
-      else if (strncmp(magic, FILE_MAGIC_V1 " ", sizeof FILE_MAGIC_V1) == 0)
-        version = 1;
-      else
-        goto bad;
-      continue;
-    }
-    if (line[0] == '#') continue;
-    /* version 1: 6 fields (the global prior sigma); version 2: 7 (a truncated line does not pass for a v1 one) */
-    fields = sscanf(line, "%16llx %ld %lf %lf %lf %lf %lf %1s", &key, &n, &mean_log, &m2, &prior_log, &post_us, &sigma, extra);
-    if (fields != (version == 1 ? 6 : 7) || n < 1 || !isfinite(mean_log) || !isfinite(m2) || m2 < 0 ||
-        !(isfinite(prior_log) || isnan(prior_log)) || !(isnan(sigma) || (isfinite(sigma) && sigma > 0)))
-      goto bad;
-    if (n_rows == cap_rows) {
-      cap_rows = cap_rows ? cap_rows * 2 : 16;
-      grown = realloc(rows, cap_rows * sizeof *rows);
-      if (!grown) goto bad;
-      rows = grown;
-    }
-    rows[n_rows].key = key;
-    rows[n_rows].n = n;
-    rows[n_rows].mean_log = mean_log;
-    rows[n_rows].m2 = m2;
-    rows[n_rows].prior_log = prior_log;
-    rows[n_rows].sigma = sigma;
-    ++n_rows;
+  if (s->k > 0) {
+    double dbar = s->sum_d / (double)s->k;
+    extra = s->sum_d2 / (double)s->k - dbar * dbar;
+    if (extra < 0) extra = 0.0;
+    *mu += dbar;
+  } else if (arch_tab[s->arch_id].k > 0) {
+    extra = arch_tab[s->arch_id].sum_excess / (double)arch_tab[s->arch_id].k;
   }
-  if (lineno == 0 || ferror(f)) goto bad;
-  fclose(f);
-  for (i = 0; i < n_rows; ++i) {
-    struct entry *e = insert(id, rows[i].key);
-    if (!e) break;
-    e->n = rows[i].n;
-    e->mean_log = rows[i].mean_log;
-    e->m2 = rows[i].m2;
-    e->prior_log = rows[i].prior_log;
-    e->prior_us = exp(rows[i].prior_log);
-    e->sigma = rows[i].sigma;
-    refresh(e);
-  }
-  free(rows);
-  return;
-bad:
-  fclose(f);
-  free(rows);
-  fprintf(stderr, "kgraph perfmodel: warning: %s is corrupted (line %ld); ignored, starting from kgraph's prior\n",
-          path, lineno);
-  s->dirty = 1; /* replace it at the next save */
+  *v = s0sq + extra;
+  *vev = own + extra;
 }
 
-static int mkdirs(const char *path) {
-  char tmp[4096];
-  size_t i;
-  snprintf(tmp, sizeof tmp, "%s", path);
-  for (i = 1; tmp[i]; ++i)
-    if (tmp[i] == '/') {
-      tmp[i] = 0;
-      if (mkdir(tmp, 0755) != 0 && errno != EEXIST) return -1;
-      tmp[i] = '/';
-    }
-  return mkdir(tmp, 0755) != 0 && errno != EEXIST ? -1 : 0;
+/* posterior mean and sd of ln(us) */
+static double post_log_of(const struct entry *e, double *post_sigma) {
+  double s2 = obs_var(&series_tab[e->series]), mu, v, vev, prec;
+  if (isnan(e->prior_log)) {
+    if (post_sigma) *post_sigma = e->n ? sqrt(s2 / (double)e->n) : NAN;
+    return e->n ? e->mean_log : NAN;
+  }
+  prior_of(e, s2, &mu, &v, &vev);
+  prec = 1.0 / v + (double)e->n / s2;
+  if (post_sigma) *post_sigma = 1.0 / sqrt(prec);
+  return (mu / v + (double)e->n * e->mean_log / s2) / prec;
 }
 
-static int save_series_locked(int id) {
-  char path[4400], tmp[4500];
-  struct series *s = &series_tab[id];
-  FILE *f;
-  size_t i;
-  int ok;
-  file_name(s, path, sizeof path);
-  snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-  if (mkdirs(dir) != 0 || !(f = fopen(tmp, "w"))) {
-    fprintf(stderr, "kgraph perfmodel: warning: cannot write %s (%s)\n", path, strerror(errno));
-    return -1;
-  }
-  fprintf(f, FILE_MAGIC " %s %s\n", s->codelet, s->arch);
-  fprintf(f, "# key n mean_ln_us m2_ln prior_ln_us posterior_us prior_sigma_ln (nan: the global prior_sigma %g; obs_sigma %g)\n",
-          prior_sigma, obs_sigma);
-  for (i = 0; i < capacity; ++i) {
-    const struct entry *e = &table[i];
-    if (e->series == id && e->n > 0)
-      fprintf(f, "%016llx %ld %.17g %.17g %.17g %.17g %.17g\n", (unsigned long long)e->key, e->n, e->mean_log, e->m2,
-              e->prior_log, e->post_us, e->sigma);
-  }
-  ok = fflush(f) == 0 && fsync(fileno(f)) == 0;
-  ok = (fclose(f) == 0) && ok;
-  if (!ok || rename(tmp, path) != 0) {
-    fprintf(stderr, "kgraph perfmodel: warning: cannot write %s (%s)\n", path, strerror(errno));
-    unlink(tmp);
-    return -1;
-  }
-  s->dirty = 0;
-  return 0;
+/* Calibrating: the option is on, the entry has fewer than calibrate_runs observations and its evidence-based
+ * prior sd is wider than the threshold (an 80% interval hi/lo > width: sd > ln(width) / (2 z90)). */
+static int calibrating(const struct entry *e) {
+  double mu, v, vev, t;
+  if (!(calibrate_width > 1.0) || e->n >= calibrate_runs || isnan(e->prior_log)) return 0;
+  prior_of(e, obs_var(&series_tab[e->series]), &mu, &v, &vev);
+  t = log(calibrate_width) / (2.0 * Z90);
+  return vev > t * t;
 }
+
+void kga_refresh(struct entry *e) {
+  double m = post_log_of(e, NULL);
+  e->post_us = e->n == 0 && m == e->prior_log ? e->prior_us : exp(m);
+  e->gen = gen;
+}
+#define refresh kga_refresh
 
 int kgraph_adaptive_save(void) {
   int i, failed = 0;
   pthread_mutex_lock(&lock);
   init_locked();
   for (i = 0; i < n_series; ++i)
-    if (series_tab[i].dirty && save_series_locked(i) != 0) ++failed;
+    if (series_tab[i].dirty && kga_save_series_locked(i) != 0) ++failed;
   pthread_mutex_unlock(&lock);
   return failed;
 }
@@ -340,8 +247,11 @@ int kgraph_adaptive_series(const char *codelet, const char *arch) {
     snprintf(series_tab[id].codelet, NAME_LEN, "%s", codelet);
     snprintf(series_tab[id].arch, NAME_LEN, "%s", arch);
     series_tab[id].dirty = 0;
+    for (i = 0; i < n_archs && strncmp(arch_tab[i].name, arch, NAME_LEN - 1) != 0; ++i) {}
+    if (i == n_archs && n_archs < MAX_ARCHS) snprintf(arch_tab[n_archs++].name, NAME_LEN, "%s", arch);
+    series_tab[id].arch_id = i < MAX_ARCHS ? i : MAX_ARCHS - 1; /* (more archs than that: the last is shared) */
     if (enabled) {
-      load_locked(id);
+      kga_load_locked(id);
       if (!atexit_done) atexit_done = atexit(save_at_exit) == 0;
     }
   }
@@ -354,6 +264,7 @@ int kgraph_adaptive_lookup(int series, uint64_t key, double *us) {
   int found = 0;
   pthread_mutex_lock(&lock);
   e = find(series, key);
+  if (e && e->gen != gen) refresh(e); /* an aggregate changed since: recompute (a few flops) */
   if (e && calibrating(e)) {
     *us = NAN;
     found = 2;
@@ -375,14 +286,16 @@ double kgraph_adaptive_estimate_sigma(int series, uint64_t key, double prior_us,
   if (!(prior_us > 0) || !isfinite(prior_us)) return prior_us;
   pthread_mutex_lock(&lock);
   init_locked();
-  e = insert(series, key);
+  e = kga_insert(series, key);
   if (e) {
     if (isnan(e->prior_log)) {
+      kga_contrib(e, -1); /* observed before its prior was known: it joins the misses now */
       e->prior_log = log(prior_us);
       e->prior_us = prior_us;
       if (isnan(e->sigma) && sigma > 0 && isfinite(sigma)) e->sigma = sigma; /* else: the global sigma */
-      refresh(e);
+      kga_contrib(e, +1);
     }
+    if (e->gen != gen) refresh(e);
     us = calibrating(e) ? NAN : e->post_us;
   }
   pthread_mutex_unlock(&lock);
@@ -396,11 +309,16 @@ int kgraph_adaptive_observe(int series, uint64_t key, double prior_us, double me
   y = log(measured_us);
   pthread_mutex_lock(&lock);
   init_locked();
-  e = insert(series, key);
+  if (++series_tab[series].seen <= warmup) { /* a warm-up run of the codelet on this arch: not folded in */
+    pthread_mutex_unlock(&lock);
+    return 0;
+  }
+  e = kga_insert(series, key);
   if (!e) {
     pthread_mutex_unlock(&lock);
     return -1;
   }
+  kga_contrib(e, -1);
   if (isnan(e->prior_log) && prior_us > 0 && isfinite(prior_us)) {
     e->prior_log = log(prior_us);
     e->prior_us = prior_us;
@@ -409,6 +327,7 @@ int kgraph_adaptive_observe(int series, uint64_t key, double prior_us, double me
   delta = y - e->mean_log;
   e->mean_log += delta / (double)e->n;
   e->m2 += delta * (y - e->mean_log);
+  kga_contrib(e, +1);
   refresh(e);
   series_tab[series].dirty = 1;
   pthread_mutex_unlock(&lock);
@@ -426,10 +345,11 @@ int kgraph_adaptive_stats(int series, uint64_t key, long *n, double *mean_log, d
     if (n) *n = e->n;
     if (mean_log) *mean_log = e->n ? e->mean_log : NAN;
     if (prior_log) *prior_log = e->prior_log;
-    if (post_log) *post_log = post_log_of(e);
-    if (post_sigma)
-      *post_sigma = isnan(e->prior_log) ? (e->n ? obs_sigma / sqrt((double)e->n) : NAN)
-                                        : 1.0 / sqrt(1.0 / (sigma_of(e) * sigma_of(e)) + (double)e->n / (obs_sigma * obs_sigma));
+    if (post_log || post_sigma) {
+      double ps, pl = post_log_of(e, &ps);
+      if (post_log) *post_log = pl;
+      if (post_sigma) *post_sigma = ps;
+    }
     rc = 0;
   }
   pthread_mutex_unlock(&lock);

@@ -43,6 +43,8 @@ extern "C" {
 
 #define KGRAPH_ADAPTIVE_PRIOR_SIGMA 1.04
 #define KGRAPH_ADAPTIVE_OBS_SIGMA 0.2
+#define KGRAPH_ADAPTIVE_NU0 4.0              /* pseudo-observations of OBS_SIGMA in the estimated s^2 */
+#define KGRAPH_ADAPTIVE_CALIBRATE_WIDTH 10.0 /* default of KGRAPH_PERFMODEL_CALIBRATE_WIDTH */
 
 /* 1 unless KGRAPH_PERFMODEL_ADAPTIVE=0. */
 int kgraph_adaptive_enabled(void);
