@@ -15,13 +15,14 @@ import sympy as sp
 
 from kgraph.analysis.context import Context, condition_value, node_text
 from kgraph.analysis.counts import COUNT_KEYS, add_into, zero_counts
+from kgraph.analysis.assignments import multi_assigned
 from kgraph.analysis.guards import guard_atoms, guard_fraction, guard_ranges
 from kgraph.analysis.loops import Loop, for_loop, while_loop
 from kgraph.analysis.patterns import classify
 from kgraph.analysis.result import Access, KernelAnalysis
 from kgraph.analysis.statements import statement_costs, statement_key
 from kgraph.analysis.symbolic import (SymbolicEnv, assigned_names, average_over_ids, clip01, id_symbols,
-                                      sum_over_affine, sum_polynomial, tidy, unclip)
+                                      sum_geometric, sum_over_affine, sum_polynomial, tidy, unclip)
 
 HALF = sp.Rational(1, 2)
 
@@ -36,7 +37,7 @@ class _Analyzer:
         self.function, self.unit, self.stack = function, unit, stack
         self.entries = {s.key: s for s in statement_costs(function, unit)}
         self.ctx = Context(function, unit)
-        multi = {n for n, k in assigned_names(function.body).items() if k > 1}
+        multi = multi_assigned(function.body)
         self.env = SymbolicEnv(self.ctx, multi)
         self.loops: list[Loop] = []
         self.open_loops: list[int] = []
@@ -77,7 +78,7 @@ class _Analyzer:
             if _is_early_return(child):
                 cond = child.child_by_field_name("condition")
                 add_into(acc, self.entry(condition_value(cond), "if_cond"), factor)
-                frac = guard_fraction(cond, self.env, set(self.loop_symbols))
+                frac = guard_fraction(cond, self.env, self.loop_symbols)
                 if frac is None:
                     frac = HALF
                     self.notes.append(f"line {child.start_point[0] + 1}: early return on a non-guard condition: 1/2")
@@ -124,7 +125,7 @@ class _Analyzer:
     def with_id_ranges(self, make_loop):
         """``make_loop()`` with ``env.id_ranges`` = the id intervals of the guards in force: a trip count that
         depends on an id is averaged over the ids that reach the loop (the guard's fraction is counted apart)."""
-        self.env.id_ranges = guard_ranges(self.conditions, self.env, set(self.loop_symbols))
+        self.env.id_ranges = guard_ranges(self.conditions, self.env, self.loop_symbols)
         try:
             return make_loop()
         finally:
@@ -142,7 +143,7 @@ class _Analyzer:
     def if_statement(self, node) -> dict:
         cond = node.child_by_field_name("condition")
         acc = self.entry(condition_value(cond), "if_cond")
-        frac = guard_fraction(cond, self.env, set(self.loop_symbols))
+        frac = guard_fraction(cond, self.env, self.loop_symbols)
         if frac is None:
             frac = HALF
         self.conditions.append((cond, False))
@@ -216,9 +217,8 @@ class _Analyzer:
                 return exact
         expr = unclip(expr, sym)
         if loop.geometric:
-            k = sp.Symbol("k_iter", integer=True, nonnegative=True)
             ratio = sp.Rational(1, 2) if loop.note.startswith("geometric (halving") else 2
-            return sp.summation(sp.expand(expr.subs(sym, loop.start * ratio ** k)), (k, 0, loop.trip - 1))
+            return sum_geometric(expr, sym, loop.start, ratio, loop.trip)
         mean = loop.start + loop.step * (loop.trip - 1) / 2
         exact = sum_polynomial(expr, sym, loop.start, loop.step, loop.trip)
         if exact is not None:
@@ -286,7 +286,7 @@ class _Analyzer:
         and the id guards in force (``(id, op, bound)``; ``None`` for a condition that is not one)."""
         loops = [(sym, lp, None) for sym, lp in self.loop_symbols.items()]
         opaque = [self.loops[i] for i in self.open_loops if not self.loops[i].symbolic or not self.loops[i].var]
-        return {"loops": loops, "guards": guard_atoms(self.conditions, self.env, set(self.loop_symbols)),
+        return {"loops": loops, "guards": guard_atoms(self.conditions, self.env, self.loop_symbols),
                 "opaque_loops": [lp.line for lp in opaque],
                 "exits": [self.loops[i].line for i in self.open_loops if "'break'" in self.loops[i].note]}
 

@@ -30,6 +30,41 @@ def assigned_names(node) -> dict:
     return out
 
 
+def multi_assigned(node) -> set:
+    """The names of ``node`` that get no symbolic value: those assigned more than once (:func:`assigned_names`),
+    except a name whose every assignment is a declaration's initialiser in scopes that do not nest (``int t =
+    ...;`` in the bodies of two sibling loops: two variables, each assigned once)."""
+    counts = assigned_names(node)
+    decls: dict[str, list] = {}
+    stack = [node] if node is not None else []
+    while stack:
+        n = stack.pop()
+        if n.type == "init_declarator":
+            target = n.child_by_field_name("declarator")
+            if target is not None and target.type == "identifier":
+                decls.setdefault(node_text(target), []).append(_scope_of(n))
+        stack.extend(n.named_children)
+    return {name for name, k in counts.items() if k > 1 and not (
+        len(decls.get(name, ())) == k and all(s is not None for s in decls[name]) and
+        not any(_within(a, b) for a in decls[name] for b in decls[name] if a is not b))}
+
+
+def _scope_of(declarator):
+    """The block (or ``for`` statement) a declarator's variable lives in; None at the function's top level."""
+    n = declarator.parent
+    while n is not None and n.type not in ("compound_statement", "for_statement"):
+        n = n.parent
+    if n is not None and n.type == "compound_statement" and n.parent is not None and \
+            n.parent.type == "function_definition":
+        return None
+    return n
+
+
+def _within(inner, outer) -> bool:
+    """Whether node ``inner`` lies inside node ``outer`` (or is it)."""
+    return outer.start_byte <= inner.start_byte and inner.end_byte <= outer.end_byte
+
+
 def _declares(node, name: str) -> bool:
     """Whether a ``declaration`` node declares ``name``."""
     for d in node.children_by_field_name("declarator"):

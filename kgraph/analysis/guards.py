@@ -15,7 +15,9 @@ two bounds on one id   ``Max(0, Min(hi, size) - Max(lo, 0))/size`` for ``lo <= i
 
 ``size`` is ``gsz<d>`` for a global id (also ``blockIdx*blockDim + threadIdx``), ``lsz<d>`` for a local
 id, ``ngrp<d>`` for a group id; ``k*id`` (k a constant integer) uses ``ceiling``/``floor`` of the
-divided bound. Boolean structure: ``!`` is pushed into the comparisons (De Morgan), a conjunction
+divided bound. A coefficient in work sizes and loop variables of known sign (``(d + 1)*s*2 - 1 < n`` in a
+scan's ``for (s = 1; s < n; s <<= 1)``) is taken when the offset is a multiple of it, minus 0 or 1
+(:meth:`_Guard.symbolic_atom`; exact when it divides the bound, as powers of two do). Boolean structure: ``!`` is pushed into the comparisons (De Morgan), a conjunction
 (``&&``) intersects the intervals of each id and multiplies across ids, and ``a || b`` is
 ``1 - P(!a && !b)``; so ``if (row >= M || col >= N) return;`` keeps ``Min(1, M/gsz1) * Min(1, N/gsz0)``
 and ``x > 0 && x < nx - 1`` is the interior fraction ``(Min(nx - 1, gsz0) - 1)/gsz0``.
@@ -38,13 +40,13 @@ _FLIP = {"<": ">", ">": "<", "<=": ">=", ">=": "<=", "==": "==", "!=": "!="}
 _NEGATE = {"<": ">=", ">=": "<", ">": "<=", "<=": ">", "==": "!=", "!=": "=="}
 
 
-def guard_fraction(cond, env, loop_symbols: set) -> object | None:
+def guard_fraction(cond, env, loop_symbols) -> object | None:
     """Fraction of work-items for which ``cond`` holds, or None when it is not a guard."""
     out = _Guard(env, loop_symbols).probability(condition_value(cond), False)
     return None if out is None else out[0]
 
 
-def guard_atoms(conditions, env, loop_symbols: set) -> list:
+def guard_atoms(conditions, env, loop_symbols) -> list:
     """The conditions in force at a statement (``(condition node, negated)`` pairs, node None for one
     that is not a condition) as id guards ``(id, op, bound)``: each conjunct of each condition
     (``!`` pushed in), ``None`` for a conjunct that is not a guard on one id (data, a disjunction)."""
@@ -59,7 +61,7 @@ def guard_atoms(conditions, env, loop_symbols: set) -> list:
     return out
 
 
-def guard_ranges(conditions, env, loop_symbols: set) -> dict:
+def guard_ranges(conditions, env, loop_symbols) -> dict:
     """``{id symbol: (lo, hi)}``: the interval ``[lo, hi)`` each id is restricted to by the conjunctions of id
     guards in force (``if (i > k && i < n)`` gives ``i`` in ``[k + 1, n)``); ids no guard bounds are absent.
     Bounds are those of :meth:`_Guard.fraction` (unclipped when they depend on a loop variable), so a loop's
@@ -72,7 +74,7 @@ def guard_ranges(conditions, env, loop_symbols: set) -> dict:
     for idsym, constraints in by_id.items():
         size = work_symbol(SIZE_OF_ID[idsym.name[:-1]], int(idsym.name[-1]))
         lows, highs = _ends(constraints)
-        if any(b.free_symbols & loop_symbols for _, b in constraints):
+        if any(b.free_symbols & set(loop_symbols) for _, b in constraints):
             out[idsym] = (sp.Max(*lows) if lows else sp.Integer(0), sp.Min(*highs) if highs else size)
         else:
             out[idsym] = (sp.Max(0, *lows), sp.Min(size, *highs))
@@ -80,8 +82,11 @@ def guard_ranges(conditions, env, loop_symbols: set) -> dict:
 
 
 class _Guard:
-    def __init__(self, env, loop_symbols: set):
-        self.env, self.loop_symbols = env, loop_symbols
+    def __init__(self, env, loop_symbols):
+        # loop_symbols: the open loops' variables, a set or {symbol: Loop} (then their signs are known)
+        self.env, self.loop_symbols = env, set(loop_symbols)
+        self.positive = {s for s, lp in loop_symbols.items() if _positive_variable(lp)} \
+            if isinstance(loop_symbols, dict) else set()
 
     def probability(self, node, negated: bool):
         """(fraction, ids it depends on) of ``node`` (``not node`` when ``negated``), or None."""
@@ -136,14 +141,47 @@ class _Guard:
             return None
         (idsym,) = ids
         k = sp.expand(sp.diff(lhs, idsym))
-        if not k.is_Integer or k == 0:
+        sign = self.sign(k)
+        if sign is None:
             return None
+        if not k.is_Integer:
+            return self.symbolic_atom(idsym, k * sign, sp.expand(lhs - k * idsym) * sign, rhs * sign,
+                                      op if sign > 0 else _FLIP[op])
         bound = (rhs - sp.expand(lhs - k * idsym)) / k
-        if k < 0:
+        if sign < 0:
             op = _FLIP[op]
         if k != 1 and op in ("==", "!="):
             return None
         return idsym, op, bound
+
+    def symbolic_atom(self, idsym, k, c, b, op_k):
+        """``k*id + c OP b`` with ``k > 0`` an expression in sizes and loop variables (``(d + 1)*s*2 - 1 < n`` in a
+        scan: ``k = 2*s``, ``c = 2*s - 1``), integers. With ``c = q*k + r`` (``q`` integer-valued, ``r`` 0 or -1 after
+        turning ``<=``/``>`` into ``<``/``>=``), the ids passing ``< b`` number ``ceiling(b/k) - q + [r < 0]``
+        (exact when ``k`` divides ``b``: the powers of two of scans and tree reductions), so a geometric loop's
+        sum over ``s`` drops the rounding (``analyze``). Anything else: None."""
+        if not (c.is_integer and b.is_integer) or op_k in ("==", "!="):
+            return None
+        if op_k in ("<=", ">"):
+            c, op_k = c - 1, "<" if op_k == "<=" else ">="
+        syms = sorted(k.free_symbols, key=str)
+        try:
+            q, r = sp.div(c, k, *syms)
+        except (sp.PolynomialError, sp.GeneratorsNeeded):
+            return None
+        if r not in (0, -1) or not sp.sympify(q).is_integer:
+            return None
+        return idsym, op_k, b / k - q + (1 if r == -1 else 0)
+
+    def sign(self, k):
+        """1 or -1: the sign of an id's coefficient ``k`` free of ids (an integer, or an expression in work
+        sizes and loop variables known positive, e.g. ``2*s`` in ``for (s = 1; s < n; s <<= 1)``), else None."""
+        if k.is_Integer:
+            return None if k == 0 else (1 if k > 0 else -1)
+        if id_symbols(k) or is_opaque(k):
+            return None
+        k = k.subs({s: sp.Dummy(integer=True, positive=True) for s in k.free_symbols & self.positive})
+        return 1 if k.is_positive else (-1 if k.is_negative else None)
 
     def fraction(self, idsym, constraints):
         size = work_symbol(SIZE_OF_ID[idsym.name[:-1]], int(idsym.name[-1]))
@@ -168,6 +206,17 @@ class _Guard:
         hi = sp.Min(size, *highs)
         lo = sp.Max(0, *lows)
         return sp.Max(0, hi - lo) / size
+
+
+def _positive_variable(loop) -> bool:
+    """Whether every value ``loop``'s variable takes in its body is positive: a doubling loop from a positive
+    start, a halving loop that runs while the variable exceeds a non-negative bound, an ascending affine loop
+    from a positive start."""
+    start, bound = sp.sympify(loop.start), sp.sympify(loop.bound)
+    if loop.geometric:
+        halving = loop.note.startswith("geometric (halving")
+        return bool(bound.is_nonnegative) if halving else bool(start.is_positive)
+    return bool(start.is_positive and sp.sympify(loop.step).is_positive)
 
 
 def _ends(constraints) -> tuple[list, list]:

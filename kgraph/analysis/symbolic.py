@@ -19,7 +19,7 @@ from kgraph.analysis.ctype import from_literal
 from kgraph.analysis.macros import MAX_DEPTH, expand_macro, function_macro
 from kgraph.analysis.symbolic_math import (  # noqa: F401 - re-exported: defined there, imported from here
     OPAQUE_PREFIXES, SIZE_OF_ID, _clipped_sum, _exact, average_over_ids, ceil_log2, clip01, floor_log2, id_symbols,
-    is_opaque, normalize_ids, param_symbol, sum_over_affine, sum_polynomial, tidy, unclip, work_symbol)
+    is_opaque, normalize_ids, param_symbol, sum_geometric, sum_over_affine, sum_polynomial, tidy, unclip, work_symbol)
 from kgraph.parsers.limits import MAX_CONSTANT_BITS
 
 _KIND_PREFIX = {"global_id": "gid", "local_id": "lid", "group_id": "grp", "global_size": "gsz",

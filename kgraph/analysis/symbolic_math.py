@@ -4,7 +4,8 @@ Symbols: scalar parameters by name; work sizes ``gsz0..2`` (global size), ``lsz0
 ``ngrp0..2`` (number of groups); work-item ids ``gid0..2``, ``lid0..2``, ``grp0..2`` (unknowns the
 analysis averages over, :func:`average_over_ids`). Names starting with ``OPAQUE_PREFIXES`` are values
 the analysis cannot follow (:mod:`kgraph.analysis.symbolic`). Functions: :class:`floor_log2` (halving
-loops), :class:`clip01` and :func:`sum_over_affine` (guards summed over a loop), :func:`tidy`.
+loops), :class:`clip01` and :func:`sum_over_affine` (guards summed over a loop), :func:`sum_geometric`,
+:func:`tidy`.
 """
 from __future__ import annotations
 
@@ -114,6 +115,20 @@ def sum_polynomial(expr, sym, start, step, trips):
         return None
     t = sp.Symbol("t_iter", integer=True, nonnegative=True)
     return sp.expand(sp.summation(sp.expand(expr.subs(sym, start + step * t)), (t, 0, trips - 1)))
+
+
+def sum_geometric(expr, sym, start, ratio, trips):
+    """``sum(expr, sym = start, start*ratio, ..., trips terms)`` (a doubling/halving loop). ``floor``/``ceiling``
+    of the iteration are dropped (a guard's ``ceiling(n/(2*s))`` ids summed as ``n/(2*s)``: exact when the sizes
+    and steps are powers of two, as in scans and tree reductions)."""
+    k = sp.Symbol("k_iter", integer=True, nonnegative=True)
+    term = expr.subs(sym, start * ratio ** k)
+    term = sp.expand(term.replace(lambda e: isinstance(e, (sp.floor, sp.ceiling)) and k in e.free_symbols,
+                                  lambda e: e.args[0]))
+    try:
+        return sp.summation(term, (k, 0, trips - 1))
+    except ZeroDivisionError:  # sympy's telescoping test fails on some sums: their terms one by one
+        return sp.Add(*(sp.summation(t, (k, 0, trips - 1)) for t in sp.Add.make_args(term)))
 
 
 def ceil_log2(x):
