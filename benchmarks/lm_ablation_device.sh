@@ -5,8 +5,12 @@
 #   SEEDS     seed_everything values, default "0 1"; SPLITS default unseen_launch (all data: the out-of-corpus
 #             sets are scored on the dev box from the checkpoints)
 #   EPOCHS (10), MAX_TIME (00:00:05:30), GRID_TIMEOUT_S (420), DATASETS (the seven training folders)
+#   FT_VARIANTS (none): variants fitted in a second grid, on FT_SPLITS (default SPLITS), with FT_EPOCHS (6) epochs, for a fine-tuned LM, whose
+#             steps cost about 3x a frozen one's: a full, shorter cosine schedule inside the call rather than a
+#             longer one cut by the time limit. Their checkpoints come back one file each, in float16.
 # The LM vectors of every kernel (kgraph lm embed) are made first, beside the graph cache, when a variant
-# needs them. Back in $OUT: stripped checkpoints (ckpt.tgz), test predictions (pred.tgz), logs (logs.tgz).
+# needs them. Back in $OUT: the unseen-launch checkpoints (ckpt.tgz), each run's test predictions
+# (pred-<seed>-<run>.tgz), logs (logs.tgz); keep the runs few enough for the 8 files a call returns.
 # Usage (repo root, after `WHEELS=.whlt source benchmarks/device_env.sh`): bash benchmarks/lm_ablation_device.sh
 set -u
 OUT=${OUT:-out/lm_ablation}; mkdir -p "$OUT"
@@ -18,7 +22,8 @@ CACHE=runs/lmab/cache
 nvidia-smi --query-gpu=timestamp,utilization.gpu,memory.used --format=csv -l 5 > runs_gpu_util.csv 2>&1 &
 SMI=$!
 start=$(date +%s)
-if [[ " $VARIANTS " == *" bounded_traffic_lm "* ]]; then
+FT_VARIANTS=${FT_VARIANTS:-}
+if [[ " $VARIANTS $FT_VARIANTS " == *" bounded_traffic_lm "* ]]; then
   # the LM vectors (GPU) while the graph cache is built (CPU): both parse every kernel once
   python3 -m kgraph.app.cli.main lm embed --datasets $DATASETS --out runs/lm/lm_features.pt --weights models/code_lm/weights --device cuda \
     --jobs 6 > lm_embed.log 2>&1 &
@@ -27,23 +32,35 @@ fi
 python3 -m benchmarks.build_graph_cache "$CACHE" $DATASETS > cache_all.log 2>&1
 echo "cache built in $(( $(date +%s) - start )) s"
 [ -n "${EMBED:-}" ] && { wait $EMBED; echo "lm embed exit $? at $(( $(date +%s) - start )) s"; tail -n 2 lm_embed.log; }
-set -- $VARIANTS; NV=$#; set -- $SPLITS; NP=$(( NV * $# ))
-pids=""
-for seed in $SEEDS; do
-  timeout ${GRID_TIMEOUT_S:-420} python3 -m benchmarks.ablation --datasets $DATASETS --out runs/lmab/s$seed \
-    --variants $VARIANTS --splits $SPLITS --test-devices ${TEST_DEVICES:-nvidia-h100} --parallel $NP \
+grid() {  # grid SEED TAG EPOCHS "SPLIT..." VARIANT...: one benchmarks.ablation process, all its runs at once
+  local seed=$1 tag=$2 epochs=$3 splits=$4; shift 4
+  local variants="$*" nv=$#; set -- $splits
+  timeout ${GRID_TIMEOUT_S:-420} python3 -m benchmarks.ablation --datasets $DATASETS --out runs/lmab/s$seed$tag \
+    --variants $variants --splits $splits --test-devices ${TEST_DEVICES:-nvidia-h100} --parallel $(( nv * $# )) \
     --trainer conf/trainer/gpu.yaml --cache-dir "$CACHE" --max-time "${MAX_TIME:-00:00:05:30}" --logger csv \
     --extra --seed_everything=$seed --data.resident=true --data.batch_size=${BATCH:-512} \
-    --trainer.max_epochs=${EPOCHS:-10} > grid_s$seed.log 2>&1 &
-  pids="$pids $!"
+    --trainer.max_epochs=$epochs > grid_s${seed}$tag.log 2>&1
+}
+pids=""
+for seed in $SEEDS; do
+  if [ -n "$VARIANTS" ]; then grid $seed "" ${EPOCHS:-10} "$SPLITS" $VARIANTS & pids="$pids $!"; fi
+  if [ -n "$FT_VARIANTS" ]; then grid $seed _ft ${FT_EPOCHS:-6} "${FT_SPLITS:-$SPLITS}" $FT_VARIANTS & pids="$pids $!"; fi
 done
 wait $pids
 kill $SMI
 for seed in $SEEDS; do
   python3 -m benchmarks.strip_checkpoints "runs/lmab/s$seed/*/ckpt/best-*.ckpt" --out runs/lmab/ckpt/s$seed >> strip.log 2>&1
+  for v in $FT_VARIANTS; do for sp in ${FT_SPLITS:-$SPLITS}; do  # too large for the archive: one float16 file each
+    python3 -m benchmarks.strip_checkpoints "runs/lmab/s${seed}_ft/$v-$sp/ckpt/best-*.ckpt" --half \
+      --to "$OUT/s$seed-$v-$sp.ckpt" >> strip.log 2>&1
+  done; done
 done
-tar czf "$OUT/ckpt.tgz" runs/lmab/ckpt 2>/dev/null
-tar czf "$OUT/pred.tgz" runs/lmab/*/*/pred 2>/dev/null
+# a call returns at most 8 files of 16 MiB: the unseen-launch checkpoints (all the out-of-corpus scoring needs)
+# in one archive, each run's test predictions in its own
+tar czf "$OUT/ckpt.tgz" runs/lmab/ckpt/*/*-unseen_launch.ckpt 2>/dev/null
+for d in runs/lmab/*/*/pred; do
+  run=$(dirname "$d"); tar czf "$OUT/pred-$(basename "$(dirname "$run")")-$(basename "$run").tgz" "$d"
+done
 tar czf "$OUT/logs.tgz" cache_all.log lm_embed.log grid_*.log strip.log runs_gpu_util.csv runs/lmab/*/status.json \
   runs/lmab/*/*/fit.log runs/lmab/*/*/predict.log runs/lmab/*/*/version_*/metrics.csv 2>/dev/null
 ls -la "$OUT"; cat runs/lmab/*/status.json; tail -n 3 cache_all.log grid_*.log

@@ -21,6 +21,17 @@ def test_strip_keeps_weights_and_drops_optimizer_state(tmp_path):
     assert main([str(tmp_path / "none-*.ckpt"), "--to", str(tmp_path / "x.ckpt")]) == 1
 
 
+def test_strip_half_stores_float_weights_as_float16_and_keeps_integers(tmp_path):
+    (tmp_path / "r" / "ckpt").mkdir(parents=True)
+    w = torch.tensor([1.0, 2.5, -3.25])
+    torch.save({"state_dict": {"w": w, "n": torch.tensor([3], dtype=torch.long)}, "optimizer_states": [{}]},
+               tmp_path / "r" / "ckpt" / "best-step=1.ckpt")
+    assert main([str(tmp_path / "*" / "ckpt" / "best-*.ckpt"), "--half", "--to", str(tmp_path / "h.ckpt")]) == 0
+    state = torch.load(tmp_path / "h.ckpt", weights_only=True)["state_dict"]
+    assert state["w"].dtype == torch.float16 and torch.equal(state["w"].float(), w)
+    assert state["n"].dtype == torch.long
+
+
 def test_run_guarded_exit_codes_and_messages(capsys):
     def usage():
         raise UsageError("--x: bad")
