@@ -10,9 +10,12 @@ from kgraph.data.harness.timing import Timing, TimingPolicy, launches_per_sample
 
 class _Event:
     def __init__(self, ns):
-        class _P:
-            start, end = 0, ns
-        self.profile = _P()
+        self.ns = ns
+
+    def get_profiling_info(self, what):
+        import pyopencl as cl
+
+        return {cl.profiling_info.START: 0, cl.profiling_info.END: self.ns}[what]
 
     def wait(self):
         pass
@@ -116,3 +119,22 @@ def test_prefetched_inputs_are_made_once_and_errors_reach_get():
         cache.get(bad, {"n": 3})
     assert HostInputCache(prefetch_threads=0).prefetch(spec, {"n": 5}) is False
     cache.close()
+
+
+def test_fast_profiling_reads_equal_the_profile_properties():
+    """durations_ns reads the same end - start as pyopencl's ``event.profile`` on a real PoCL queue."""
+    cl = pytest.importorskip("pyopencl")
+    from kgraph.data.harness.timing import durations_ns
+
+    try:
+        device = next(d for p in cl.get_platforms() for d in p.get_devices())
+    except (StopIteration, cl.Error):
+        pytest.skip("no OpenCL device")
+    ctx = cl.Context([device])
+    queue = cl.CommandQueue(ctx, properties=cl.command_queue_properties.PROFILING_ENABLE)
+    kernel = cl.Kernel(cl.Program(ctx, "__kernel void k(__global float *a) { a[get_global_id(0)] += 1.0f; }").build(), "k")
+    buffer = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, 4096)  # kept alive: PoCL crashes on a released argument
+    kernel.set_args(buffer)
+    events = [cl.enqueue_nd_range_kernel(queue, kernel, (64,), (64,)) for _ in range(20)]
+    events[-1].wait()
+    assert durations_ns(events).tolist() == [float(e.profile.end - e.profile.start) for e in events]

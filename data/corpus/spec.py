@@ -100,11 +100,38 @@ def _eval(node: ast.AST, env: dict, expr: str):
     raise InputError(f"size expression {expr!r}: cannot evaluate {type(node).__name__}")
 
 
+class _WrapBool(ast.NodeTransformer):
+    """``a and b`` -> ``_kg_bool(a and b)``: the interpreter's ``all``/``any`` give a bool too."""
+
+    def visit_BoolOp(self, node):
+        self.generic_visit(node)
+        return ast.Call(func=ast.Name(id="_kg_bool", ctx=ast.Load()), args=[node], keywords=[])
+
+
+@lru_cache(maxsize=4096)
+def _compiled(expr: str):
+    """The validated expression (:func:`_parse`) as a code object: arithmetic, comparisons, names,
+    ``min``/``max`` only, so evaluating it with no builtins runs nothing else. ~10x faster than
+    :func:`_eval` (launch sampling evaluates millions of constraints)."""
+    tree = _WrapBool().visit(ast.parse(ast.unparse(_parse(expr)), mode="eval"))
+    return compile(ast.fix_missing_locations(tree), f"<size expression {expr!r}>", "eval")
+
+
+_GLOBALS = {"__builtins__": {}, "_kg_bool": bool, **_FUNCS}
+
+
 def evaluate(expr: str | int | float, env: dict[str, int | float]) -> int | float:
     """Evaluates one size expression with the names in ``env`` (problem sizes, ``l0..l2``)."""
     if isinstance(expr, (int, float)):
         return expr
-    return _eval(_parse(str(expr)), env, str(expr))
+    text = str(expr)
+    code = _compiled(text)
+    if "min" not in env and "max" not in env and "_kg_bool" not in env:  # else the interpreter's scoping
+        try:
+            return eval(code, _GLOBALS, env)  # noqa: S307 - validated AST, no builtins
+        except (ArithmeticError, NameError, TypeError):
+            pass  # the interpreter raises the InputError that says what is wrong
+    return _eval(_parse(text), env, text)
 
 
 def to_int(expr: str | int, env: dict) -> int:
