@@ -67,3 +67,28 @@ def test_disallowed_expressions_are_still_refused():
     for bad in ("__import__('os')", "N.real", "[N]", "open('x')", "'a'"):
         with pytest.raises(InputError):
             evaluate(bad, {"N": 1})
+
+
+def test_plans_made_ahead_equal_plans_made_up_front():
+    from kgraph.data.generator import specs
+    from kgraph.data.harness.planner import PlanAhead
+    from kgraph.data.harness.sampling import DeviceLimits, sample_launches
+
+    limits = DeviceLimits(132, 1024, (1024, 1024, 64), 35 * 2**30, 140 * 2**30)
+    chosen = specs(12, seed=3)
+    planner = PlanAhead(chosen, lambda s: sample_launches(s, limits, 0, 40))
+    for spec in reversed(chosen):  # any order of asking
+        assert planner.get(spec.kernel_id) == sample_launches(spec, limits, 0, 40)
+    assert planner.busy_s > 0 and planner.order == [s.kernel_id for s in chosen]
+
+
+def test_a_failing_plan_reaches_the_loop():
+    from kgraph.data.generator import specs
+    from kgraph.data.harness.planner import PlanAhead
+
+    def plan(spec):
+        raise ValueError(f"no plan for {spec.kernel_id}")
+
+    chosen = specs(2, seed=0)
+    with pytest.raises(ValueError, match="no plan"):
+        PlanAhead(chosen, plan).get(chosen[1].kernel_id)

@@ -24,6 +24,7 @@ from .counts import CountCache
 from .derived import derive
 from .descriptor import load_descriptor, save_descriptor
 from .devices import pick_device
+from .planner import PlanAhead
 from .runner import base_row
 from .sampling import DeviceLimits, sample_launches
 from .store import DatasetStore, damaged
@@ -105,42 +106,43 @@ def run_campaign(opts: CampaignOptions) -> CampaignSummary:
                     max_instrumented_time_s=opts.max_instrumented_time_s)
     static_counts = CountCache(opts.counts)
     store = DatasetStore(out, info.device_id, shard_rows=opts.shard_rows)
-    prebuilder = None
+    prebuilder = planner = None
     try:
         if not (out / "device.json").exists():
             worker.send(("descriptor",))
             save_descriptor(worker.recv(opts.build_timeout_s)[1], out)
         descriptor = _folder_descriptor(out)
         limits = device_limits(descriptor)
-        plan_start = time.monotonic()
-        plans = {}
-        for spec in specs:
-            if spec.kernel_id in store.failed_kernels:
-                continue
+        max_bytes = int(opts.max_launch_mb * 2**20) if opts.max_launch_mb else None
+
+        def plan_of(spec):  # on the plan-ahead thread, while the worker measures the kernels before
             ceiling = store.ceilings.get(spec.kernel_id)
-            plan = [c for c in sample_launches(
-                        spec, limits, opts.seed, opts.max_per_kernel,
-                        max_launch_bytes=int(opts.max_launch_mb * 2**20) if opts.max_launch_mb else None)
+            return [c for c in sample_launches(spec, limits, opts.seed, opts.max_per_kernel, max_launch_bytes=max_bytes)
                     if c.key(info.device_id, spec.kernel_id) not in store.completed_keys
                     and (ceiling is None or work_of(c.sizes) < ceiling)]
-            if plan:
-                plans[spec.kernel_id] = (spec, plan)
-        summary.phases["plan"] = time.monotonic() - plan_start
+
+        planner = PlanAhead([s for s in specs if s.kernel_id not in store.failed_kernels], plan_of)
         try:
-            prebuilder = Prebuilder(info, _build_jobs([s for s, _ in plans.values()], opts.counts),
+            prebuilder = Prebuilder(info, _build_jobs(list(planner.specs.values()), opts.counts),
                                     default_jobs() if opts.build_jobs is None else opts.build_jobs)
         except (OSError, RuntimeError) as exc:  # builds then happen in the worker, as without a pool
             print(f"campaign: no pre-build pool ({exc})", file=sys.stderr)
         worker.ensure_started()
-        bar = _progress(sum(len(p) for _, p in plans.values()), opts.progress, info.device_id)
+        bar = _progress(None, opts.progress, info.device_id)
+        plans = {}
         pass_index = 0
-        while plans and time.monotonic() < deadline:
+        while (plans or pass_index == 0) and time.monotonic() < deadline:
             size = opts.first_chunk if pass_index == 0 else opts.chunk
-            order = list(plans)
+            order = planner.order if pass_index == 0 else list(plans)
             for position, kernel_id in enumerate(order):
                 if time.monotonic() >= deadline:
                     break
-                _prefetch_next(worker, plans, order[position + 1:], size, store.ceilings)
+                if pass_index == 0:
+                    plan = planner.get(kernel_id)
+                    if not plan:
+                        continue
+                    plans[kernel_id] = (planner.specs[kernel_id], plan)
+                _prefetch_next(worker, plans, order[position + 1:], size, store.ceilings, planner)
                 spec, plan = plans[kernel_id]
                 visit, plans[kernel_id] = plan[:size], (spec, plan[size:])
                 ceiling = store.ceilings.get(kernel_id)
@@ -154,9 +156,13 @@ def run_campaign(opts: CampaignOptions) -> CampaignSummary:
                 if kernel_id in store.failed_kernels or not plans[kernel_id][1]:
                     del plans[kernel_id]
             pass_index += 1
+        summary.phases["plan (ahead)"] = planner.busy_s
+        summary.phases["plan (waited)"] = planner.waited_s
         if bar is not None:
             bar.close()
     finally:
+        if planner is not None:
+            planner.close()
         if prebuilder is not None:
             prebuilder.close()
         worker.close()
@@ -189,11 +195,17 @@ def _build_jobs(specs, counts_mode: str) -> list[tuple]:
 PREFETCH_VISITS = 3  # structured-input visits whose host inputs the worker makes ahead
 
 
-def _prefetch_next(worker, plans: dict, later: list, size: int, ceilings: dict) -> None:
-    """Tell the worker the problem sizes of the next few visits that need host-made inputs."""
+def _prefetch_next(worker, plans: dict, later: list, size: int, ceilings: dict, planner=None) -> None:
+    """Tell the worker the problem sizes of the next few visits that need host-made inputs (in the first
+    pass, of kernels the planner got to already)."""
     hints = []
     for kernel_id in later:
-        spec, plan = plans[kernel_id]
+        if kernel_id in plans:
+            spec, plan = plans[kernel_id]
+        elif planner is not None and planner.peek(kernel_id) is not None:
+            spec, plan = planner.specs[kernel_id], planner.peek(kernel_id)
+        else:
+            continue
         if spec.make_inputs is None:
             continue
         ceiling = ceilings.get(kernel_id)
