@@ -92,3 +92,43 @@ def test_a_failing_plan_reaches_the_loop():
     chosen = specs(2, seed=0)
     with pytest.raises(ValueError, match="no plan"):
         PlanAhead(chosen, plan).get(chosen[1].kernel_id)
+
+
+def _pocl():
+    cl = pytest.importorskip("pyopencl")
+    try:
+        device = next(d for p in cl.get_platforms() for d in p.get_devices())
+    except (StopIteration, cl.Error):
+        pytest.skip("no OpenCL device")
+    ctx = cl.Context([device])
+    return ctx, cl.CommandQueue(ctx)
+
+
+def test_reference_made_ahead_still_catches_garbage_and_a_stale_one_is_not_used():
+    import dataclasses
+
+    import numpy as np
+
+    from kgraph.data.corpus.check import check_spec, expected_outputs
+    from kgraph.data.generator import specs
+    from kgraph.data.harness.planner import ReferencesAhead
+
+    spec = next(s for s in specs(40, seed=0) if s.make_inputs is None and "out0[" in s.source)
+    ctx, queue = _pocl()
+    ahead = ReferencesAhead([spec], seed=0)
+    made = None
+    for _ in range(200):
+        made = ahead.take(spec.kernel_id) or made
+        if made is not None:
+            break
+        __import__("time").sleep(0.05)
+    ahead.close()
+    assert made is not None and made[0] == expected_outputs(spec, 0)[0]
+    assert check_spec(spec, ctx, queue, expected=made)[0]
+    garbage = dataclasses.replace(spec, source=spec.source.replace("out0[", "out0[0*"))  # every write to out0[0]
+    assert garbage.source != spec.source
+    assert not check_spec(garbage, ctx, queue, expected=made)[0]
+    wrong = (made[0], {k: np.asarray(v) + 1 for k, v in made[1].items()})   # right digest, wrong values: fails
+    assert not check_spec(spec, ctx, queue, expected=wrong)[0]
+    stale = ("0" * 40, wrong[1])                                           # other inputs: computed here
+    assert check_spec(spec, ctx, queue, expected=stale)[0]

@@ -24,7 +24,7 @@ from .counts import CountCache
 from .derived import derive
 from .descriptor import load_descriptor, save_descriptor
 from .devices import pick_device
-from .planner import PlanAhead
+from .planner import PlanAhead, ReferencesAhead
 from .runner import base_row
 from .sampling import DeviceLimits, sample_launches
 from .store import DatasetStore, damaged
@@ -106,7 +106,7 @@ def run_campaign(opts: CampaignOptions) -> CampaignSummary:
                     max_instrumented_time_s=opts.max_instrumented_time_s)
     static_counts = CountCache(opts.counts)
     store = DatasetStore(out, info.device_id, shard_rows=opts.shard_rows)
-    prebuilder = planner = None
+    prebuilder = planner = references = None
     try:
         if not (out / "device.json").exists():
             worker.send(("descriptor",))
@@ -122,6 +122,7 @@ def run_campaign(opts: CampaignOptions) -> CampaignSummary:
                     and (ceiling is None or work_of(c.sizes) < ceiling)]
 
         planner = PlanAhead([s for s in specs if s.kernel_id not in store.failed_kernels], plan_of)
+        references = ReferencesAhead(list(planner.specs.values()), opts.seed)
         try:
             prebuilder = Prebuilder(info, _build_jobs(list(planner.specs.values()), opts.counts),
                                     default_jobs() if opts.build_jobs is None else opts.build_jobs)
@@ -139,6 +140,7 @@ def run_campaign(opts: CampaignOptions) -> CampaignSummary:
                     break
                 if pass_index == 0:
                     plan = planner.get(kernel_id)
+                    expected = references.take(kernel_id)
                     if not plan:
                         continue
                     plans[kernel_id] = (planner.specs[kernel_id], plan)
@@ -149,7 +151,8 @@ def run_campaign(opts: CampaignOptions) -> CampaignSummary:
                 visit = [c for c in visit if ceiling is None or work_of(c.sizes) < ceiling]
                 if visit:
                     try:
-                        _visit(worker, store, spec, visit, descriptor, opts, deadline, summary, bar, static_counts)
+                        _visit(worker, store, spec, visit, descriptor, opts, deadline, summary, bar, static_counts,
+                               expected if pass_index == 0 else None)
                     except Exception as exc:  # a supervisor-side surprise: skip this visit, never end the campaign
                         print(f"campaign: {kernel_id}: visit abandoned ({type(exc).__name__}: {exc})", file=sys.stderr)
                         worker.kill()
@@ -158,11 +161,13 @@ def run_campaign(opts: CampaignOptions) -> CampaignSummary:
             pass_index += 1
         summary.phases["plan (ahead)"] = planner.busy_s
         summary.phases["plan (waited)"] = planner.waited_s
+        summary.phases["reference (ahead)"] = references.busy_s
         if bar is not None:
             bar.close()
     finally:
-        if planner is not None:
-            planner.close()
+        for ahead in (planner, references):
+            if ahead is not None:
+                ahead.close()
         if prebuilder is not None:
             prebuilder.close()
         worker.close()
@@ -223,7 +228,7 @@ def _prefetch_next(worker, plans: dict, later: list, size: int, ceilings: dict, 
             pass
 
 
-def _visit(worker, store, spec, visit, descriptor, opts, deadline, summary, bar, static_counts) -> None:
+def _visit(worker, store, spec, visit, descriptor, opts, deadline, summary, bar, static_counts, expected=None) -> None:
     device_id = summary.device_id
     source_id = store.add_source({"source_id": source_id_of(spec.source), "lang": spec.lang,
                                   "kernel_id": spec.kernel_id, "family": spec.family,
@@ -257,8 +262,8 @@ def _visit(worker, store, spec, visit, descriptor, opts, deadline, summary, bar,
             store.mark_failed(spec.kernel_id, status, message)
 
     try:
-        worker.send(("kernel", spec.kernel_id, [c.to_json() for c in visit],
-                     store.ceilings.get(spec.kernel_id), time.time() + max(deadline - time.monotonic(), 0)))
+        worker.send(("kernel", spec.kernel_id, [c.to_json() for c in visit], store.ceilings.get(spec.kernel_id),
+                     time.time() + max(deadline - time.monotonic(), 0), {"expected": expected}))
         msg = worker.recv(opts.build_timeout_s)
         if msg[1] != "ok":
             fail(msg[1], msg[2])
@@ -294,9 +299,7 @@ def _add_phases(summary, msg) -> None:
 
 
 def _spec_json(spec) -> str:
-    import json
-
-    return json.dumps(spec.to_json(), sort_keys=True)
+    return __import__("json").dumps(spec.to_json(), sort_keys=True)
 
 
 def _progress(total: int, enabled: bool, device_id: str):

@@ -85,8 +85,9 @@ class KernelRunner:
         finally:
             self.phases[name] = self.phases.get(name, 0.0) + time.perf_counter() - start
 
-    def build(self) -> tuple[str, str]:
-        """Build (once) and check the kernel; returns (status, message), status "ok" when usable."""
+    def build(self, expected=None) -> tuple[str, str]:
+        """Build (once) and check the kernel; returns (status, message), status "ok" when usable.
+        ``expected``: the check's reference outputs made ahead (``check.expected_outputs``) or None."""
         import pyopencl as cl
 
         from kgraph.data.corpus.check import check_spec
@@ -105,7 +106,8 @@ class KernelRunner:
                 self.phases[name] = self.phases.get(name, 0.0) + time.perf_counter() - start
         try:
             with self.phase("check"):
-                ok, max_err = check_spec(self.spec, self.ctx, self.queue, seed=self.seed, program=self.program)
+                ok, max_err = check_spec(self.spec, self.ctx, self.queue, seed=self.seed, program=self.program,
+                                         expected=expected)
         except MeasurementError as err:
             return ("out_of_resources" if "OUT_OF_RESOURCES" in str(err) else "launch_error"), _clip(str(err))
         if not ok:

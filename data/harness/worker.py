@@ -109,14 +109,15 @@ def worker_main(conn, platform_index: int, device_index: int, device_id: str, pr
                 for sizes in sizes_list:
                     host_inputs.prefetch(specs[kernel_id], sizes, seed)
             continue
-        _, kernel_id, config_json, ceiling, deadline, *flags = msg  # flags: "count_only" (fill-counts)
+        _, kernel_id, config_json, ceiling, deadline, *flags = msg  # flags: "count_only" (fill-counts),
+        expected = next((f["expected"] for f in flags if isinstance(f, dict)), None)  # {"expected": reference}
         if not specs:
             specs = {s.kernel_id: s for s in load_specs(provider)}
         spec = specs[kernel_id]
         if kernel_id not in prepared:
             runners[kernel_id] = KernelRunner(ctx, queue, device_id, spec, policy, seed, counts=counts,
                                               filler=filler, phases=phases, host_inputs=host_inputs)
-            prepared[kernel_id] = runners[kernel_id].build()
+            prepared[kernel_id] = runners[kernel_id].build(expected)
         conn.send(("prepared", *prepared[kernel_id]))
         if prepared[kernel_id][0] != "ok":
             conn.send(("done", _take(phases)))
