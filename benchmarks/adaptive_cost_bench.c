@@ -9,7 +9,8 @@
  *   sees changed aggregates, as in a real run.
  * The history directory is shared by the runs (run 1 cold, then warm like the five runs). Prints per run the
  * mean ns per call (all calls, as the five-run reports) and the median ns of the calls after the first of
- * each series (the steady state); then the medians over runs 2..RUNS.
+ * each series (the steady state); then the medians over runs 2..RUNS. BENCH_ANSWERS=1 also prints every
+ * answer (%.17g): two builds of the model must print the same lines (the predictions are unchanged).
  *   cc -O2 -std=c99 -D_POSIX_C_SOURCE=200809L -I kgraph/app/runtime/starpu benchmarks/adaptive_cost_bench.c \
  *      kgraph/app/runtime/starpu/kgraph_adaptive.c kgraph/app/runtime/starpu/kgraph_adaptive_io.c -lm -lpthread \
  *      -o /tmp/adaptive_cost_bench
@@ -51,6 +52,7 @@ static void one_run(int run, int fd) {
   uint64_t keys[8][16];
   double prior[8][16][4], sigma[8][16][4], *all = malloc(sizeof(double) * (size_t)tasks * (size_t)n_archs);
   double *steady = malloc(sizeof(double) * (size_t)tasks * (size_t)n_archs), sum = 0.0, out[2];
+  int answers = getenv("BENCH_ANSWERS") != NULL;
   rng = 88172645463325252ull + (uint64_t)run * 7919u;
   for (c = 0; c < n_codelets; ++c) {
     for (f = 0; f < n_footprints; ++f) {
@@ -81,6 +83,7 @@ static void one_run(int run, int fd) {
       all[n_calls++] = dt;
       sum += dt;
       if (!first) steady[n_steady++] = dt;
+      if (answers) printf("answer %d %d %d %.17g\n", run + 1, t, a, cost); /* BENCH_ANSWERS: compare builds */
       if (isnan(cost)) cost = -1.0; /* calibrate: dmda runs it there */
       if (cost < best_cost) best_cost = cost, best = a;
     }
@@ -91,6 +94,7 @@ static void one_run(int run, int fd) {
   qsort(steady, (size_t)n_steady, sizeof *steady, cmp);
   out[0] = sum / n_calls;
   out[1] = n_steady ? steady[n_steady / 2] : NAN;
+  fflush(stdout);
   if (write(fd, out, sizeof out) != (ssize_t)sizeof out) _exit(1);
   free(all);
   free(steady);

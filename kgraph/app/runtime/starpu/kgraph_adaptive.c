@@ -13,10 +13,10 @@ static int n_series, n_archs;
 struct entry *kga_table;
 size_t kga_capacity;
 static size_t used;
-static unsigned long gen = 1; /* bumped by every change of an aggregate: cached posteriors are stale */
 static int inited, enabled = 1, atexit_done;
 double kga_prior_sigma = KGRAPH_ADAPTIVE_PRIOR_SIGMA, kga_obs_sigma = KGRAPH_ADAPTIVE_OBS_SIGMA;
 static double calibrate_width = KGRAPH_ADAPTIVE_CALIBRATE_WIDTH; /* KGRAPH_PERFMODEL_CALIBRATE_WIDTH: 0 = off */
+static double calibrate_t2;    /* (ln(calibrate_width) / (2 z90))^2: the sd^2 beyond which a key calibrates */
 static long calibrate_runs = 1; /* KGRAPH_PERFMODEL_CALIBRATE_RUNS */
 static long warmup;             /* KGRAPH_PERFMODEL_WARMUP */
 char kga_dir[4096];
@@ -56,6 +56,10 @@ static void init_locked(void) {
     fprintf(stderr, "kgraph perfmodel: warning: KGRAPH_PERFMODEL_CALIBRATE_WIDTH=%g is not a ratio > 1; calibration off\n",
             calibrate_width);
     calibrate_width = 0.0;
+  }
+  if (calibrate_width > 1.0) {
+    double t = log(calibrate_width) / (2.0 * Z90);
+    calibrate_t2 = t * t;
   }
   calibrate_runs = (long)env_double("KGRAPH_PERFMODEL_CALIBRATE_RUNS", 1.0);
   if (calibrate_runs < 1) calibrate_runs = 1;
@@ -134,6 +138,7 @@ struct entry *kga_insert(int series, uint64_t key) {
     e->prior_log = e->prior_us = NAN;
     e->post_us = NAN;
     e->sigma = NAN;
+    e->sgen = series_tab[series].gen - 1; /* stale: computed at the first query */
     ++used;
   }
   return e;
@@ -148,7 +153,7 @@ static double sigma_of(const struct entry *e) { return isnan(e->sigma) ? prior_s
 
 void kga_contrib(struct entry *e, int sign) {
   struct series *s = &series_tab[e->series];
-  ++gen;
+  ++s->gen; /* its entries' cached posteriors are stale (this one's own data change too) */
   if (e->n < 1) return;
   s->sum_m2 += sign * e->m2;
   s->sum_dof += sign * (double)(e->n - 1);
@@ -159,6 +164,7 @@ void kga_contrib(struct entry *e, int sign) {
     s->sum_d2 += sign * d * d;
     arch_tab[s->arch_id].k += sign;
     arch_tab[s->arch_id].sum_excess += sign * (x > 0 ? x : 0.0);
+    ++arch_tab[s->arch_id].gen;
   }
 }
 
@@ -207,17 +213,27 @@ static double post_log_of(const struct entry *e, double *post_sigma) {
 /* Calibrating: the option is on, the entry has fewer than calibrate_runs observations and its evidence-based
  * prior sd is wider than the threshold (an 80% interval hi/lo > width: sd > ln(width) / (2 z90)). */
 static int calibrating(const struct entry *e) {
-  double mu, v, vev, t;
+  double mu, v, vev;
   if (!(calibrate_width > 1.0) || e->n >= calibrate_runs || isnan(e->prior_log)) return 0;
   prior_of(e, obs_var(&series_tab[e->series]), &mu, &v, &vev);
-  t = log(calibrate_width) / (2.0 * Z90);
-  return vev > t * t;
+  return vev > calibrate_t2;
 }
 
+/* The cached posterior (post_us, calib) of an entry is a function of its own data, its series' aggregates
+ * and, for an unobserved key of a series without observed keys, its arch's: recomputed only when one of
+ * those changed since (generations), so a query after an observation elsewhere costs nothing extra. */
 void kga_refresh(struct entry *e) {
+  const struct series *s = &series_tab[e->series];
   double m = post_log_of(e, NULL);
   e->post_us = e->n == 0 && m == e->prior_log ? e->prior_us : exp(m);
-  e->gen = gen;
+  e->calib = calibrating(e);
+  e->sgen = s->gen;
+  e->agen = arch_tab[s->arch_id].gen;
+}
+
+static int stale(const struct entry *e) {
+  const struct series *s = &series_tab[e->series];
+  return e->sgen != s->gen || (e->n == 0 && s->k == 0 && e->agen != arch_tab[s->arch_id].gen);
 }
 #define refresh kga_refresh
 
@@ -232,6 +248,16 @@ int kgraph_adaptive_save(void) {
 }
 
 static void save_at_exit(void) { kgraph_adaptive_save(); }
+
+void kgraph_adaptive_preload(const char *codelet) {
+  pthread_mutex_lock(&lock);
+  init_locked();
+  if (enabled && codelet) {
+    if (!capacity) grow(); /* the table's first allocation, not in the first query either */
+    kga_preload_locked(codelet);
+  }
+  pthread_mutex_unlock(&lock);
+}
 
 int kgraph_adaptive_series(const char *codelet, const char *arch) {
   int i, id = -1;
@@ -264,8 +290,8 @@ int kgraph_adaptive_lookup(int series, uint64_t key, double *us) {
   int found = 0;
   pthread_mutex_lock(&lock);
   e = find(series, key);
-  if (e && e->gen != gen) refresh(e); /* an aggregate changed since: recompute (a few flops) */
-  if (e && calibrating(e)) {
+  if (e && stale(e)) refresh(e); /* an aggregate it depends on changed since: recompute (a few flops) */
+  if (e && e->calib) {
     *us = NAN;
     found = 2;
   } else if (e && !isnan(e->post_us)) {
@@ -295,8 +321,8 @@ double kgraph_adaptive_estimate_sigma(int series, uint64_t key, double prior_us,
       if (isnan(e->sigma) && sigma > 0 && isfinite(sigma)) e->sigma = sigma; /* else: the global sigma */
       kga_contrib(e, +1);
     }
-    if (e->gen != gen) refresh(e);
-    us = calibrating(e) ? NAN : e->post_us;
+    if (stale(e)) refresh(e);
+    us = e->calib ? NAN : e->post_us;
   }
   pthread_mutex_unlock(&lock);
   return us;

@@ -53,10 +53,18 @@ int kgraph_adaptive_enabled(void);
  * names), loading its file if there is one, or -1 if the table of series is full. */
 int kgraph_adaptive_series(const char *codelet, const char *arch);
 
+/* Read the history files of `codelet` (every arch) now, e.g. at model init, so that the first query of each
+ * (codelet, arch) does no file I/O: the files' contents are applied when the series is first used, exactly
+ * as reading them then would (a file created afterwards by another process is not seen by this one). */
+void kgraph_adaptive_preload(const char *codelet);
+#define KGRAPH_ADAPTIVE_PRELOAD 1
+
 /* The estimate (µs) for `key` of `series` if the key is known (observed now or in a persisted run, or asked
  * before with kgraph_adaptive_estimate): returns 1 and sets *us; 2 and *us = NAN while the key is being
  * calibrated (KGRAPH_PERFMODEL_CALIBRATE_WIDTH); 0 if unknown (ask the model, then call
- * kgraph_adaptive_estimate_sigma). This is the fast path: one hash lookup under the mutex. */
+ * kgraph_adaptive_estimate_sigma). This is the fast path: one hash lookup under the mutex; the posterior is
+ * cached per key and recomputed only after a change of what it depends on (the key's series, or its arch for
+ * an unobserved key of a series without observed keys). */
 int kgraph_adaptive_lookup(int series, uint64_t key, double *us);
 
 /* Record kgraph's prediction `prior_us` for `key` (kept if the key already has one) with its prior sd of

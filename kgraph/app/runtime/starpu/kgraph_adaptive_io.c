@@ -1,5 +1,6 @@
 /* kgraph adaptive perfmodel: its history files (see kgraph_adaptive.h, "Persistence"). */
 #include "kgraph_adaptive_int.h"
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -8,36 +9,56 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static void file_name(const struct series *s, char *out, size_t len) {
-  char c[NAME_LEN], a[NAME_LEN];
+static void sanitize(const char *in, char out[NAME_LEN]) {
   size_t i;
   for (i = 0; i < NAME_LEN; ++i) {
-    char x = s->codelet[i], y = s->arch[i];
-    c[i] = (x && !((x >= 'a' && x <= 'z') || (x >= 'A' && x <= 'Z') || (x >= '0' && x <= '9') || x == '_' || x == '-')) ? '_' : x;
-    a[i] = (y && !((y >= 'a' && y <= 'z') || (y >= 'A' && y <= 'Z') || (y >= '0' && y <= '9') || y == '_' || y == '-')) ? '_' : y;
+    char x = in[i];
+    out[i] = (x && !((x >= 'a' && x <= 'z') || (x >= 'A' && x <= 'Z') || (x >= '0' && x <= '9') || x == '_' || x == '-')) ? '_' : x;
+    if (!x) break;
   }
+  out[NAME_LEN - 1] = 0;
+}
+
+static void file_name(const struct series *s, char *out, size_t len) {
+  char c[NAME_LEN], a[NAME_LEN];
+  sanitize(s->codelet, c);
+  sanitize(s->arch, a);
   snprintf(out, len, "%s/%s.%s.kgpm", kga_dir, c, a);
 }
 
-/* Read a series' file: every line must parse, else the whole file is ignored (warning). */
-void kga_load_locked(int id) {
-  char path[4400], line[512], magic[64];
-  struct series *s = &kga_series_tab[id];
+/* A history file read into memory: rows, or why not (ENOENT: no file; another errno: unreadable; bad: the
+ * line that does not parse). Read ahead by kgraph_adaptive_preload (model init), applied at the series'
+ * first use exactly as a file read then would be: the cost function's first call does no I/O. */
+struct row {
+  uint64_t key;
+  long n;
+  double mean_log, m2, prior_log, sigma;
+};
+struct parsed {
+  char path[4400];
+  int err, bad; /* errno of fopen (0: opened); bad: did not parse (lineno) */
+  long lineno;
+  struct row *rows;
+  size_t n_rows;
+  struct parsed *next;
+};
+static struct parsed *pending;                 /* preloaded files not yet used by their series */
+static char scanned[MAX_SERIES][NAME_LEN];     /* codelets whose files were all preloaded */
+static int n_scanned;
+
+static void parse_file(struct parsed *p) {
+  char line[512], magic[64];
   FILE *f;
-  long lineno = 0;
-  struct {
-    uint64_t key;
-    long n;
-    double mean_log, m2, prior_log, sigma;
-  } *rows = NULL, *grown;
-  size_t n_rows = 0, cap_rows = 0, i;
+  size_t cap_rows = 0;
+  struct row *grown;
   int version = 0;
-  file_name(s, path, sizeof path);
-  f = fopen(path, "r");
+  p->err = p->bad = 0;
+  p->lineno = 0;
+  p->rows = NULL;
+  p->n_rows = 0;
+  f = fopen(p->path, "r");
   if (!f) {
-    if (errno != ENOENT)
-      fprintf(stderr, "kgraph perfmodel: warning: cannot read %s (%s); starting from kgraph's prior\n", path,
-              strerror(errno));
+    p->err = errno;
     return;
   }
   while (fgets(line, sizeof line, f)) {
@@ -46,9 +67,9 @@ void kga_load_locked(int id) {
     double mean_log, m2, prior_log, post_us, sigma = NAN;
     char extra[2];
     int fields;
-    ++lineno;
+    ++p->lineno;
     if (!strchr(line, '\n') && !feof(f)) goto bad;
-    if (lineno == 1) {
+    if (p->lineno == 1) {
       memcpy(magic, line, sizeof magic - 1);
       magic[sizeof magic - 1] = 0;
       if (strncmp(magic, FILE_MAGIC " ", sizeof FILE_MAGIC) == 0)
@@ -65,42 +86,104 @@ void kga_load_locked(int id) {
     if (fields != (version == 1 ? 6 : 7) || n < 1 || !isfinite(mean_log) || !isfinite(m2) || m2 < 0 ||
         !(isfinite(prior_log) || isnan(prior_log)) || !(isnan(sigma) || (isfinite(sigma) && sigma > 0)))
       goto bad;
-    if (n_rows == cap_rows) {
+    if (p->n_rows == cap_rows) {
       cap_rows = cap_rows ? cap_rows * 2 : 16;
-      grown = realloc(rows, cap_rows * sizeof *rows);
+      grown = realloc(p->rows, cap_rows * sizeof *p->rows);
       if (!grown) goto bad;
-      rows = grown;
+      p->rows = grown;
     }
-    rows[n_rows].key = key;
-    rows[n_rows].n = n;
-    rows[n_rows].mean_log = mean_log;
-    rows[n_rows].m2 = m2;
-    rows[n_rows].prior_log = prior_log;
-    rows[n_rows].sigma = sigma;
-    ++n_rows;
+    p->rows[p->n_rows].key = key;
+    p->rows[p->n_rows].n = n;
+    p->rows[p->n_rows].mean_log = mean_log;
+    p->rows[p->n_rows].m2 = m2;
+    p->rows[p->n_rows].prior_log = prior_log;
+    p->rows[p->n_rows].sigma = sigma;
+    ++p->n_rows;
   }
-  if (lineno == 0 || ferror(f)) goto bad;
+  if (p->lineno == 0 || ferror(f)) goto bad;
   fclose(f);
-  for (i = 0; i < n_rows; ++i) {
-    struct entry *e = kga_insert(id, rows[i].key);
-    if (!e) break;
-    e->n = rows[i].n;
-    e->mean_log = rows[i].mean_log;
-    e->m2 = rows[i].m2;
-    e->prior_log = rows[i].prior_log;
-    e->prior_us = exp(rows[i].prior_log);
-    e->sigma = rows[i].sigma;
-    kga_contrib(e, +1);
-    kga_refresh(e);
-  }
-  free(rows);
   return;
 bad:
   fclose(f);
-  free(rows);
-  fprintf(stderr, "kgraph perfmodel: warning: %s is corrupted (line %ld); ignored, starting from kgraph's prior\n",
-          path, lineno);
-  s->dirty = 1; /* replace it at the next save */
+  p->bad = 1;
+}
+
+/* Read every history file of `codelet` in kga_dir now (see struct parsed). */
+void kga_preload_locked(const char *codelet) {
+  char c[NAME_LEN], prefix[NAME_LEN + 1];
+  DIR *d;
+  struct dirent *de;
+  size_t lp, ln;
+  int i;
+  sanitize(codelet, c);
+  for (i = 0; i < n_scanned; ++i)
+    if (strcmp(scanned[i], c) == 0) return;
+  if (n_scanned >= MAX_SERIES) return;
+  snprintf(prefix, sizeof prefix, "%s.", c);
+  lp = strlen(prefix);
+  d = opendir(kga_dir);
+  if (!d && errno != ENOENT) return; /* unreadable: the series read their files themselves, as before */
+  while (d && (de = readdir(d))) {
+    struct parsed *p;
+    ln = strlen(de->d_name);
+    if (ln <= lp + 5 || strncmp(de->d_name, prefix, lp) != 0 || strcmp(de->d_name + ln - 5, ".kgpm") != 0 ||
+        memchr(de->d_name + lp, '.', ln - lp - 5))
+      continue;
+    if (!(p = calloc(1, sizeof *p))) break;
+    snprintf(p->path, sizeof p->path, "%s/%s", kga_dir, de->d_name);
+    parse_file(p);
+    p->next = pending;
+    pending = p;
+  }
+  if (d) closedir(d);
+  snprintf(scanned[n_scanned++], NAME_LEN, "%s", c);
+}
+
+/* Read a series' file (preloaded or now): every line must parse, else the whole file is ignored (warning). */
+void kga_load_locked(int id) {
+  struct series *s = &kga_series_tab[id];
+  struct parsed now, *p = NULL, **link;
+  char c[NAME_LEN];
+  size_t i;
+  int was_scanned = 0;
+  file_name(s, now.path, sizeof now.path);
+  for (link = &pending; *link; link = &(*link)->next)
+    if (strcmp((*link)->path, now.path) == 0) {
+      p = *link;
+      *link = p->next; /* used once: the series keeps its entries from now on */
+      break;
+    }
+  if (!p) {
+    sanitize(s->codelet, c);
+    for (i = 0; i < (size_t)n_scanned; ++i) was_scanned |= strcmp(scanned[i], c) == 0;
+    if (was_scanned) return; /* not in the directory when its codelet was preloaded: no history */
+    parse_file(&now);
+    p = &now;
+  }
+  if (p->err) {
+    if (p->err != ENOENT)
+      fprintf(stderr, "kgraph perfmodel: warning: cannot read %s (%s); starting from kgraph's prior\n", p->path,
+              strerror(p->err));
+  } else if (p->bad) {
+    fprintf(stderr, "kgraph perfmodel: warning: %s is corrupted (line %ld); ignored, starting from kgraph's prior\n",
+            p->path, p->lineno);
+    s->dirty = 1; /* replace it at the next save */
+  } else {
+    for (i = 0; i < p->n_rows; ++i) {
+      struct entry *e = kga_insert(id, p->rows[i].key);
+      if (!e) break;
+      e->n = p->rows[i].n;
+      e->mean_log = p->rows[i].mean_log;
+      e->m2 = p->rows[i].m2;
+      e->prior_log = p->rows[i].prior_log;
+      e->prior_us = exp(p->rows[i].prior_log);
+      e->sigma = p->rows[i].sigma;
+      kga_contrib(e, +1);
+      kga_refresh(e);
+    }
+  }
+  free(p->rows);
+  if (p != &now) free(p);
 }
 
 static int mkdirs(const char *path) {
