@@ -88,8 +88,7 @@ int kgraph_starpu_model_init(struct starpu_perfmodel *model, const char *kernel,
 
 int kgraph_starpu_model_init_adaptive(struct starpu_perfmodel *model, const char *kernel, kgraph_starpu_launch_fn launch) {
   if (kgraph_starpu_model_init(model, kernel, launch) != 0) return -1;
-  models[n_models - 1].adaptive = kgraph_adaptive_enabled();
-  if (models[n_models - 1].adaptive) kgraph_adaptive_preload(kernel); /* the histories: no I/O in the cost path */
+  if ((models[n_models - 1].adaptive = kgraph_adaptive_enabled())) kgraph_adaptive_preload(kernel); /* no I/O in cost */
   return 0;
 }
 
