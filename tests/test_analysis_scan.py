@@ -1,5 +1,7 @@
 """Guards whose id coefficient is a loop variable (``(d + 1)*s*2 - 1 < n`` in a scan), and names declared in
 sibling scopes (``int t`` in two loops): found on the foreign set's ``scan_blelloch`` (docs/ANALYSIS.md)."""
+from pathlib import Path
+
 import pytest
 import sympy as sp
 
@@ -7,28 +9,9 @@ from kgraph.analysis import analyze
 from kgraph.analysis.assignments import multi_assigned
 from kgraph.parsers import parse_source
 
-SRC = """
-__kernel void scan_blelloch(__global const int *a, __global int *b, __local int *c)
-{
-    int d = get_local_id(0);
-    int e = get_local_size(0);
-    int f = get_group_id(0) * e;
-    c[d] = a[f + d];
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (int s = 1; s < e; s <<= 1) {
-        int t = (d + 1) * s * 2 - 1;
-        if (t < e) c[t] += c[t - s];
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
-    if (d == 0) c[e - 1] = 0;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (int s = e / 2; s > 0; s >>= 1) {
-        int t = (d + 1) * s * 2 - 1;
-        if (t < e) { int u = c[t - s]; c[t - s] = c[t]; c[t] += u; }
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
-    b[f + d] = c[d];
-}
+# the foreign set's kernel as measured (never a copy of it here), then a reduction with the same guard shape
+SCAN = (Path(__file__).resolve().parents[1] / "data" / "foreign_set" / "cl" / "scan_blelloch.cl").read_text()
+SRC = SCAN + """
 __kernel void interleaved(__global float *out, __local float *sdata)
 {
     int tid = get_local_id(0);
