@@ -10,6 +10,17 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 
 
+@pytest.fixture
+def pocl_context():
+    """``(pyopencl, context)`` on the first OpenCL device (PoCL on CI); skips without pyopencl or a device."""
+    cl = pytest.importorskip("pyopencl")
+    try:
+        device = next(d for p in cl.get_platforms() for d in p.get_devices())
+    except (StopIteration, cl.Error):
+        pytest.skip("no OpenCL device")
+    return cl, cl.Context([device])
+
+
 @pytest.fixture(scope="module")
 def model_dir(tmp_path_factory):
     """A default-model directory converted from a Lightning-format checkpoint of a small untrained model

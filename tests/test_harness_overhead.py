@@ -94,17 +94,7 @@ def test_a_failing_plan_reaches_the_loop():
         PlanAhead(chosen, plan).get(chosen[1].kernel_id)
 
 
-def _pocl():
-    cl = pytest.importorskip("pyopencl")
-    try:
-        device = next(d for p in cl.get_platforms() for d in p.get_devices())
-    except (StopIteration, cl.Error):
-        pytest.skip("no OpenCL device")
-    ctx = cl.Context([device])
-    return ctx, cl.CommandQueue(ctx)
-
-
-def test_reference_made_ahead_still_catches_garbage_and_a_stale_one_is_not_used():
+def test_reference_made_ahead_still_catches_garbage_and_a_stale_one_is_not_used(pocl_context):
     import dataclasses
 
     import numpy as np
@@ -114,7 +104,8 @@ def test_reference_made_ahead_still_catches_garbage_and_a_stale_one_is_not_used(
     from kgraph.data.harness.planner import ReferencesAhead
 
     spec = next(s for s in specs(40, seed=0) if s.make_inputs is None and "out0[" in s.source)
-    ctx, queue = _pocl()
+    cl, ctx = pocl_context
+    queue = cl.CommandQueue(ctx)
     ahead = ReferencesAhead([spec], seed=0)
     made = None
     for _ in range(200):
