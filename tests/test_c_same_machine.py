@@ -44,7 +44,7 @@ def test_folder_of_another_machine_is_refused(tmp_path):
 def test_host_folders_are_their_own_device():
     """The GPU host's rows live under their own id, with descriptors whose caches differ from the dev box's."""
     host = sorted((REPO / "data/datasets/c-xeon-gpu-host").glob("cpu-c-xeon-gpu-host-*c"))
-    assert {p.name for p in host} == {f"cpu-c-xeon-gpu-host-{k}c" for k in (1, 4, 8, 12)}
+    assert {p.name for p in host} == {f"cpu-c-xeon-gpu-host-{k}c" for k in (1, 2, 4, 8, 12)}
     dev = json.loads((REPO / "data/datasets/c-intel-xeon/cpu-c-intel-xeon-1c/device.json").read_text())
     one = json.loads((REPO / "data/datasets/c-xeon-gpu-host/cpu-c-xeon-gpu-host-1c/device.json").read_text())
     assert one["compute_units"] == 1 and one["device_id"] == "cpu-c-xeon-gpu-host-1c"
