@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from kgraph.data.harness.columns import empty_row, launch_key, source_id_of
+from kgraph.data.harness.store_read import manifest_keys
 
 SOURCE = "__kernel void k(__global float *y) { y[get_global_id(0)] = 1.0f; }"
 HANG_SPECS = '''
@@ -86,7 +87,10 @@ def pocl_dataset(tmp_path) -> Path:
 
 
 def _manifest(folder: Path) -> dict:
-    return json.loads((folder / "manifest.json").read_text())
+    """The folder's manifest with its committed keys (format 2 stores none: they are the shards')."""
+    manifest = json.loads((folder / "manifest.json").read_text())
+    assert manifest["format"] == 2 and "keys" not in manifest
+    return {**manifest, "keys": manifest_keys(folder, manifest)}
 
 
 def _set_manifest(folder: Path, manifest: dict) -> None:
@@ -286,6 +290,20 @@ def test_row9_format1_manifest_of_an_older_campaign_still_valid(capsys, dataset)
     _set_manifest(dataset, manifest)
     rc, out, _ = kgraph(capsys, "dataset", "validate", dataset)
     assert rc == 0 and out.strip().endswith("valid"), out
+
+
+def test_row9_format1_manifest_keys_checked_then_rewritten_as_format2(capsys, dataset):
+    """A format-1 manifest's key list must match the shards (validate says so); repair writes format 2,
+    which keeps no key list, and the folder reads back the same committed keys."""
+    manifest = _manifest(dataset)
+    keys = manifest["keys"]
+    _set_manifest(dataset, {**manifest, "format": 1, "keys": keys[:-1]})
+    rc, out, _ = kgraph(capsys, "dataset", "validate", dataset)
+    assert rc == 1 and f"manifest lists {len(keys) - 1} keys, shards hold {len(keys)}" in out, out
+    _set_manifest(dataset, {**manifest, "format": 1})
+    rc, out, _ = kgraph(capsys, "dataset", "repair", dataset)
+    assert rc == 0 and "wrote manifest.json" in out, out
+    assert sorted(_manifest(dataset)["keys"]) == sorted(keys)  # _manifest checks format 2 without a key list
 
 
 # ---- row 13: shard names confined; atomic, durable writes -------------------------------------------

@@ -30,7 +30,7 @@ from kgraph.errors import InputError, UsageError
 from .columns import HARNESS_VERSION
 from .store import (JOURNAL, MANIFEST, MANIFEST_FORMAT, SHARD_NAME, SOURCES, DatasetStore, atomic_write_bytes,
                     write_parquet_atomic, check_manifest, move_aside, read_sources_table)
-from .store_files import _first_line
+from .store_files import _first_line, manifest_bytes
 from .store_read import UNREADABLE, read_parquet
 
 
@@ -54,8 +54,8 @@ def repair_dataset(directory) -> list[str]:
         shards, keys, device_ids = _intact_shards(directory, old, done)
         _check_side_files(directory, done)
         manifest = _new_manifest(old, shards, keys, device_ids)
-        if manifest != old:
-            atomic_write_bytes(directory / MANIFEST, json.dumps(manifest, separators=(",", ":")).encode())
+        if old.get("format", 1) != MANIFEST_FORMAT or _as_written(manifest) != _as_written(old):  # 1 -> 2 too
+            atomic_write_bytes(directory / MANIFEST, manifest_bytes(manifest))
             done.append(f"wrote {MANIFEST}: {len(shards)} shard(s), {len(keys)} row(s)")
     before = len(manifest["keys"])
     store = DatasetStore(directory)  # commits the journal a killed campaign left
@@ -211,6 +211,11 @@ def _check_side_files(directory: Path, done: list[str]) -> None:
         except InputError:
             moved = move_aside(directory, directory / "device.json")
             done.append(f"moved device.json to {moved} (unreadable or invalid; a campaign measures the device again)")
+
+
+def _as_written(manifest: dict) -> dict:
+    """What of ``manifest`` a folder stores (format 2: no key list)."""
+    return json.loads(manifest_bytes(manifest))
 
 
 def _new_manifest(old: dict, shards: list[dict], keys: list[str], device_ids: set) -> dict:

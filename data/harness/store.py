@@ -28,10 +28,10 @@ from kgraph.errors import InputError, UsageError
 from .columns import HARNESS_VERSION, LAUNCH_COLUMNS, LAUNCH_SCHEMA, SOURCE_SCHEMA
 from .store_files import (  # noqa: F401 - re-exported: defined there, imported from here by many modules
     DAMAGED, JOURNAL, MANIFEST, MANIFEST_FORMAT, SHARD_NAME, SOURCES, _first_line, _fsync_dir, atomic_write_bytes,
-    damaged, move_aside, repair_hint, write_parquet_atomic)
+    damaged, manifest_bytes, move_aside, repair_hint, write_parquet_atomic)
 from .store_read import (  # noqa: F401 - re-exported: defined there, imported from here by many modules
-    _shard_keys_or_none, _to_schema, check_manifest, check_shards, journal_entries, read_launches, read_manifest,
-    read_shard, read_sources, read_sources_table, shard_path)
+    _shard_keys_or_none, _to_schema, check_manifest, check_shards, journal_entries, manifest_keys, read_launches,
+    read_manifest, read_shard, read_sources, read_sources_table, shard_path)
 
 
 class DatasetStore:
@@ -74,8 +74,10 @@ class DatasetStore:
                 raise UsageError(f"--out {self.directory}: holds device {self.manifest['device_id']!r}, "
                                  f"not {device_id!r}; use one folder per device")
             self.manifest["device_id"] = device_id
-        self.completed_keys: set[str] = set(self.manifest["keys"])
         check_shards(self.directory, self.manifest)  # nothing is written into a damaged folder
+        # the committed keys, kept here only: a manifest is written without them (format 2)
+        self.completed_keys: set[str] = set(manifest_keys(self.directory, self.manifest))
+        self.manifest.pop("keys", None)
         self._source_rows = self._load_sources()
         self.source_ids = {row["source_id"] for row in self._source_rows}
         self._pending: list[dict] = []
@@ -96,7 +98,7 @@ class DatasetStore:
     def _load_manifest(self) -> dict:
         if not (self.directory / MANIFEST).exists():
             return {"format": MANIFEST_FORMAT, "device_id": None, "harness_version": HARNESS_VERSION,
-                    "shards": [], "keys": [], "failed_kernels": {}, "ceilings": {}}
+                    "shards": [], "failed_kernels": {}, "ceilings": {}}
         return read_manifest(self.directory)
 
     def _load_sources(self) -> list[dict]:
@@ -213,12 +215,11 @@ class DatasetStore:
             table = pa.Table.from_pylist(self._pending, schema=LAUNCH_SCHEMA)
             write_parquet_atomic(table, self.directory / name)
             self.manifest["shards"].append({"file": name, "rows": len(self._pending)})
-            self.manifest["keys"].extend(row["key"] for row in self._pending)
         if self._new_sources:
             write_parquet_atomic(pa.Table.from_pylist(self._source_rows, schema=SOURCE_SCHEMA),
                                   self.directory / SOURCES)
         self.manifest["harness_version"] = HARNESS_VERSION
-        atomic_write_bytes(self.directory / MANIFEST, json.dumps(self.manifest, separators=(",", ":")).encode())
+        atomic_write_bytes(self.directory / MANIFEST, manifest_bytes(self.manifest))
         self._pending, self._new_sources = [], False
         self._last_flush = time.monotonic()
         if hasattr(self, "_journal"):
@@ -268,8 +269,9 @@ class DatasetStore:
 
         Each touched shard is rewritten without the rows (temporary name, then rename; a shard left
         empty is deleted after the manifest stops naming it); the manifest is written after the
-        shards. A kill in between leaves keys in the manifest whose rows are gone: those launches are
-        then not measured again, but no row is ever duplicated."""
+        shards. A kill in between leaves a shard whose row count differs from the manifest's: the folder
+        then reports it (``kgraph dataset repair`` rebuilds the manifest from the shards), and no row is
+        ever duplicated."""
         self.flush()
         keys = set(keys)
         removed, emptied = 0, []
@@ -289,9 +291,8 @@ class DatasetStore:
         if not removed:
             return 0
         self.manifest["shards"] = [s for s in self.manifest["shards"] if s["file"] not in emptied]
-        self.manifest["keys"] = [k for k in self.manifest["keys"] if k not in keys]
         self.completed_keys -= keys
-        atomic_write_bytes(self.directory / MANIFEST, json.dumps(self.manifest, separators=(",", ":")).encode())
+        atomic_write_bytes(self.directory / MANIFEST, manifest_bytes(self.manifest))
         for name in emptied:
             (self.directory / name).unlink(missing_ok=True)
         _fsync_dir(self.directory)

@@ -2,7 +2,8 @@
 
 Layout (``data/datasets/<device_id>/``)::
 
-    manifest.json          completed keys, shard list, failed kernels, size ceilings
+    manifest.json          shard list (file, rows), failed kernels, size ceilings (format 2; the committed keys
+                           are those of the listed shards; format 1 also listed them, and is still read)
     launches-NNNNN.parquet one row per launch (schema in columns.LAUNCH_SCHEMA), zstd
     sources.parquet        each kernel source once (columns.SOURCE_SCHEMA)
     journal.jsonl          rows since the last shard, one JSON line each (write-ahead log)
@@ -14,6 +15,8 @@ InputError saying what is wrong and how to repair it (``kgraph dataset repair DI
 :mod:`kgraph.data.harness.repair`); files repair cannot use are moved to ``damaged/``, never deleted.
 """
 from __future__ import annotations
+
+import json
 
 import os
 import re
@@ -29,7 +32,10 @@ JOURNAL = "journal.jsonl"
 SOURCES = "sources.parquet"
 DAMAGED = "damaged"  # where ``kgraph dataset repair`` moves files it cannot use (never deleted)
 SHARD_NAME = re.compile(r"launches-(\d{5})\.parquet")
-MANIFEST_FORMAT = 1
+MANIFEST_FORMAT = 2
+#: formats this kgraph reads: 1 listed every committed launch key (the same keys the shards hold, 16 hex
+#: characters each: 3.8 MiB of the repository's datasets); 2 does not, the keys are read from the shards
+READ_FORMATS = (1, 2)
 
 
 def repair_hint(directory) -> str:
@@ -106,3 +112,10 @@ def move_aside(directory, path: Path) -> Path:
     _fsync_dir(Path(directory))
     return target
 
+
+
+def manifest_bytes(manifest: dict) -> bytes:
+    """``manifest`` as written (format 2): compact JSON without the in-memory ``keys`` list, which the
+    committed shards hold (:func:`~kgraph.data.harness.store_read.manifest_keys` reads them back)."""
+    return json.dumps({**{k: v for k, v in manifest.items() if k != "keys"}, "format": MANIFEST_FORMAT},
+                      separators=(",", ":")).encode()

@@ -16,7 +16,7 @@ import pyarrow.parquet as pq
 from kgraph.errors import InputError
 
 from .columns import LAUNCH_SCHEMA, SOURCE_SCHEMA
-from .store_files import JOURNAL, MANIFEST, MANIFEST_FORMAT, SHARD_NAME, SOURCES, _first_line, damaged
+from .store_files import JOURNAL, MANIFEST, READ_FORMATS, SHARD_NAME, SOURCES, _first_line, damaged
 
 #: what reading a damaged parquet file raises (a column name that is not UTF-8: UnicodeDecodeError, a ValueError)
 UNREADABLE = (pa.ArrowException, OSError, ValueError)
@@ -59,13 +59,14 @@ def check_manifest(manifest, directory) -> dict:
     """
     if not isinstance(manifest, dict):
         raise damaged(directory, f"{MANIFEST} is not a JSON object")
-    fmt = manifest.get("format", MANIFEST_FORMAT)
-    if fmt != MANIFEST_FORMAT:
-        raise InputError(f"{directory}: {MANIFEST} has format {fmt!r}; this kgraph reads format {MANIFEST_FORMAT}")
+    fmt = manifest.get("format", 1)
+    if fmt not in READ_FORMATS:
+        raise InputError(f"{directory}: {MANIFEST} has format {fmt!r}; this kgraph reads formats "
+                         f"{', '.join(map(str, READ_FORMATS))}")
     shards, keys = manifest.get("shards"), manifest.get("keys")
     if not isinstance(shards, list) or not all(isinstance(e, dict) for e in shards):
         raise damaged(directory, f"{MANIFEST}: 'shards' must be a list of {{\"file\", \"rows\"}} objects")
-    if not isinstance(keys, list) or not all(isinstance(k, str) for k in keys):
+    if (fmt == 1 or keys is not None) and (not isinstance(keys, list) or not all(isinstance(k, str) for k in keys)):
         raise damaged(directory, f"{MANIFEST}: 'keys' must be a list of strings")
     for entry in shards:
         shard_path(directory, entry.get("file"))
@@ -114,6 +115,21 @@ def read_shard(directory, name: str, columns=None) -> pa.Table:
     except UNREADABLE as exc:
         raise damaged(directory, f"shard {name} cannot be read (truncated or not parquet: "
                                  f"{_first_line(exc)})") from None
+
+
+def manifest_keys(directory, manifest: dict) -> list[str]:
+    """The committed launch keys of a dataset folder: a format-1 manifest's ``keys`` list, else the ``key``
+    column of every shard the manifest lists (InputError, with the repair, for a missing or unreadable one).
+
+    Args:
+        directory: the dataset folder; manifest: its checked manifest (:func:`check_manifest`).
+    """
+    if manifest.get("keys") is not None:
+        return list(manifest["keys"])
+    keys: list[str] = []
+    for entry in manifest["shards"]:
+        keys += read_shard(directory, entry["file"], columns=["key"]).column("key").to_pylist()
+    return keys
 
 
 def check_shards(directory, manifest: dict) -> None:

@@ -20,7 +20,7 @@ from pathlib import Path
 from kgraph.errors import InputError
 
 from .columns import BOUND_CLASSES, COUNT_COLUMNS, DERIVED_COLUMNS, LAUNCH_COLUMNS, STATUSES
-from .store import (MANIFEST, SHARD_NAME, journal_entries, read_launches, read_manifest, read_shard,
+from .store import (MANIFEST, SHARD_NAME, journal_entries, manifest_keys, read_launches, read_manifest, read_shard,
                     read_sources, repair_hint)
 
 MAX_LISTED = 20  # problems of one kind listed by key; the rest are counted
@@ -77,7 +77,7 @@ def validate_dataset(directory) -> list[str]:
     if sources is not None:
         report("source_id not in sources.parquet", df["key"][~df["source_id"].isin(set(sources["source_id"]))])
     manifest = read_manifest(directory)
-    if set(manifest["keys"]) != set(df["key"]):
+    if "keys" in manifest and set(manifest["keys"]) != set(df["key"]):  # format 1 lists them; 2 reads the shards
         problems.append(f"manifest lists {len(set(manifest['keys']))} keys, shards hold {df['key'].nunique()}; "
                         f"{repair_hint(directory)}")
     return problems
@@ -118,7 +118,10 @@ def folder_problems(directory) -> tuple[list[str], list[str]]:
         if SHARD_NAME.fullmatch(path.name) and path.name not in listed:
             other.append(f"orphan shard {path.name}: not in {MANIFEST} (its rows are not part of the dataset); "
                          f"{repair_hint(directory)}")
-    committed = set(manifest["keys"])
+    try:
+        committed = set(manifest_keys(directory, manifest))
+    except InputError:  # a missing or unreadable shard: reported above
+        committed = set()
     waiting = {e.get("key") for e in journal_entries(directory)
                if e.get("t") == "row" and isinstance(e.get("key"), str)} - committed
     if waiting:
