@@ -18,6 +18,9 @@ def add_arguments(parser) -> None:
     p = sub.add_parser("repair", help="rebuild a damaged folder's manifest from its intact shards (damaged "
                                       "files are moved to DIR/damaged/, nothing is deleted)")
     p.add_argument("dir", help="dataset folder")
+    p = sub.add_parser("compact", help="rewrite each folder's committed shards as one file (same rows; fewer "
+                                       "files and bytes in the repository)")
+    p.add_argument("dirs", nargs="+", help="dataset folders")
     from kgraph.data.harness.fill_counts import add_fill_arguments
 
     add_fill_arguments(sub.add_parser(
@@ -34,7 +37,8 @@ def add_arguments(parser) -> None:
 
 def run(args) -> int:
     if args.action is None:
-        raise UsageError("dataset: choose an action: campaign, validate, repair, fill-counts, import or describe")
+        raise UsageError("dataset: choose an action: campaign, validate, repair, compact, fill-counts, import or "
+                         "describe")
     if args.action == "campaign":
         from kgraph.data.harness import campaign
 
@@ -54,6 +58,18 @@ def run(args) -> int:
         for line in repair_dataset(args.dir):
             print(f"{args.dir}: {line}")
         print(f"{args.dir}: check the result with `kgraph dataset validate {args.dir}`")
+        return 0
+    if args.action == "compact":
+        from kgraph.data.harness.store import DatasetStore, read_manifest
+
+        for directory in args.dirs:
+            read_manifest(directory)  # a folder that is not a dataset is refused, never created
+            store = DatasetStore(directory)
+            try:
+                before, rows = store.compact()
+            finally:
+                store.close()
+            print(f"{directory}: {rows} row(s), {before} shard(s) -> {min(before, 1)}")
         return 0
     if args.action == "fill-counts":
         from kgraph.data.harness.fill_counts import fill_counts, options_from_args

@@ -1,0 +1,53 @@
+"""``kgraph dataset compact``: a folder's shards rewritten as one, the same rows, safe to kill at any step."""
+from __future__ import annotations
+
+import shutil
+
+from kgraph.app.cli.main import main
+from kgraph.data.harness.store import DatasetStore, read_launches, read_manifest
+from kgraph.data.harness.store_read import manifest_keys
+from kgraph.data.harness.validate import validate_dataset
+from test_hardening_harness import _make_dataset
+
+
+def test_compact_keeps_every_row_in_one_shard(tmp_path, capsys):
+    folder = _make_dataset(tmp_path / "ds")  # 5 rows in 3 shards
+    before = read_launches(folder)
+    assert main(["dataset", "compact", str(folder)]) == 0
+    assert "5 row(s), 3 shard(s) -> 1" in capsys.readouterr().out
+    manifest = read_manifest(folder)
+    assert manifest["shards"] == [{"file": "launches-00003.parquet", "rows": 5}]
+    assert sorted(p.name for p in folder.glob("launches-*.parquet")) == ["launches-00003.parquet"]
+    assert read_launches(folder).equals(before) and not validate_dataset(str(folder))
+    assert main(["dataset", "compact", str(folder)]) == 0  # one shard: nothing to do
+    assert "5 row(s), 1 shard(s) -> 1" in capsys.readouterr().out
+
+
+def test_a_kill_between_the_new_shard_and_the_manifest_loses_nothing(tmp_path):
+    """The new shard is on disk, the manifest still names the old ones: the next open deletes the new
+    shard (its rows are all committed) and the folder reads as before; after the manifest, the old shards
+    are the leftovers and go the same way."""
+    folder = _make_dataset(tmp_path / "ds")
+    before = sorted(manifest_keys(folder, read_manifest(folder)))
+    copy = tmp_path / "copy"
+    shutil.copytree(folder, copy)
+    store = DatasetStore(folder)
+    store.compact()
+    store.close()
+    shutil.copy(folder / "launches-00003.parquet", copy / "launches-00003.parquet")  # killed before the manifest
+    with DatasetStore(copy) as store:
+        assert sorted(store.completed_keys) == before
+    assert not (copy / "launches-00003.parquet").exists() and not validate_dataset(str(copy))
+    for name in ("launches-00000.parquet", "launches-00001.parquet"):  # killed after the manifest
+        shutil.copy(copy / name, folder / name)
+    with DatasetStore(folder) as store:
+        assert sorted(store.completed_keys) == before
+    assert sorted(p.name for p in folder.glob("launches-*.parquet")) == ["launches-00003.parquet"]
+    assert not validate_dataset(str(folder))
+
+
+def test_compact_refuses_a_folder_that_is_not_a_dataset(tmp_path, capsys):
+    assert main(["dataset", "compact", str(tmp_path / "nothing")]) != 0
+    out, err = capsys.readouterr()
+    assert "not a dataset folder" in out + err and "Traceback" not in out + err
+    assert not (tmp_path / "nothing").exists()
