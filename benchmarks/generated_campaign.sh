@@ -26,6 +26,8 @@ if [ -n "$CPU_DS" ]; then
   pids="$pids $!"
 fi
 wait $pids
+# one shard per folder (a campaign flushes one a minute, each with its own footer), then the check
+python3 -m kgraph.app.cli.main dataset compact $GPU_DS $CPU_DS > "$OUT/compact.txt" 2>&1
 for ds in $GPU_DS $CPU_DS; do python3 -m kgraph.app.cli.main dataset validate "$ds"; done > "$OUT/validate.txt" 2>&1
 tar czf "$OUT/gpu.tgz" "$GPU_DS"
 [ -n "$CPU_DS" ] && tar czf "$OUT/cpu.tgz" "$CPU_DS"
