@@ -56,9 +56,12 @@ def test_outputs_hold_every_run_and_a_failed_one(tmp_path):
 
 
 @pytest.mark.slow
-def test_five_runs_end_to_end_on_pocl(tmp_path):
+def test_five_runs_end_to_end_on_pocl(tmp_path, monkeypatch):
     if starpu_available():
         pytest.skip(starpu_available())
+    # the adaptive model answers every call here; letting StarPU calibrate a wide key (rule v3's default,
+    # tests/test_adaptive_rule.py) would leave a task of a kind unpredicted on this 4-task workload
+    monkeypatch.setenv("KGRAPH_PERFMODEL_CALIBRATE_WIDTH", "0")
     export = tmp_path / "export"
     subprocess.run([sys.executable, "-m", "kgraph.app.cli.main", "export", "--format", "c", "--out", str(export),
                     "--kernels", *map(str, tile_kernel_files())], check=True, capture_output=True, cwd=REPO, timeout=300)

@@ -2,6 +2,7 @@
 #include "kgraph_starpu.h"
 #include "kgraph_model.h"
 #include "kgraph_adaptive.h"
+#include "kgraph_starpu_cache.h"
 #include <stdio.h>
 #include <math.h>
 #include <pthread.h>
@@ -15,18 +16,6 @@
 #define KGRAPH_STARPU_MAX_MODELS 64
 #define KGRAPH_STARPU_MAX_MAPS 32
 #define KGRAPH_STARPU_MAX_ARCHS 16
-/* the static-prediction cache of a model: open addressing, at most CACHE_PROBES slots from the home slot;
-   a launch finding them all taken by others is evaluated without being cached */
-#define KGRAPH_STARPU_CACHE_SLOTS 256
-#define KGRAPH_STARPU_CACHE_PROBES 8
-
-struct static_slot {
-  uint64_t key;       /* launch_of's key (the adaptive model's hash of the launch) */
-  int device, used;
-  kgraph_launch launch; /* compared in full on a hit: a hash collision is a miss, never another launch's answer */
-  double cost, sigma;
-};
-
 struct model_entry {
   struct starpu_perfmodel *model;
   int kernel;
@@ -40,8 +29,7 @@ struct model_entry {
     double cost;
     int used;
   } cpu_cache[8];
-  pthread_mutex_t static_lock;      /* guards static_cache (allocated at the first store) */
-  struct static_slot *static_cache; /* kgraph's static prediction (and prior sigma) per (device, launch) */
+  struct kgraph_static_cache static_cache; /* kgraph's static prediction (and prior sigma) per (device, launch) */
   int n_archs; /* adaptive: the history series of each arch seen, (type, devid) -> series */
   struct {
     enum starpu_worker_archtype type;
@@ -79,8 +67,7 @@ int kgraph_starpu_model_init(struct starpu_perfmodel *model, const char *kernel,
   models[n_models].cpu_call = NULL;
   pthread_mutex_init(&models[n_models].cpu_lock, NULL);
   memset(models[n_models].cpu_cache, 0, sizeof models[n_models].cpu_cache);
-  pthread_mutex_init(&models[n_models].static_lock, NULL);
-  models[n_models].static_cache = NULL;
+  kgraph_static_cache_init(&models[n_models].static_cache);
   models[n_models].n_archs = 0;
   ++n_models;
   return 0;
@@ -230,57 +217,6 @@ static int uses_cpu_model(const struct model_entry *e, const struct starpu_perfm
          kgraph_starpu_cpu_model_active();
 }
 
-static int same_launch(const kgraph_launch *a, const kgraph_launch *b) {
-  return a->dims == b->dims && a->n_args == b->n_args && memcmp(a->global, b->global, sizeof a->global) == 0 &&
-         memcmp(a->local, b->local, sizeof a->local) == 0 && memcmp(a->args, b->args, sizeof a->args) == 0;
-}
-
-static size_t cache_home(uint64_t key, int device) {
-  uint64_t h = (key ^ ((uint64_t)(unsigned)device * 0x9e3779b97f4a7c15ull)) * 0xff51afd7ed558ccdull;
-  return (size_t)(h >> 40) & (KGRAPH_STARPU_CACHE_SLOTS - 1);
-}
-
-/* The cached static prediction of (device, launch): 1 and its cost and sigma, else 0. */
-static int cache_get(struct model_entry *e, uint64_t key, int device, const kgraph_launch *launch, double *cost,
-                     double *sigma) {
-  size_t i = cache_home(key, device), k;
-  int hit = 0;
-  pthread_mutex_lock(&e->static_lock);
-  for (k = 0; e->static_cache && k < KGRAPH_STARPU_CACHE_PROBES; ++k, i = (i + 1) & (KGRAPH_STARPU_CACHE_SLOTS - 1)) {
-    const struct static_slot *s = &e->static_cache[i];
-    if (!s->used) break; /* slots are never freed: the launch is not further on */
-    if (s->key == key && s->device == device && same_launch(&s->launch, launch)) {
-      *cost = s->cost;
-      *sigma = s->sigma;
-      hit = 1;
-      break;
-    }
-  }
-  pthread_mutex_unlock(&e->static_lock);
-  return hit;
-}
-
-static void cache_put(struct model_entry *e, uint64_t key, int device, const kgraph_launch *launch, double cost,
-                      double sigma) {
-  size_t i = cache_home(key, device), k;
-  pthread_mutex_lock(&e->static_lock);
-  if (!e->static_cache) e->static_cache = calloc(KGRAPH_STARPU_CACHE_SLOTS, sizeof *e->static_cache);
-  for (k = 0; e->static_cache && k < KGRAPH_STARPU_CACHE_PROBES; ++k, i = (i + 1) & (KGRAPH_STARPU_CACHE_SLOTS - 1)) {
-    struct static_slot *s = &e->static_cache[i];
-    if (s->used && s->key == key && s->device == device && same_launch(&s->launch, launch)) break; /* another thread */
-    if (!s->used) {
-      s->key = key;
-      s->device = device;
-      s->launch = *launch;
-      s->cost = cost;
-      s->sigma = sigma;
-      s->used = 1;
-      break;
-    }
-  } /* all probes taken by other launches: not cached (the table is bounded) */
-  pthread_mutex_unlock(&e->static_lock);
-}
-
 /* kgraph's prediction (µs) and, if `sigma` and the export has an interval head, the prior sd of ln(time)
  * from its 80% interval (NAN otherwise: the adaptive model then uses its global sigma). On a CPU arch of a
  * model with a C function (and the C-function model on): the C-function head's prediction (no interval). */
@@ -320,7 +256,7 @@ static double prior_of(struct model_entry *e, const kgraph_launch *launch, uint6
   {
     double cost = NAN, s = NAN;
     int cached = kgraph_starpu_cache_active();
-    if (cached && cache_get(e, key, device, launch, &cost, &s)) {
+    if (cached && kgraph_static_cache_get(&e->static_cache, key, device, launch, &cost, &s)) {
       __atomic_add_fetch(&cache_hits, 1, __ATOMIC_RELAXED);
       if (sigma) *sigma = s;
       return cost;
@@ -335,7 +271,7 @@ static double prior_of(struct model_entry *e, const kgraph_launch *launch, uint6
     }
     if (cached) {
       __atomic_add_fetch(&cache_misses, 1, __ATOMIC_RELAXED);
-      cache_put(e, key, device, launch, cost, s); /* the same answer every time: cached */
+      kgraph_static_cache_put(&e->static_cache, key, device, launch, cost, s); /* the same answer every time: cached */
     }
     if (sigma) *sigma = s;
     return cost;
