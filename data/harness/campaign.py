@@ -11,6 +11,7 @@ worker starts at once.
 """
 from __future__ import annotations
 
+import json
 import sys
 import time
 from dataclasses import dataclass, field, replace
@@ -299,7 +300,7 @@ def _add_phases(summary, msg) -> None:
 
 
 def _spec_json(spec) -> str:
-    return __import__("json").dumps(spec.to_json(), sort_keys=True)
+    return json.dumps(spec.to_json(), sort_keys=True)
 
 
 def _progress(total: int, enabled: bool, device_id: str):

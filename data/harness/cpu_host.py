@@ -8,16 +8,23 @@ import re
 from pathlib import Path
 
 
-def cpu_model() -> str:
-    """The CPU's model name (``/proc/cpuinfo``)."""
+def _proc_field(path: str, name: str) -> str | None:
+    """The value of the first ``name ...: value`` line of ``path`` (``/proc/cpuinfo``, ``/proc/meminfo``),
+    else None (no such line, or the file cannot be read)."""
     try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
+        for line in Path(path).read_text().splitlines():
+            if line.startswith(name):
                 return line.split(":", 1)[1].strip()
     except OSError:
         pass
+    return None
+
+
+def cpu_model() -> str:
+    """The CPU's model name (``/proc/cpuinfo``)."""
     import platform
-    return platform.processor() or "cpu"
+
+    return _proc_field("/proc/cpuinfo", "model name") or platform.processor() or "cpu"
 
 
 def model_slug(name: str | None = None) -> str:
@@ -54,33 +61,23 @@ def clock_mhz() -> int:
             return int(Path(path).read_text()) // 1000
         except (OSError, ValueError):
             pass
+    mhz = _proc_field("/proc/cpuinfo", "cpu MHz")
     try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("cpu MHz"):
-                return int(float(line.split(":", 1)[1]))
-    except OSError:
-        pass
-    return 1000
+        return int(float(mhz)) if mhz else 1000
+    except ValueError:
+        return 1000
 
 
 def mem_bytes() -> int:
+    total = _proc_field("/proc/meminfo", "MemTotal")  # "23456789 kB"
     try:
-        for line in Path("/proc/meminfo").read_text().splitlines():
-            if line.startswith("MemTotal"):
-                return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    return 1 << 30
+        return int(total.split()[0]) * 1024 if total else 1 << 30
+    except ValueError:
+        return 1 << 30
 
 
 def vendor() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("vendor_id"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return "unknown"
+    return _proc_field("/proc/cpuinfo", "vendor_id") or "unknown"
 
 
 def check_same_machine(descriptor: dict, folder) -> None:

@@ -54,7 +54,7 @@ def repair_dataset(directory) -> list[str]:
         shards, keys, device_ids = _intact_shards(directory, old, done)
         _check_side_files(directory, done)
         manifest = _new_manifest(old, shards, keys, device_ids)
-        if old.get("format", 1) != MANIFEST_FORMAT or _as_written(manifest) != _as_written(old):  # 1 -> 2 too
+        if _stored(manifest) != _stored(old):  # a format-1 manifest (its format, its key list) is rewritten too
             atomic_write_bytes(directory / MANIFEST, manifest_bytes(manifest))
             done.append(f"wrote {MANIFEST}: {len(shards)} shard(s), {len(keys)} row(s)")
     before = len(manifest["keys"])
@@ -213,9 +213,9 @@ def _check_side_files(directory: Path, done: list[str]) -> None:
             done.append(f"moved device.json to {moved} (unreadable or invalid; a campaign measures the device again)")
 
 
-def _as_written(manifest: dict) -> dict:
-    """What of ``manifest`` a folder stores (format 2: no key list)."""
-    return json.loads(manifest_bytes(manifest))
+def _stored(manifest: dict) -> dict:
+    """What of ``manifest`` a format-2 folder stores: all but the key list."""
+    return {k: v for k, v in manifest.items() if k != "keys"}
 
 
 def _new_manifest(old: dict, shards: list[dict], keys: list[str], device_ids: set) -> dict:

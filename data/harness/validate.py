@@ -20,7 +20,7 @@ from pathlib import Path
 from kgraph.errors import InputError
 
 from .columns import BOUND_CLASSES, COUNT_COLUMNS, DERIVED_COLUMNS, LAUNCH_COLUMNS, STATUSES
-from .store import (MANIFEST, SHARD_NAME, journal_entries, manifest_keys, read_launches, read_manifest, read_shard,
+from .store import (MANIFEST, SHARD_NAME, journal_entries, read_launches, read_manifest, read_shard,
                     read_sources, repair_hint)
 
 MAX_LISTED = 20  # problems of one kind listed by key; the rest are counted
@@ -104,12 +104,16 @@ def folder_problems(directory) -> tuple[list[str], list[str]]:
                     f"(it resumes), or `kgraph dataset repair {directory}` to commit them"], []
         return [_one_line(exc, directory)], []
     fatal, other = [], []
+    committed = set(manifest.get("keys") or ())  # format 1 lists them; format 2: the shards' (read below)
     for entry in manifest["shards"]:
         try:
-            rows = read_shard(directory, entry["file"], columns=["key"]).num_rows
+            keys = read_shard(directory, entry["file"], columns=["key"]).column("key")
         except InputError as exc:
             fatal.append(_one_line(exc, directory))
             continue
+        rows = len(keys)
+        if "keys" not in manifest:
+            committed.update(keys.to_pylist())
         if rows != entry["rows"]:
             other.append(f"shard {entry['file']} holds {rows} rows, {MANIFEST} says {entry['rows']}; "
                          f"{repair_hint(directory)}")
@@ -118,10 +122,6 @@ def folder_problems(directory) -> tuple[list[str], list[str]]:
         if SHARD_NAME.fullmatch(path.name) and path.name not in listed:
             other.append(f"orphan shard {path.name}: not in {MANIFEST} (its rows are not part of the dataset); "
                          f"{repair_hint(directory)}")
-    try:
-        committed = set(manifest_keys(directory, manifest))
-    except InputError:  # a missing or unreadable shard: reported above
-        committed = set()
     waiting = {e.get("key") for e in journal_entries(directory)
                if e.get("t") == "row" and isinstance(e.get("key"), str)} - committed
     if waiting:

@@ -64,11 +64,8 @@ def run(args) -> int:
 
         for directory in args.dirs:
             read_manifest(directory)  # a folder that is not a dataset is refused, never created
-            store = DatasetStore(directory)
-            try:
+            with DatasetStore(directory) as store:
                 before, rows = store.compact()
-            finally:
-                store.close()
             print(f"{directory}: {rows} row(s), {before} shard(s) -> {min(before, 1)}")
         return 0
     if args.action == "fill-counts":
