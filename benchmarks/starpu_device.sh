@@ -5,7 +5,7 @@
 #   benchmarks/starpu_device.sh [--opencl pocl|gpu|cpu|both|gpu,cpu...] [--ncpu N] [--sizes 4x128 6x192 ...]
 #                               [--budget-s S] [--workloads cholesky gemm] [--cpu-descriptor core|xeon]
 #                               [--cpu-model c|pocl]
-#                               [--five-runs [--runs 5] [--cpu-sizes 4x128 ...] [--cpu-budget-s S]
+#                               [--five-runs [--runs 5] [--repeats 1] [--cpu-sizes 4x128 ...] [--cpu-budget-s S]
 #                                [--regression-across-sizes]]
 #
 # Run from anywhere (it cd's to the repo root). Writes into $OUT (default out/starpu_device):
@@ -31,7 +31,7 @@ BUNDLE="${KGRAPH_STARPU_BUNDLE:-$REPO/.starpu}"   # the variable: tests only
 OUT="${OUT:-$REPO/out/starpu_device}"
 PYTHON="${PYTHON:-python3}"
 MODE=pocl; NCPU=""; BUDGET=240; SIZES=(); WORKLOADS=(cholesky gemm)
-FIVE=0; RUNS=5; CPU_SIZES=(4x128 8x128 6x256); CPU_BUDGET=""; CPU_DESC=core; REG_SHARED=(); CPU_MODEL=c
+FIVE=0; RUNS=5; REPEATS=1; CPU_SIZES=(4x128 8x128 6x256); CPU_BUDGET=""; CPU_DESC=core; REG_SHARED=(); CPU_MODEL=c
 CPU_DEVICE=pocl-skylake-avx512-intel-xeon   # CPU workers; the one-core descriptor replaces it (--cpu-descriptor)
 CPU_DEVICE_XEON=pocl-skylake-avx512-intel-xeon  # PoCL as the OpenCL worker (--opencl pocl)
 GPU_DEVICE=nvidia-h200
@@ -48,6 +48,7 @@ while [ $# -gt 0 ]; do
     --cpu-sizes) shift; CPU_SIZES=(); while [ $# -gt 0 ] && [[ "$1" != --* ]]; do CPU_SIZES+=("$1"); shift; done ;;
     --five-runs) FIVE=1; shift ;;
     --runs) RUNS="${2:?--runs needs a number}"; shift 2 ;;
+    --repeats) REPEATS="${2:?--repeats needs a number}"; shift 2 ;;
     --cpu-budget-s) CPU_BUDGET="${2:?--cpu-budget-s needs seconds}"; shift 2 ;;
     --cpu-descriptor) CPU_DESC="${2:?--cpu-descriptor needs core or xeon}"; shift 2 ;;
     --cpu-model) CPU_MODEL="${2:?--cpu-model needs c or pocl}"; shift 2 ;;
@@ -66,6 +67,7 @@ done
 [[ "$BUDGET" =~ ^[0-9]+$ ]] || { echo "starpu_device: --budget-s must be whole seconds, not $BUDGET" >&2; exit 2; }
 [[ "$CPU_BUDGET" =~ ^[0-9]*$ ]] || { echo "starpu_device: --cpu-budget-s must be whole seconds, not $CPU_BUDGET" >&2; exit 2; }
 [[ "$RUNS" =~ ^[1-9][0-9]*$ ]] || { echo "starpu_device: --runs must be a positive number, not $RUNS" >&2; exit 2; }
+[[ "$REPEATS" =~ ^[1-9][0-9]*$ ]] || { echo "starpu_device: --repeats must be a positive number, not $REPEATS" >&2; exit 2; }
 case "$CPU_DESC" in core|xeon) ;; *) echo "starpu_device: --cpu-descriptor must be core or xeon, not $CPU_DESC" >&2; exit 2 ;; esac
 case "$CPU_MODEL" in c|pocl) ;; *) echo "starpu_device: --cpu-model must be c or pocl, not $CPU_MODEL" >&2; exit 2 ;; esac
 if [ ${#SIZES[@]} -eq 0 ]; then  # five runs: GPU tasks of 100 us and more at 512 and 768 (docs/RUNTIME.md)
@@ -198,7 +200,7 @@ for mode in "${MODES[@]}"; do
   if [ $FIVE -eq 1 ]; then
     report="$OUT/five_runs-$mode.md"; log="$OUT/five_runs-$mode.log"
     timeout -k 10 "$budget" "$PYTHON" -m benchmarks.starpu_five_runs --export "$EXPORT" --ncpu "$NCPU" \
-      --cpu-device "$CPU_DEVICE" "${ocl[@]}" --sizes "${sizes[@]}" --workloads "${WORKLOADS[@]}" --runs "$RUNS" \
+      --cpu-device "$CPU_DEVICE" "${ocl[@]}" --sizes "${sizes[@]}" --workloads "${WORKLOADS[@]}" --runs "$RUNS" --repeats "$REPEATS" \
       "${REG_SHARED[@]}" --budget-s $(( budget > 40 ? budget - 20 : budget / 2 )) --out-dir "$OUT" --tag "$mode" > "$log" 2>&1
   else
     report="$OUT/report-$mode.md"; log="$OUT/runtime_starpu-$mode.log"

@@ -2,7 +2,8 @@
 
     python -m benchmarks.starpu_five_runs --export DIR [--sizes 4x64 6x96] [--workloads cholesky gemm]
         [--models kgraph kgraph-adaptive history regression eager] [--runs 5] [--ncpu 1]
-        [--opencl cpu|gpu|none] [--cpu-device ID] [--opencl-device ID] [--budget-s S] [--out-dir DIR] [--tag T]
+        [--opencl cpu|gpu|none] [--cpu-device ID] [--opencl-device ID] [--budget-s S] [--repeats R]
+        [--out-dir DIR] [--tag T]
     python -m benchmarks.starpu_five_runs --describe-cpu-core DIR [--core-id pocl-xeon-1core]
 
 Per workload and size (smallest first), every model starts cold and keeps its own state over ``--runs``
@@ -13,6 +14,12 @@ eager (no model). Run indices are interleaved (run 1 of every model, then run 2,
 all models alike. StarPU's a·n^b needs two sizes (its regression is valid only when min size < 0.9 x max
 size), so at one size it never predicts; ``--regression-across-sizes`` keeps its state over the sizes of
 a workload instead (cold only at the first size). ``--opencl none``: CPU workers only.
+
+``--repeats R`` runs the whole sequence R times, each repeat from its own cold state (the first repeat over
+every workload before the second starts, so a budget cut keeps whole repeats): one run of a model at one
+run index is a single noisy sample (single runs of one model differ by 20-50%), so the tables and goals
+use the median over the repeats at each run index, and the goals add the share of repeats in which
+kgraph-adaptive was at most history at that run index.
 
 Writes into ``--out-dir`` after every run (a run cut short keeps what it finished): five_runs-TAG.csv (one
 row per run), five_runs-TAG.md (makespan per run index, per-task error, goals), five_runs-TAG.png and
@@ -28,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import itertools
 import json
 import math
 import os
@@ -40,7 +48,7 @@ import time
 from pathlib import Path
 
 MODELS = ("kgraph", "kgraph-adaptive", "history", "regression", "eager")
-FIELDS = ("workload", "size", "model", "run", "status", "makespan_ms", "mean_abs_log_error", "tasks",
+FIELDS = ("workload", "size", "model", "run", "repeat", "status", "makespan_ms", "mean_abs_log_error", "tasks",
           "predicted_tasks", "uncalibrated_tasks", "on_cpu", "on_opencl", "cost_calls", "cost_ns_per_call", "wall_s")
 
 
@@ -115,6 +123,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--calibrate-minimum", type=int, default=3, help="STARPU_CALIBRATE_MINIMUM for history/regression")
     p.add_argument("--regression-across-sizes", action="store_true")
     p.add_argument("--budget-s", type=float, default=math.inf, help="no run starts after this many seconds")
+    p.add_argument("--repeats", type=int, default=1, help="the whole sequence this many times, each from a cold start")
     p.add_argument("--out-dir", default="out/starpu_five_runs")
     p.add_argument("--tag", default="run")
     args = p.parse_args(argv)
@@ -143,32 +152,31 @@ def main(argv: list[str] | None = None) -> int:
         run_workload(binary, args.workloads[0], *sizes[0], "none", sched="eager", work=tmp / "warm", starpu_home=base,
                      ncpu=args.ncpu, nopencl=0 if args.opencl == "none" else 1, env=env)
         print(f"setup {time.monotonic() - started:.1f} s", file=sys.stderr, flush=True)
-        for tiles, tile in sizes:
-            for workload in args.workloads:
-                for run in range(1, args.runs + 1):
-                    for model in args.models:
-                        left = args.budget_s - (time.monotonic() - started)
-                        if left <= 0:
-                            print(f"budget of {args.budget_s:g} s spent: stopped", file=sys.stderr, flush=True)
-                            write_outputs(rows, times, args, out, stopped=True)
-                            return 0
-                        shared = model == "regression" and args.regression_across_sizes
-                        state = tmp / "state" / f"{model}-{workload}" / ("all" if shared else f"{tiles}x{tile}")
-                        row = {"workload": workload, "size": f"{tiles}x{tile}", "model": model, "run": run}
-                        t0 = time.monotonic()
-                        try:
-                            r = one_run(binary, model, workload, tiles, tile, state, base, args, env,
-                                        timeout=min(300.0, max(30.0, left + 30)))
-                        except (MeasurementError, subprocess.TimeoutExpired, OSError) as err:
-                            print(f"{workload} {tiles}x{tile} {model} run {run} failed: {err}", file=sys.stderr,
-                                  flush=True)
-                            r = {"status": "failed"}
-                        times += [(t["kind"], t["tile"], "gpu" if t["arch"] == "opencl" else "cpu", t["measured_us"])
-                                  for t in r.pop("trace", [])]
-                        rows.append({**row, **r, "wall_s": round(time.monotonic() - t0, 2)})
-                        print(" ".join(f"{k} {rows[-1].get(k, '')}" for k in FIELDS), file=sys.stderr, flush=True)
-                        write_outputs(rows, times, args, out)
-                write_outputs(rows, times, args, out, plot=True)  # the plot after every (size, workload)
+        for repeat, (tiles, tile), workload, run, model in itertools.product(
+                range(1, args.repeats + 1), sizes, args.workloads, range(1, args.runs + 1), args.models):
+                left = args.budget_s - (time.monotonic() - started)
+                if left <= 0:
+                    print(f"budget of {args.budget_s:g} s spent: stopped", file=sys.stderr, flush=True)
+                    write_outputs(rows, times, args, out, stopped=True)
+                    return 0
+                shared = model == "regression" and args.regression_across_sizes
+                state = tmp / "state" / f"r{repeat}" / f"{model}-{workload}" / (
+                    "all" if shared else f"{tiles}x{tile}")
+                row = {"workload": workload, "size": f"{tiles}x{tile}", "model": model, "run": run,
+                       "repeat": repeat}
+                t0 = time.monotonic()
+                try:
+                    r = one_run(binary, model, workload, tiles, tile, state, base, args, env,
+                                timeout=min(300.0, max(30.0, left + 30)))
+                except (MeasurementError, subprocess.TimeoutExpired, OSError) as err:
+                    print(f"{workload} {tiles}x{tile} {model} run {run} failed: {err}", file=sys.stderr,
+                          flush=True)
+                    r = {"status": "failed"}
+                times += [(t["kind"], t["tile"], "gpu" if t["arch"] == "opencl" else "cpu", t["measured_us"])
+                          for t in r.pop("trace", [])]
+                rows.append({**row, **r, "wall_s": round(time.monotonic() - t0, 2)})
+                print(" ".join(f"{k} {rows[-1].get(k, '')}" for k in FIELDS), file=sys.stderr, flush=True)
+                write_outputs(rows, times, args, out, plot=run == args.runs and model == args.models[-1])
     return 0
 
 
@@ -179,14 +187,26 @@ def _num(x) -> float:
         return math.nan
 
 
-def goals(rows: list[dict]) -> list[str]:
-    """Issue 12 §6's goals per (workload, size), judged on the runs present (history's last run = calibrated)."""
-    by: dict[tuple, dict[str, dict[int, float]]] = {}
+def by_run(rows: list[dict]) -> dict[tuple, dict[str, dict[int, list[float]]]]:
+    """(workload, size) -> model -> run index -> the makespans of its repeats (ok runs only)."""
+    by: dict[tuple, dict[str, dict[int, list[float]]]] = {}
     for r in rows:
-        by.setdefault((r["workload"], r["size"]), {}).setdefault(r["model"], {})[r["run"]] = _num(r.get("makespan_ms"))
+        if r.get("status", "ok") == "ok":
+            by.setdefault((r["workload"], r["size"]), {}).setdefault(r["model"], {}).setdefault(
+                int(r["run"]), []).append(_num(r.get("makespan_ms")))
+    return by
+
+
+def goals(rows: list[dict]) -> list[str]:
+    """Issue 12 §6's goals per (workload, size), judged on the runs present (history's last run = calibrated),
+    on the median over the repeats at each run index; with repeats, also the share of (repeat, run) pairs in
+    which adaptive was at most history."""
     lines = ["| workload | size | static run 1 / calibrated history (≤ 1.1) | adaptive ≤ history at every run | "
              "static, adaptive < cold history and eager at every run |", "|---|---|---|---|---|"]
-    for (w, size), m in by.items():
+    pair = {(r["workload"], r["size"], r["model"], int(r["run"]), int(r.get("repeat") or 1)): _num(r["makespan_ms"])
+            for r in rows if r.get("status", "ok") == "ok"}
+    for (w, size), runs in by_run(rows).items():
+        m = {model: {i: statistics.median(v) for i, v in rs.items()} for model, rs in runs.items()}
         hist, stat, ada, eag = (m.get(k, {}) for k in ("history", "kgraph", "kgraph-adaptive", "eager"))
         g1 = "-"
         if 1 in stat and hist:
@@ -195,6 +215,11 @@ def goals(rows: list[dict]) -> list[str]:
         pairs = [(ada[i], hist[i]) for i in ada if i in hist]
         g2 = "-" if not pairs else ("yes" if all(a <= h for a, h in pairs) else
                                     f"NO ({sum(a > h for a, h in pairs)} of {len(pairs)} runs)")
+        both = [(v, pair[w, size, "history", i, k]) for (ww, ss, mm, i, k), v in pair.items()
+                if (ww, ss, mm) == (w, size, "kgraph-adaptive") and (w, size, "history", i, k) in pair]
+        if pairs and max(len(v) for v in runs.get("kgraph-adaptive", {}).values()) > 1:
+            g2 += (f"; medians' ratio {min(a / h for a, h in pairs):.2f}–{max(a / h for a, h in pairs):.2f}; "
+                   f"≤ in {sum(a <= h for a, h in both)} of {len(both)} single runs")
         checks = [(v, hist[1]) for k in (stat, ada) for v in k.values() if 1 in hist] + \
                  [(v, eag[i]) for k in (stat, ada) for i, v in k.items() if i in eag]
         g3 = "-" if not checks else ("yes" if all(a < b for a, b in checks) else
@@ -205,6 +230,7 @@ def goals(rows: list[dict]) -> list[str]:
 
 def write_outputs(rows: list[dict], times: list[tuple], args, out: Path, stopped: bool = False, plot: bool = False):
     tag = args.tag
+    reps = max((int(r.get("repeat") or 1) for r in rows), default=1)
     with open(out / f"five_runs-{tag}.csv", "w", newline="") as f:
         w = csv.DictWriter(f, FIELDS, extrasaction="ignore")
         w.writeheader()
@@ -219,7 +245,8 @@ def write_outputs(rows: list[dict], times: list[tuple], args, out: Path, stopped
              f"OpenCL to {args.opencl_device or 'the first device'}; history/regression: STARPU_CALIBRATE=1, "
              f"STARPU_CALIBRATE_MINIMUM={args.calibrate_minimum}"
              + ("; regression state shared over the sizes" if args.regression_across_sizes else "") +
-             ". Cell: makespan ms (mean |ln(pred/meas)| of the tasks with a prediction; tasks without one).", ""]
+             ". Cell: makespan ms (mean |ln(pred/meas)| of the tasks with a prediction; tasks without one)"
+             + ("; with repeats, the medians over the repeats and [the makespans' range]" if reps > 1 else "") + ".", ""]
     if stopped:
         lines += ["**Stopped by the budget**: the tables hold the runs that finished.", ""]
     models = [m for m in MODELS if any(r["model"] == m for r in rows)]
@@ -229,16 +256,24 @@ def write_outputs(rows: list[dict], times: list[tuple], args, out: Path, stopped
         for run in sorted({r["run"] for r in sub}):
             cells = []
             for m in models:
-                r = next((r for r in sub if r["model"] == m and r["run"] == run), None)
-                if r is None or r["status"] != "ok":
-                    cells.append("-" if r is None else "failed")
+                rs = [r for r in sub if r["model"] == m and r["run"] == run]
+                ok = [r for r in rs if r["status"] == "ok"]
+                if not ok:
+                    cells.append("failed" if rs else "-")
                     continue
-                err = "-" if math.isnan(_num(r["mean_abs_log_error"])) else f"{_num(r['mean_abs_log_error']):.2f}"
-                unc = r["uncalibrated_tasks"]
-                cells.append(f"{r['makespan_ms']:.1f}" + (f" ({err}; {unc})" if m != "eager" else ""))
+                span = [_num(r["makespan_ms"]) for r in ok]
+                e = statistics.median(_num(r["mean_abs_log_error"]) for r in ok)
+                err = "-" if math.isnan(e) else f"{e:.2f}"
+                unc = ok[0]["uncalibrated_tasks"] if len(ok) == 1 else statistics.median(
+                    _num(r["uncalibrated_tasks"]) for r in ok)
+                cells.append(f"{statistics.median(span):.1f}" + (f" [{min(span):.1f}–{max(span):.1f}]" if len(ok) > 1 else "")
+                             + (f" ({err}; {unc:g})" if m != "eager" and len(ok) > 1 else
+                                f" ({err}; {unc})" if m != "eager" else "")
+                             + (f" {len(rs) - len(ok)} failed" if len(rs) > len(ok) else ""))
             lines.append(f"| {run} | " + " | ".join(cells) + " |")
-        lines += ["", "tasks on OpenCL / CPU, run 1 → last: " + "; ".join(
-            f"{m} " + " ".join(f"{r['on_opencl']}/{r['on_cpu']}" for r in sub if r["model"] == m and r["status"] == "ok")
+        lines += ["", "tasks on OpenCL / CPU, run 1 → last (first repeat): " + "; ".join(
+            f"{m} " + " ".join(f"{r['on_opencl']}/{r['on_cpu']}" for r in sub if r["model"] == m and r["status"] == "ok"
+                               and int(r.get("repeat") or 1) == 1)
             for m in models), ""]
     lines += ["## Goals (issue 12 §6)", ""] + goals(rows) + ["", "Cost function (kgraph's, inside StarPU): median over "
               "runs of the run's mean ns per call: " + "; ".join(
@@ -260,12 +295,11 @@ def plot_makespans(rows: list[dict], path: Path, tag: str) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    keys = list(dict.fromkeys((r["workload"], r["size"]) for r in rows))
-    fig, axes = plt.subplots(1, len(keys), figsize=(4 * len(keys), 3.4), squeeze=False)
-    for ax, key in zip(axes[0], keys):
+    by = by_run(rows)  # median over the repeats at each run index
+    fig, axes = plt.subplots(1, len(by), figsize=(4 * len(by), 3.4), squeeze=False)
+    for ax, key in zip(axes[0], by):
         for m in MODELS:
-            pts = sorted((r["run"], r["makespan_ms"]) for r in rows if (r["workload"], r["size"]) == key
-                         and r["model"] == m and r["status"] == "ok")
+            pts = sorted((i, statistics.median(v)) for i, v in by[key].get(m, {}).items())
             if pts:
                 ax.plot(*zip(*pts), marker="o", label=m)
         ax.set(title=f"{key[0]} {key[1]}", xlabel="run index", ylabel="makespan ms", yscale="log")

@@ -38,6 +38,23 @@ def test_goals_are_judged_per_run_index():
     assert goals(rows)[2] == "| cholesky | 2x32 | 3.10 (history run 2) NO | NO (1 of 2 runs) | NO (3 of 8 comparisons) |"
 
 
+def test_repeats_are_judged_on_medians_and_single_runs_are_counted(tmp_path):
+    runs = {"history": [(20.0, 10.0), (22.0, 12.0), (24.0, 14.0)], "kgraph-adaptive": [(9.0, 11.0), (9.5, 11.5), (10.0, 9.0)],
+            "kgraph": [(9.0, 9.0)] * 3, "eager": [(30.0, 30.0)] * 3}
+    rows = [{**row(m, i + 1, v[i]), "repeat": k + 1} for m, reps in runs.items() for k, v in enumerate(reps) for i in (0, 1)]
+    # medians at run 2: adaptive 11.0 <= history 12.0 although adaptive lost one of the 3 single runs of run 2
+    assert goals(rows)[2] == ("| cholesky | 2x32 | 0.75 (history run 2) yes | yes; medians' ratio 0.43–0.92; "
+                              "≤ in 5 of 6 single runs | yes |")
+    rows[3]["status"] = "failed"  # history run 2 of repeat 2 (12.0): medians of what finished, pairs that finished
+    assert "≤ in 4 of 5 single runs" in goals(rows)[2]
+    args = SimpleNamespace(tag="r", ncpu=1, opencl="gpu", cpu_device=None, opencl_device=None, calibrate_minimum=3,
+                           regression_across_sizes=False)
+    write_outputs(rows, [], args, tmp_path)
+    md = (tmp_path / "five_runs-r.md").read_text()
+    assert "| 2 | 9.0 [9.0–9.0] (0.50; 0) | 11.0 [9.0–11.5] (0.50; 0) | 12.0 [10.0–14.0] (0.50; 0) 1 failed | 30.0 [" in md
+    assert "the medians over the repeats" in md
+
+
 def test_outputs_hold_every_run_and_a_failed_one(tmp_path):
     rows = [row("kgraph", 1, 10.5), row("history", 1, 20.0, err=math.nan, predicted=0),
             {"workload": "cholesky", "size": "2x32", "model": "eager", "run": 1, "status": "failed", "wall_s": 1.0}]
