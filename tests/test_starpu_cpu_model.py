@@ -194,3 +194,17 @@ def test_cpu_workers_get_the_c_head_prediction(cpu_export, tmp_path):
     for kind, t in first.items():
         assert t["predicted_us"] == pytest.approx(want[f"tile_{kind}"], rel=1e-4), t
     assert list((tmp_path / "pm").glob("tile_*.cpu_*.kgpm"))  # the CPU histories were written
+
+
+def test_shipped_head_was_trained_on_settled_rows_only():
+    """The committed head left out the rows whose repeats did not settle (CV > MAX_TRAIN_CV): the GPU host's
+    contended campaign rows made it predict potrf 1024 on one host core at 151 ms, where StarPU's worker ran
+    it in 21 ms; a retrain without the filter would bring that back."""
+    from kgraph.app.runtime.cpu_functions import MAX_TRAIN_CV
+    from kgraph.models.compact import from_checkpoint
+
+    metrics = from_checkpoint(default_checkpoint()).metrics
+    assert metrics["max_cv"] == MAX_TRAIN_CV <= 0.1
+    dropped = metrics["rows_dropped_unsettled"]
+    assert set(dropped) == {f"{d.parent.name}/{d.name}" for d in one_core_datasets()}
+    assert dropped["c-xeon-gpu-host/cpu-c-xeon-gpu-host-1c"] > 0 and metrics["rows"] > 10_000
