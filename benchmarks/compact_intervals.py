@@ -2,16 +2,19 @@
 
     .venv/bin/python -m benchmarks.compact_intervals --splits leave_kernel_out leave_family_out \
         --datasets data/datasets/nvidia-h200 data/datasets/pocl-skylake-avx512-intel-xeon data/datasets/nvidia-h100 \
-        --code models/default_compact/compact.pt none --out benchmarks/results/intervals
+        --code models/default_compact/compact.pt none --seeds 0 --out benchmarks/results/intervals_v2
 
-Per split (``kgraph.data.datamodule.to_splits`` of each dataset, val 0.1, test 0.2, seed 0) and per code
+Per split and split seed (``kgraph.data.datamodule.to_splits`` of each dataset, val 0.1, test 0.2;
+``--seeds``: which kernels / families are held out, 0 as in every shipped split) and per code
 source (the code table of a compact checkpoint: each kernel's embedding by ``kernel_id``; ``none``: no
 code embedding, launch + static + device features only), one ``base`` head with ``interval=True`` is
 trained on the train rows of all datasets (val rows unused), its conformal margin cross-fitted on the
 train rows in 5 folds of whole kernels (``leave_kernel_out``) or whole families (``leave_family_out``)
 (:func:`kgraph.models.compact_interval.cross_fit_margin`), and scored on each dataset's test rows: the
 coverage of the 80% interval before and after the margin, its width (hi / lo), and the point time
-MAPE. Writes ``coverage.csv`` and prints a table.
+MAPE, once with the margin's quantile weighing every group the same (``weighting`` ``group``, what
+ships since BENCHMARKS §29) and once every launch (``launch``, §11), from the same out-of-fold scores.
+Writes ``coverage.csv`` (after every run) and prints a table.
 
 With ``--ship PATH`` it instead trains the interval head a model directory ships (``interval.pt``, read by
 ``kgraph.models.predictor``): code-free, on every launch of ``--datasets`` (split ``unseen_launch``, all
@@ -35,13 +38,14 @@ import torch
 GROUP_OF_SPLIT = {"leave_kernel_out": "kernel_id", "leave_family_out": "family", "unseen_launch": "kernel_id"}
 
 
-def load_rows(datasets: list[str], split: str, cache_dir: str) -> list[dict]:
-    """Per dataset: features, targets, bound classes, splits and the launch table (no graphs)."""
+def load_rows(datasets: list[str], split: str, cache_dir: str, seed: int = 0) -> list[dict]:
+    """Per dataset: features, targets, bound classes, splits (``seed``: which kernels / families are held
+    out; 0 as everywhere else) and the launch table (no graphs)."""
     from kgraph.data.datamodule import KGraphDataModule
 
     parts = []
     for d in datasets:
-        dm = KGraphDataModule([d], split=split, seed=0, cache_dir=cache_dir, with_graphs=False)
+        dm = KGraphDataModule([d], split=split, seed=seed, cache_dir=cache_dir, with_graphs=False)
         dm.setup()
         parts.append({"name": Path(d).name, "features": dm.features, "y": dm.targets.float(),
                       "bound": dm.bound.long(), "splits": dm.splits, "table": dm.table.reset_index(drop=True)})
@@ -75,11 +79,9 @@ def stacked(parts: list[dict], rows: list[np.ndarray], code_table: dict | None, 
     return x, y, bound, groups
 
 
-def calibrated_head(x, y, bound, groups, code_dim: int, size: str, epochs: int, folds: int):
-    """A ``size`` compact head with interval outputs trained on the rows, its margin cross-fitted over
-    ``folds`` folds of ``groups`` (:func:`kgraph.models.compact_interval.fit_calibrated`); ``(head, scores)``."""
+def _makers(code_dim: int, size: str, epochs: int):
+    """``(make_head, fit)`` of a ``size`` compact head with interval outputs, for :mod:`compact_interval`."""
     from kgraph.models.compact import CompactConfig, CompactHead, fit_compact
-    from kgraph.models.compact_interval import fit_calibrated
 
     def make_head():
         torch.manual_seed(0)
@@ -88,20 +90,31 @@ def calibrated_head(x, y, bound, groups, code_dim: int, size: str, epochs: int, 
     def fit(head, xs, ys, bs):
         fit_compact(head, xs, ys, bs, epochs=epochs, batch_size=1024)
 
-    return fit_calibrated(make_head, fit, x, y, bound, groups, folds=folds)
+    return make_head, fit
+
+
+def calibrated_head(x, y, bound, groups, code_dim: int, size: str, epochs: int, folds: int):
+    """A ``size`` compact head with interval outputs trained on the rows, its margin cross-fitted over
+    ``folds`` folds of ``groups`` (:func:`kgraph.models.compact_interval.fit_calibrated`, each group
+    weighing the same); ``(head, scores)`` with the out-of-fold scores in row order."""
+    from kgraph.models.compact_interval import fit_calibrated
+
+    return fit_calibrated(*_makers(code_dim, size, epochs), x, y, bound, groups, folds=folds)
 
 
 def run_one(parts: list[dict], split: str, code_name: str, code_table: dict | None, epochs: int,
-            folds: int) -> list[dict]:
-    from kgraph.models.compact_interval import interval_metrics
+            folds: int, seed: int = 0) -> list[dict]:
+    """Rows of coverage.csv for one split seed and code source: one cross-fit, then the margin weighed by
+    launches (§11) and by groups (§29, the default) from the same out-of-fold scores."""
+    from kgraph.models.compact_interval import conformal_margin, interval_metrics, set_margin
     from kgraph.models.metrics import ape
 
     code_dim = 0 if code_table is None else len(next(iter(code_table.values())))
     train = [with_code(p, p["splits"]["train"], code_table) for p in parts]
     t0 = time.perf_counter()
-    head, _ = calibrated_head(*stacked(parts, train, code_table, GROUP_OF_SPLIT[split]), code_dim, "base", epochs,
-                              folds)
-    margin = float(head.interval_margin)
+    x, y, bound, groups = stacked(parts, train, code_table, GROUP_OF_SPLIT[split])
+    head, s = calibrated_head(x, y, bound, groups, code_dim, "base", epochs, folds)
+    margins = {"launch": conformal_margin(s), "group": conformal_margin(s, groups=groups)}
     fit_s = time.perf_counter() - t0
     out = []
     for p in parts:
@@ -110,20 +123,27 @@ def run_one(parts: list[dict], split: str, code_name: str, code_table: dict | No
         with torch.no_grad():
             raw = head.log_time_interval(xt, margin=False).numpy()
             point = head(xt)[0][:, 0].numpy()
-            ends = head.log_time_interval(xt).numpy()
-        before, after = interval_metrics(raw, yt), interval_metrics(ends, yt)
+        before = interval_metrics(raw, yt)
         errors = ape(np.exp(point), np.exp(yt))
-        out.append({"split": split, "code": code_name, "dataset": p["name"], "test_launches": after["launches"],
-                    "test_kernels": int(p["table"]["kernel_id"].iloc[rows].nunique()),
-                    "margin_ln": round(margin, 4), "coverage_uncalibrated": round(before["coverage"], 4),
-                    "coverage": round(after["coverage"], 4), "below": round(after["below"], 4),
-                    "above": round(after["above"], 4), "median_width": round(after["median_width"], 3),
-                    "time_mape": round(100 * float(errors.mean()), 1),
-                    "time_median_ape": round(100 * float(np.median(errors)), 1), "fit_s": round(fit_s, 1)})
-        r = out[-1]
-        print(f"{split:17s} {code_name:8s} {p['name']:32s} n={r['test_launches']:6d} cover {r['coverage_uncalibrated']:.3f}"
-              f" -> {r['coverage']:.3f} (below {r['below']:.3f}, above {r['above']:.3f}) width x{r['median_width']:.2f}"
-              f" MAPE {r['time_mape']:.1f}% ({fit_s:.0f} s)", flush=True)
+        for weighting, margin in margins.items():
+            set_margin(head, margin)
+            with torch.no_grad():
+                after = interval_metrics(head.log_time_interval(xt).numpy(), yt)
+            table = p["table"].iloc[rows]
+            out.append({"split": split, "seed": seed, "code": code_name, "weighting": weighting,
+                        "dataset": p["name"], "test_launches": after["launches"],
+                        "test_kernels": int(table["kernel_id"].nunique()),
+                        "test_families": int(table["family"].nunique()),
+                        "margin_ln": round(margin, 4), "coverage_uncalibrated": round(before["coverage"], 4),
+                        "coverage": round(after["coverage"], 4), "below": round(after["below"], 4),
+                        "above": round(after["above"], 4), "median_width": round(after["median_width"], 3),
+                        "time_mape": round(100 * float(errors.mean()), 1),
+                        "time_median_ape": round(100 * float(np.median(errors)), 1), "fit_s": round(fit_s, 1)})
+            r = out[-1]
+            print(f"{split:17s} s{seed} {code_name:8s} {weighting:6s} {p['name']:32s} n={r['test_launches']:6d} "
+                  f"cover {r['coverage_uncalibrated']:.3f} -> {r['coverage']:.3f} (below {r['below']:.3f}, above "
+                  f"{r['above']:.3f}) width x{r['median_width']:.2f} MAPE {r['time_mape']:.1f}% ({fit_s:.0f} s)",
+                  flush=True)
     return out
 
 
@@ -132,7 +152,9 @@ def ship(datasets: list[str], path: str, epochs: int, folds: int, cache_dir: str
 
     Args:
         like: None: the code-free interval head of a model directory, on every launch, margin over folds
-            of families. A compact checkpoint: a new compact head in its place, with its code table,
+            of families (the margin over folds of kernels, for a new kernel of a known family, is
+            cross-fitted too and stored in the metrics as ``margin_ln_unseen_kernel``). A compact
+            checkpoint: a new compact head in its place, with its code table,
             devices and sources, on the train rows of split ``unseen_launch`` (as the shipped compact head
             was trained), margin over folds of kernels; its point metrics on the test rows are printed
             and stored.
@@ -150,8 +172,14 @@ def ship(datasets: list[str], path: str, epochs: int, folds: int, cache_dir: str
                               bundle.head.config.size if bundle else "base", epochs, folds)
     metrics = {"datasets": [Path(d).name for d in datasets], "launches": int(len(x)),
                "groups": f"{len(set(groups))} {group}", "folds": folds, "epochs": epochs,
-               "margin_ln": float(head.interval_margin),
-               "out_of_fold_coverage_at_margin": float(np.mean(s <= float(head.interval_margin)))}
+               "margin_ln": float(head.interval_margin), "margin_weighting": "group",
+               "out_of_fold_coverage_at_margin": float(np.mean(s[np.isfinite(s)] <= float(head.interval_margin)))}
+    if not bundle:
+        from kgraph.models.compact_interval import cross_fit_margin
+
+        kernels = stacked(parts, chosen, table, "kernel_id")[3]
+        metrics["margin_ln_unseen_kernel"] = cross_fit_margin(*_makers(0, "base", epochs), x, y, bound, kernels,
+                                                              folds=folds)[0]
     if bundle:
         for p in parts:
             rows = with_code(p, p["splits"]["test"], table)
@@ -174,6 +202,8 @@ def main(argv: list[str] | None = None) -> int:
                    choices=list(GROUP_OF_SPLIT))
     p.add_argument("--code", nargs="+", default=["models/default_compact/compact.pt", "none"],
                    help="compact checkpoints whose code tables give the embeddings, or 'none'")
+    p.add_argument("--seeds", nargs="+", type=int, default=[0],
+                   help="split seeds (which kernels / families are held out; the shipped splits use 0)")
     p.add_argument("--epochs", type=int, default=40)
     p.add_argument("--folds", type=int, default=5)
     p.add_argument("--cache-dir", default="runs/cache/compact")
@@ -190,14 +220,15 @@ def main(argv: list[str] | None = None) -> int:
         p.error("--out is required (or --ship)")
     tables = {c: (None if c == "none" else from_checkpoint(c).code_table) for c in args.code}
     results = []
-    for split in args.splits:
-        parts = load_rows(args.datasets, split, args.cache_dir)
-        for name, table in tables.items():
-            results += run_one(parts, split, "none" if table is None else Path(name).parent.name, table,
-                               args.epochs, args.folds)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    pd.DataFrame(results).to_csv(out / "coverage.csv", index=False)
+    for split in args.splits:
+        for seed in args.seeds:
+            parts = load_rows(args.datasets, split, args.cache_dir, seed=seed)
+            for name, table in tables.items():
+                results += run_one(parts, split, "none" if table is None else Path(name).parent.name, table,
+                                   args.epochs, args.folds, seed)
+                pd.DataFrame(results).to_csv(out / "coverage.csv", index=False)  # after every run: partial results
     return 0
 
 
