@@ -38,3 +38,23 @@ def test_goals_from_makespans(tmp_path):
     assert "| new | 500 [500–500] | 500 [500–500] |" in md
     rows = list(csv.DictReader(open(tmp_path / "new" / "summary.csv")))
     assert len(rows) == 2 * 2 * len(MODELS) * 3  # two platforms, new and old, every model and run
+
+
+def test_repeats_enter_as_medians(tmp_path):
+    new = {"kgraph": [10, 10, 10], "kgraph-adaptive": [9, 9, 12], "history": [30, 10, 10],
+           "regression": [20, 20, 20], "eager": [20, 20, 20]}
+    _write(tmp_path / "new", new)
+    _write(tmp_path / "old", new)
+    for tag in ("gpu", "cpu"):  # two more repeats of every run: adaptive run 3 at 8 and 9 -> median 9 <= 10
+        path = tmp_path / "new" / f"five_runs-{tag}.csv"
+        rows = list(csv.DictReader(open(path)))
+        extra = [{**r, "makespan_ms": ms} for r in rows if (r["model"], r["run"]) == ("kgraph-adaptive", "3")
+                 for ms in (8, 9)]
+        with open(path, "w", newline="") as fh:
+            w = csv.DictWriter(fh, list(rows[0]))
+            w.writeheader()
+            w.writerows(rows + extra)
+    main([str(tmp_path / "new"), str(tmp_path / "old"), "--title", "t"])
+    md = (tmp_path / "new" / "summary.md").read_text()
+    assert "| gemm 2x64 | new | 1.00 yes | 0.90 (0/3 runs > 1) yes | yes |" in md
+    assert "| gemm 2x64 | old | 1.00 yes | 1.20 (1/3 runs > 1) NO | yes |" in md
