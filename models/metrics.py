@@ -16,9 +16,15 @@ from kgraph.data.features import REGRESSION_TARGETS, to_natural
 
 
 def ape(pred: np.ndarray, true: np.ndarray) -> np.ndarray:
-    """Absolute percentage errors (fractions, not percent) where ``true`` is known and > 0."""
-    ok = np.isfinite(true) & np.isfinite(pred) & (true > 0)
-    return np.abs(pred[ok] - true[ok]) / true[ok]
+    """Absolute percentage errors (fractions, not percent) where ``true`` is known and > 0.
+
+    A prediction that is not finite (NaN, or an ln time so large that its ``exp`` overflows) for a known
+    truth is an infinite error, never a launch left out: a runaway model must not score on the launches
+    it happens to get finite."""
+    ok = np.isfinite(true) & (true > 0)
+    p, y = pred[ok], true[ok]
+    with np.errstate(invalid="ignore", over="ignore"):
+        return np.where(np.isfinite(p), np.abs(p - y) / y, np.inf)
 
 
 def spearman(pred: np.ndarray, true: np.ndarray) -> float:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 import torch
 from torch_geometric.data import Batch, Data
@@ -169,6 +170,10 @@ def test_training_steps_lower_the_loss():
 def test_metrics_exact_values():
     assert ape(torch.tensor([110.0, 50.0]).numpy(), torch.tensor([100.0, 100.0]).numpy()).tolist() == \
         pytest.approx([0.1, 0.5])
+    # a prediction that overflowed (or is NaN) for a known truth is an infinite error, not a dropped launch;
+    # an unknown truth is left out
+    e = ape(np.array([110.0, np.inf, np.nan, 5.0]), np.array([100.0, 100.0, 100.0, np.nan]))
+    assert e[0] == pytest.approx(0.1) and len(e) == 3 and np.isinf(e[1:]).all()
     assert spearman(torch.tensor([1.0, 2.0, 3.0, 4.0]).numpy(), torch.tensor([10.0, 20.0, 40.0, 30.0]).numpy()) \
         == pytest.approx(0.8)
     true = torch.log(torch.tensor([[100.0], [200.0], [400.0], [800.0]])).repeat(1, 5).numpy()
