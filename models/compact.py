@@ -324,6 +324,10 @@ def fit_compact(head: CompactHead, x: Tensor, log_targets: Tensor, bound: Tensor
                          f"expected [N, {head.config.in_dim}] and [N, {len(LOG_TARGETS)}]")
     gen = torch.Generator().manual_seed(seed)
     head.set_normalization(x, log_targets)
+    with torch.no_grad():  # no evidence, no effect: an input constant in training gets zero first-layer weights
+        # (its normalised value is 0 on every training row, so they would never be trained, and a kernel that
+        # varies it at test time, e.g. the only family with atomics held out, would meet random weights)
+        head.layers[0].weight[:, x.std(0, unbiased=False) <= 1e-6] = 0.0
     opt = torch.optim.AdamW(head.parameters(), lr=lr, weight_decay=weight_decay)
     sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=max(1, epochs))
     head.train()
