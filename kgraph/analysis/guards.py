@@ -17,7 +17,10 @@ two bounds on one id   ``Max(0, Min(hi, size) - Max(lo, 0))/size`` for ``lo <= i
 id, ``ngrp<d>`` for a group id; ``k*id`` (k a constant integer) uses ``ceiling``/``floor`` of the
 divided bound. A coefficient in work sizes and loop variables of known sign (``(d + 1)*s*2 - 1 < n`` in a
 scan's ``for (s = 1; s < n; s <<= 1)``) is taken when the offset is a multiple of it, minus 0 or 1
-(:meth:`_Guard.symbolic_atom`; exact when it divides the bound, as powers of two do). Boolean structure: ``!`` is pushed into the comparisons (De Morgan), a conjunction
+(:meth:`_Guard.symbolic_atom`; exact when it divides the bound, as powers of two do). ``id % m == 0`` (``m > 0``
+free of ids: an integer, or sizes and loop variables of known sign) passes ``1/m`` of the ids and ``!= 0`` the
+rest (:meth:`_Guard.modulo`; exact when ``m`` divides the size: the interleaved tree reduction's
+``tid % (2*s) == 0`` passes 128 + 64 + ... + 1 of 256 items over its steps). Boolean structure: ``!`` is pushed into the comparisons (De Morgan), a conjunction
 (``&&``) intersects the intervals of each id and multiplies across ids, and ``a || b`` is
 ``1 - P(!a && !b)``; so ``if (row >= M || col >= N) return;`` keeps ``Min(1, M/gsz1) * Min(1, N/gsz0)``
 and ``x > 0 && x < nx - 1`` is the interior fraction ``(Min(nx - 1, gsz0) - 1)/gsz0``.
@@ -99,6 +102,13 @@ class _Guard:
         intervals: dict = {}
         parts, seen = [], set()
         for leaf, neg in leaves:
+            mod = self.modulo(leaf, neg)
+            if mod is not None:
+                if mod[1] & seen:
+                    return None
+                parts.append(mod[0])
+                seen |= mod[1]
+                continue
             atom = self.atom(leaf, neg)
             if atom is not None:
                 intervals.setdefault(atom[0], []).append(atom[1:])
@@ -153,6 +163,26 @@ class _Guard:
         if k != 1 and op in ("==", "!="):
             return None
         return idsym, op, bound
+
+    def modulo(self, node, negated: bool):
+        """(fraction, {id}) for ``id % m == 0`` or ``!= 0`` with ``m > 0`` free of ids, or None."""
+        if node is None or node.type != "binary_expression":
+            return None
+        op = node_text(node.child_by_field_name("operator"))
+        if op not in ("==", "!="):
+            return None
+        op = _NEGATE[op] if negated else op
+        lhs = normalize_ids(self.env.to_sympy(node.child_by_field_name("left")))
+        rhs = normalize_ids(self.env.to_sympy(node.child_by_field_name("right")))
+        if lhs == 0:
+            lhs, rhs = rhs, lhs
+        if rhs != 0 or not isinstance(lhs, sp.Mod):
+            return None
+        value, m = lhs.args
+        ids = id_symbols(value)
+        if len(ids) != 1 or value not in ids or id_symbols(m) or is_opaque(m) or self.sign(m) != 1:
+            return None
+        return (1 / m if op == "==" else 1 - 1 / m), ids
 
     def symbolic_atom(self, idsym, k, c, b, op_k):
         """``k*id + c OP b`` with ``k > 0`` an expression in sizes and loop variables (``(d + 1)*s*2 - 1 < n`` in a
