@@ -16,7 +16,7 @@ import sympy as sp
 from kgraph.analysis.context import Context, condition_value, node_text
 from kgraph.analysis.counts import COUNT_KEYS, add_into, zero_counts
 from kgraph.analysis.assignments import multi_assigned
-from kgraph.analysis.guards import guard_atoms, guard_fraction, guard_ranges
+from kgraph.analysis.guards import ends_in_return, guard_atoms, guard_fraction, guard_ranges, is_early_return
 from kgraph.analysis.loops import Loop, for_loop, while_loop
 from kgraph.analysis.patterns import classify
 from kgraph.analysis.result import Access, KernelAnalysis
@@ -75,7 +75,7 @@ class _Analyzer:
         acc, factor = zero_counts(), sp.Integer(1)
         saved, depth = self.weight, len(self.conditions)
         for child in children:
-            if _is_early_return(child):
+            if is_early_return(child):
                 cond = child.child_by_field_name("condition")
                 add_into(acc, self.entry(condition_value(cond), "if_cond"), factor)
                 frac = guard_fraction(cond, self.env, self.loop_symbols)
@@ -85,6 +85,13 @@ class _Analyzer:
                 factor = factor * (1 - frac)
                 self.weight = saved * factor
                 self.conditions.append((cond, True))
+                continue
+            if ends_in_return(child):  # if (guard) { ...; return; }: the arm as any if's, the rest at 1 - p
+                add_into(acc, self.statement(child), factor)
+                frac = guard_fraction(child.child_by_field_name("condition"), self.env, self.loop_symbols)
+                factor = factor * (1 - (HALF if frac is None else frac))
+                self.weight = saved * factor
+                self.conditions.append((child.child_by_field_name("condition"), True))
                 continue
             add_into(acc, self.statement(child), factor)
         self.weight = saved
@@ -382,13 +389,3 @@ def _arg_buffer(arg, analyzer) -> str:
             if var is not None and var.ctype.pointer:
                 return var.alias or var.name
     return ""
-
-
-def _is_early_return(node) -> bool:
-    if node.type != "if_statement" or node.child_by_field_name("alternative") is not None:
-        return False
-    body = node.child_by_field_name("consequence")
-    if body.type == "compound_statement":
-        stmts = [c for c in body.named_children if c.type != "comment"]
-        return len(stmts) == 1 and stmts[0].type == "return_statement"
-    return body.type == "return_statement"

@@ -29,6 +29,9 @@ an affine loop sums it exactly over its iterations (``if (f < x)`` in ``for (x =
 the iterations with ``x >= size`` count 1, not ``x/size``); a halving/doubling loop (``if (lid < s)``
 in a tree reduction, where ``s <= size``) and bodies of other shapes sum it unclipped, at the
 variable's mean (as before: exact while the bound stays within [0, size]).
+Several ``!=`` on one id (``ix != 0 && ix != nx - 1``, the interior of a grid's boundary test
+``ix == 0 || ix == nx - 1 || ...``) pass ``1 - k/size`` for ``k`` distinct bounds (each taken to be an id
+in range, as for a single ``==``).
 Any other condition (data values, two different ids in one comparison, ``!=`` mixed with bounds on
 the same id) returns None: the caller weighs both arms 1/2.
 """
@@ -226,6 +229,9 @@ class _Guard:
             if op in ("<", "<="):
                 return clip(_upper(op, b) / size)
             return 1 - clip(_upper(_NEGATE[op], b) / size)
+        if all(op == "!=" for op, _ in constraints):  # id avoids k distinct values (a grid's two edges)
+            values = set(b for _, b in constraints)
+            return 1 - sp.Integer(len(values)) / size
         if any(op == "!=" for op, _ in constraints):
             return None
         lows, highs = _ends(constraints)
@@ -283,3 +289,23 @@ def _conjuncts(node, negated: bool) -> list:
         return _conjuncts(node.child_by_field_name("left"), negated) + \
             _conjuncts(node.child_by_field_name("right"), negated)
     return [(node, negated)]
+
+
+def ends_in_return(node) -> bool:
+    """``if (c) { s1; ...; return; }`` without ``else``: the statements after it run only where ``c`` is false."""
+    if node.type != "if_statement" or node.child_by_field_name("alternative") is not None:
+        return False
+    body = node.child_by_field_name("consequence")
+    stmts = [c for c in body.named_children if c.type != "comment"] if body.type == "compound_statement" else []
+    return len(stmts) > 1 and stmts[-1].type == "return_statement"
+
+
+def is_early_return(node) -> bool:
+    """``if (c) return;`` (or ``{ return; }``) without ``else``."""
+    if node.type != "if_statement" or node.child_by_field_name("alternative") is not None:
+        return False
+    body = node.child_by_field_name("consequence")
+    if body.type == "compound_statement":
+        stmts = [c for c in body.named_children if c.type != "comment"]
+        return len(stmts) == 1 and stmts[0].type == "return_statement"
+    return body.type == "return_statement"
