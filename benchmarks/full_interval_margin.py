@@ -50,7 +50,7 @@ def spreads(head, parts: list[dict], keys: pd.DataFrame) -> np.ndarray:
         rows = torch.as_tensor(where[want[hit]].to_numpy().copy())
         with torch.no_grad():
             x = to_compact_inputs(p["features"][rows]).float()
-            out[hit] = head._interval_parts(head._raw(x), False)[1].double().numpy()
+            out[hit] = head.interval_offsets(x, margin=False).double().numpy()
     return out
 
 

@@ -147,10 +147,11 @@ class CompactHead(nn.Module):
         point, offsets = self._interval_parts(self._raw(x), margin)
         return point[:, None] + offsets
 
-    def interval_offsets(self, x: Tensor) -> Tensor:
+    def interval_offsets(self, x: Tensor, margin: bool = True) -> Tensor:
         """``[B, 2]``: the ends of :meth:`log_time_interval` relative to the head's own point ln(time)
-        (``<= 0``, ``>= 0``), to carry the interval over to another model's point prediction."""
-        return self._interval_parts(self._raw(x), True)[1]
+        (``<= 0``, ``>= 0``), to carry the interval over to another model's point prediction; without the
+        conformal margin when ``margin`` is False (to calibrate a margin for another model's errors)."""
+        return self._interval_parts(self._raw(x), margin)[1]
 
     def _interval_parts(self, h: Tensor, margin: bool) -> tuple[Tensor, Tensor]:
         if not self.config.interval:

@@ -191,3 +191,16 @@ def test_a_feature_constant_in_training_is_not_amplified():
     # (before, they kept their random initialisation and a held-out family that varies them, the only one
     # with atomics, was over-predicted by up to 5,300x)
     assert float(shift) == 0.0 and not head.layers[0].weight[:, 2 + len(LAUNCH)].any()
+
+
+def test_offsets_without_the_margin_are_the_spreads_alone():
+    """interval_offsets(margin=False) gives the learned spreads, which another model's errors calibrate
+    (benchmarks/full_interval_margin.py): with a margin m the ends move out by exactly m where nothing clamps."""
+    x, y, _ = synthetic(200, 5, seed=5)
+    head = make()
+    fit(head, x, y, None)
+    set_margin(head, 0.25)
+    with torch.no_grad():
+        bare, full = head.interval_offsets(x, margin=False), head.interval_offsets(x)
+    assert (bare[:, 0] <= 0).all() and (bare[:, 1] >= 0).all()
+    assert torch.allclose(full - bare, torch.tensor([-0.25, 0.25]).expand_as(full), atol=1e-6)
