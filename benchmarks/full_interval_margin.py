@@ -28,10 +28,10 @@ import numpy as np
 import pandas as pd
 import torch
 
-from benchmarks.compact_intervals import load_rows
+from benchmarks.compact_intervals import GROUP_OF_SPLIT, load_rows
 from kgraph.models.compact_interval import conformal_margin
 
-GROUP = {"leave_kernel_out": "kernel_id", "leave_family_out": "family"}
+SPLITS = ("leave_kernel_out", "leave_family_out")  # whose test predictions this scores
 
 
 def spreads(head, parts: list[dict], keys: pd.DataFrame) -> np.ndarray:
@@ -67,18 +67,29 @@ def halves(groups: np.ndarray, seed: int = 0) -> np.ndarray:
     return np.array([g in first for g in groups])
 
 
+def cross_fitted(s: np.ndarray, groups: np.ndarray, bins: np.ndarray | None = None) -> tuple[np.ndarray, list]:
+    """Per launch, whether the margin of its bin (one bin without ``bins``) fitted on the *other* half of the
+    groups covers it (both ways round); and those margins, ``[half][bin]``."""
+    bins = np.zeros(len(s), dtype=int) if bins is None else bins
+    ok, first = np.isfinite(s), halves(groups)
+    covered, margins = np.zeros(len(s), dtype=bool), []
+    for half in (first, ~first):
+        margins.append([])
+        for b in np.unique(bins):
+            fit, test = ok & half & (bins == b), ~half & (bins == b)
+            if fit.any() and test.any():
+                margins[-1].append(conformal_margin(s[fit], groups=groups[fit]))
+                covered[test] = s[test] <= margins[-1][-1]
+    return covered, margins
+
+
 def coverage_rows(split: str, pred: pd.DataFrame, s: np.ndarray, shipped: float) -> list[dict]:
     """Per device and overall: coverage at the shipped margin, at the margin of the whole split, and
     cross-fitted (margin from one half of the groups, coverage on the other, both ways)."""
-    groups = pred[GROUP[split]].astype(str).to_numpy()
+    groups = pred[GROUP_OF_SPLIT[split]].astype(str).to_numpy()
     ok = np.isfinite(s)
     whole = conformal_margin(s[ok], groups=groups[ok])
-    cross = np.zeros(len(s), dtype=bool)
-    margins = []
-    for half in (halves(groups), ~halves(groups)):
-        m = conformal_margin(s[ok & half], groups=groups[ok & half])
-        margins.append(m)
-        cross[~half] = s[~half] <= m
+    cross, margins = cross_fitted(s, groups)
     rows = []
     for dev in ["all", *sorted(pred["device_id"].unique())]:
         sel = ok & ((pred["device_id"] == dev).to_numpy() if dev != "all" else True)
@@ -86,7 +97,7 @@ def coverage_rows(split: str, pred: pd.DataFrame, s: np.ndarray, shipped: float)
             continue
         rows.append({"split": split, "device": dev, "launches": int(sel.sum()),
                      "groups": int(len(np.unique(groups[sel]))), "margin_whole": round(whole, 4),
-                     "margin_halves": "/".join(f"{m:.3f}" for m in margins),
+                     "margin_halves": "/".join(f"{m:.3f}" for (m,) in margins),
                      "coverage_shipped_margin": round(float(np.mean(s[sel] <= shipped)), 4),
                      "coverage_cross_fitted": round(float(np.mean(cross[sel])), 4),
                      "coverage_no_margin": round(float(np.mean(s[sel] <= 0)), 4),
@@ -100,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--pred", nargs="+", required=True, help="prediction parquets of leave_kernel_out / leave_family_out fits")
     ap.add_argument("--datasets", nargs="+", required=True)
     ap.add_argument("--interval", default="models/default/interval.pt")
-    ap.add_argument("--target", default="leave_kernel_out", choices=sorted(GROUP))
+    ap.add_argument("--target", default="leave_kernel_out", choices=SPLITS)
     ap.add_argument("--cache-dir", default="runs/cache/compact")
     ap.add_argument("--ship", help="write the interval head with the --target split's margin here (interval.pt)")
     ap.add_argument("--out", default="benchmarks/results/full_interval_margin")
@@ -116,8 +127,8 @@ def main(argv: list[str] | None = None) -> int:
     for path in args.pred:
         pred = pd.read_parquet(path)
         split = str(pred["split"].iloc[0])
-        if split not in GROUP:
-            raise SystemExit(f"{path}: split {split} is not one of {sorted(GROUP)}")
+        if split not in SPLITS:
+            raise SystemExit(f"{path}: split {split} is not one of {', '.join(SPLITS)}")
         ends = spreads(head, parts, pred)
         found = np.isfinite(ends[:, 0])
         print(f"{path}: {split}, {len(pred)} launches, {found.sum()} found in the datasets", flush=True)

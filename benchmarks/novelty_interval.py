@@ -21,11 +21,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from benchmarks.compact_intervals import load_rows
-from benchmarks.full_interval_margin import halves, scored, spreads
+from benchmarks.compact_intervals import GROUP_OF_SPLIT, load_rows
+from benchmarks.full_interval_margin import cross_fitted, scored, spreads
 from kgraph.models.compact_interval import conformal_margin
-
-SPLIT_GROUP = {"leave_kernel_out": "kernel_id", "leave_family_out": "family"}
 
 
 def code_columns(names: list[str]) -> list[int]:
@@ -40,7 +38,7 @@ def novelty(parts: list[dict], pred: pd.DataFrame, cols: list[int], split: str) 
     table = pd.concat([p["table"][["device_id", "key", "kernel_id", "family"]] for p in parts], ignore_index=True)
     x = np.concatenate([p["features"].numpy()[:, cols] for p in parts]).astype(np.float64)
     x = (x - x.mean(0)) / np.where(x.std(0) > 0, x.std(0), 1.0)
-    group = SPLIT_GROUP[split]
+    group = GROUP_OF_SPLIT[split]
     held = set(pred[group].astype(str))
     train = ~table[group].astype(str).isin(held).to_numpy()
     cent = pd.DataFrame(x[train]).groupby(table["kernel_id"].astype(str).to_numpy()[train]).mean().to_numpy()
@@ -57,12 +55,7 @@ def binned_coverage(s: np.ndarray, nov: np.ndarray, groups: np.ndarray, edges: n
     """Cross-fitted coverage of a margin per novelty bin (margins from one half of the groups, coverage on
     the other, both ways) and the margins of the whole pool per bin."""
     bins = np.digitize(nov, edges)
-    covered = np.zeros(len(s), dtype=bool)
-    for half in (halves(groups), ~halves(groups)):
-        for b in np.unique(bins):
-            fit, test = half & (bins == b), ~half & (bins == b)
-            if fit.sum() and test.sum():
-                covered[test] = s[test] <= conformal_margin(s[fit], groups=groups[fit])
+    covered, _ = cross_fitted(s, groups, bins)
     whole = [conformal_margin(s[bins == b], groups=groups[bins == b]) for b in np.unique(bins)]
     return covered, whole
 

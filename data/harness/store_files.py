@@ -17,7 +17,6 @@ InputError saying what is wrong and how to repair it (``kgraph dataset repair DI
 from __future__ import annotations
 
 import json
-
 import os
 import re
 from pathlib import Path
@@ -111,7 +110,6 @@ def move_aside(directory, path: Path) -> Path:
     os.replace(path, target)
     _fsync_dir(Path(directory))
     return target
-
 
 
 def manifest_bytes(manifest: dict) -> bytes:

@@ -16,7 +16,7 @@ import sympy as sp
 from kgraph.analysis.context import Context, condition_value, node_text
 from kgraph.analysis.counts import COUNT_KEYS, add_into, zero_counts
 from kgraph.analysis.assignments import multi_assigned
-from kgraph.analysis.guards import ends_in_return, guard_atoms, guard_fraction, guard_ranges, is_early_return
+from kgraph.analysis.guards import early_exit, guard_atoms, guard_fraction, guard_ranges
 from kgraph.analysis.loops import Loop, for_loop, while_loop
 from kgraph.analysis.patterns import classify
 from kgraph.analysis.result import Access, KernelAnalysis
@@ -75,25 +75,22 @@ class _Analyzer:
         acc, factor = zero_counts(), sp.Integer(1)
         saved, depth = self.weight, len(self.conditions)
         for child in children:
-            if is_early_return(child):
-                cond = child.child_by_field_name("condition")
-                add_into(acc, self.entry(condition_value(cond), "if_cond"), factor)
-                frac = guard_fraction(cond, self.env, self.loop_symbols)
-                if frac is None:
-                    frac = HALF
-                    self.notes.append(f"line {child.start_point[0] + 1}: early return on a non-guard condition: 1/2")
-                factor = factor * (1 - frac)
-                self.weight = saved * factor
-                self.conditions.append((cond, True))
-                continue
-            if ends_in_return(child):  # if (guard) { ...; return; }: the arm as any if's, the rest at 1 - p
+            work = early_exit(child)
+            if work is None:
                 add_into(acc, self.statement(child), factor)
-                frac = guard_fraction(child.child_by_field_name("condition"), self.env, self.loop_symbols)
-                factor = factor * (1 - (HALF if frac is None else frac))
-                self.weight = saved * factor
-                self.conditions.append((child.child_by_field_name("condition"), True))
                 continue
-            add_into(acc, self.statement(child), factor)
+            # if (c) [{ work; }] return;: the rest of the block runs where c is false, at 1 - p
+            cond = child.child_by_field_name("condition")
+            frac = guard_fraction(cond, self.env, self.loop_symbols)
+            if work:  # the arm is counted as any if's
+                add_into(acc, self.statement(child), factor)
+            else:
+                add_into(acc, self.entry(condition_value(cond), "if_cond"), factor)
+                if frac is None:
+                    self.notes.append(f"line {child.start_point[0] + 1}: early return on a non-guard condition: 1/2")
+            factor = factor * (1 - (HALF if frac is None else frac))
+            self.weight = saved * factor
+            self.conditions.append((cond, True))
         self.weight = saved
         del self.conditions[depth:]
         return acc

@@ -291,21 +291,12 @@ def _conjuncts(node, negated: bool) -> list:
     return [(node, negated)]
 
 
-def ends_in_return(node) -> bool:
-    """``if (c) { s1; ...; return; }`` without ``else``: the statements after it run only where ``c`` is false."""
+def early_exit(node) -> list | None:
+    """For ``if (c) return;`` or ``if (c) { s1; ...; return; }`` without ``else``: the statements before the
+    ``return`` (none for the first form), after which the enclosing block runs only where ``c`` is false;
+    None for any other statement."""
     if node.type != "if_statement" or node.child_by_field_name("alternative") is not None:
-        return False
+        return None
     body = node.child_by_field_name("consequence")
-    stmts = [c for c in body.named_children if c.type != "comment"] if body.type == "compound_statement" else []
-    return len(stmts) > 1 and stmts[-1].type == "return_statement"
-
-
-def is_early_return(node) -> bool:
-    """``if (c) return;`` (or ``{ return; }``) without ``else``."""
-    if node.type != "if_statement" or node.child_by_field_name("alternative") is not None:
-        return False
-    body = node.child_by_field_name("consequence")
-    if body.type == "compound_statement":
-        stmts = [c for c in body.named_children if c.type != "comment"]
-        return len(stmts) == 1 and stmts[0].type == "return_statement"
-    return body.type == "return_statement"
+    stmts = [c for c in body.named_children if c.type != "comment"] if body.type == "compound_statement" else [body]
+    return stmts[:-1] if stmts and stmts[-1].type == "return_statement" else None
