@@ -25,7 +25,9 @@ import pandas as pd
 
 def launches_of(dataset: Path) -> tuple[pd.DataFrame, dict[str, Path]]:
     """The ok rows of ``dataset`` and one source file per source id (written to a temporary folder)."""
-    rows = pd.concat([pd.read_parquet(p) for p in sorted(dataset.glob("launches-*.parquet"))], ignore_index=True)
+    from kgraph.data.harness.store import read_launches
+
+    rows = read_launches(dataset)  # the manifest's shards, bound computed from device.json
     rows = rows[rows.status == "ok"].reset_index(drop=True)
     sources = pd.read_parquet(dataset / "sources.parquet")
     folder = Path(tempfile.mkdtemp(prefix="kgraph_eval_"))

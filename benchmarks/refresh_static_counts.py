@@ -5,9 +5,9 @@ guarded triangular trips, docs/ANALYSIS.md), and rewrite the rows whose counts c
 
 For every ok row with ``counts_source == "static"``: the analysis at the row's launch (sizes and scalar
 arguments, global and local size; ``kgraph.data.harness.counts.static_counts``, as a campaign counts), and
-where a count differs, the new counts and the derived columns (``derive`` with the folder's roofline) go back
-through ``DatasetStore.update_rows`` (whole shards rewritten atomically; keys, row counts and the manifest
-unchanged). The footprint (not a static count there) is left as it was. Prints, per folder, the rows checked
+where a count differs, the new counts go back through ``DatasetStore.update_rows`` (whole shards rewritten
+atomically; keys, row counts and the manifest unchanged; the derived columns are not stored, readers compute
+them from the counts and the folder's roofline). The footprint (not a static count there) is left as it was. Prints, per folder, the rows checked
 and changed, and the kernels they belong to.
 """
 from __future__ import annotations
@@ -27,12 +27,11 @@ def main(argv=None) -> int:
 
     from kgraph.data.harness.columns import COUNT_COLUMNS
     from kgraph.data.harness.counts import static_counts
-    from kgraph.data.harness.derived import derive
-    from kgraph.data.harness.store import DatasetStore
+    from kgraph.data.harness.store import DatasetStore, read_launches
 
     for folder in map(Path, args.datasets):
         device = json.loads((folder / "device.json").read_text())
-        rows = pd.concat([pd.read_parquet(p) for p in sorted(folder.glob("launches-*.parquet"))], ignore_index=True)
+        rows = read_launches(folder)
         sources = pd.read_parquet(folder / "sources.parquet").set_index("source_id")
         todo = rows[(rows.status == "ok") & (rows.counts_source == "static")]
         updates, kernels = {}, set()
@@ -50,8 +49,7 @@ def main(argv=None) -> int:
             changed = {c: new[c] for c in COUNT_COLUMNS if c != "footprint_bytes" and new.get(c, -1) >= 0
                        and int(r[c]) != new[c]}
             if changed:
-                row = {**r, **changed}
-                updates[r["key"]] = {**changed, **derive(row, device["roofline"])}
+                updates[r["key"]] = changed
                 kernels.add(r["kernel_id"])
         print(f"{folder}: {len(todo)} static rows, {len(updates)} recounted "
               f"({', '.join(sorted(kernels)) or 'none'})")

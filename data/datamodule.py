@@ -52,8 +52,12 @@ def read_dataset(directory: str | Path) -> tuple[pd.DataFrame, pd.DataFrame, dic
     A folder with a ``manifest.json`` (every campaign's) is read through the dataset store: only its
     committed shards, each checked against the manifest, so an orphan or damaged shard is an
     :class:`~kgraph.errors.InputError` saying how to repair it (``kgraph dataset repair``), never a traceback
-    or silently extra rows. A folder without one (a hand-made table) is read shard by shard.
+    or silently extra rows; the columns computed on read (``columns.COMPUTED_ON_READ``: bandwidth, FLOP/s,
+    bound) come from the counts and ``device.json``'s roofline. A folder without one (a hand-made table) is
+    read shard by shard: the derived columns it has are its own, those it lacks are computed the same way
+    (:func:`~kgraph.data.harness.derived.with_derived`).
     """
+    from kgraph.data.harness.derived import with_derived
     from kgraph.data.harness.descriptor import load_descriptor
     from kgraph.data.harness.store import read_launches
 
@@ -66,7 +70,8 @@ def read_dataset(directory: str | Path) -> tuple[pd.DataFrame, pd.DataFrame, dic
     if (d / "manifest.json").is_file():
         launches = read_launches(d)
     else:
-        launches = pd.concat([pd.read_parquet(p) for p in shards], ignore_index=True)
+        launches = with_derived(pd.concat([pd.read_parquet(p) for p in shards], ignore_index=True),
+                                device["roofline"], absent_only=True)
     launches = launches[(launches["status"] == "ok") & (launches["median_time_ns"] > 0)]
     try:
         sources = pd.read_parquet(d / "sources.parquet")

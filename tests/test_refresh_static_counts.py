@@ -1,5 +1,5 @@
 """benchmarks/refresh_static_counts.py: rows whose static counts no longer match the analysis are recounted
-(with their derived columns), nothing else changes, --dry-run writes nothing, the folder stays valid."""
+(the derived columns follow on read), nothing else changes, --dry-run writes nothing, the folder stays valid."""
 from __future__ import annotations
 
 import shutil
@@ -8,13 +8,13 @@ from pathlib import Path
 import pandas as pd
 
 from benchmarks.refresh_static_counts import main
-from kgraph.data.harness.store import DatasetStore
+from kgraph.data.harness.store import DatasetStore, read_launches
 
 REPO = Path(__file__).resolve().parents[1]
 
 
 def rows(folder: Path) -> pd.DataFrame:
-    return pd.concat([pd.read_parquet(p) for p in sorted(folder.glob("launches-*.parquet"))], ignore_index=True)
+    return read_launches(folder)
 
 
 def test_stale_static_counts_are_recounted(tmp_path, capsys):

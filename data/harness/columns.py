@@ -2,6 +2,11 @@
 
 One place defines the columns of ``launches-*.parquet`` and ``sources.parquet`` (see
 ``docs/DATASETS.md``); the writer, the importer and the validator all read them from here.
+
+``LAUNCH_SCHEMA`` is a launch row as every reader returns it; a shard stores ``STORED_SCHEMA``, the same
+columns less ``COMPUTED_ON_READ`` (achieved bandwidth and FLOP/s, arithmetic intensity, utilisations and
+the bound class), which are pure functions of the stored columns and the folder's ``device.json`` roofline:
+:func:`kgraph.data.harness.derived.derive_frame` computes them on read.
 """
 from __future__ import annotations
 
@@ -38,6 +43,10 @@ LAUNCH_SCHEMA = pa.schema([
     ("harness_version", pa.string()), ("timestamp", pa.string()),
 ])
 LAUNCH_COLUMNS = tuple(LAUNCH_SCHEMA.names)
+#: the columns a reader computes from the stored ones and device.json's roofline (derived.derive_frame)
+COMPUTED_ON_READ = (*DERIVED_COLUMNS, "bound")
+#: what a ``launches-*.parquet`` shard stores: LAUNCH_SCHEMA without COMPUTED_ON_READ
+STORED_SCHEMA = pa.schema([f for f in LAUNCH_SCHEMA if f.name not in COMPUTED_ON_READ])
 
 SOURCE_SCHEMA = pa.schema([
     ("source_id", pa.string()), ("lang", pa.string()), ("kernel_id", pa.string()),

@@ -1,9 +1,19 @@
 """Derived targets of a launch row: achieved bandwidth and FLOP/s, arithmetic intensity, and the
 bound class against the device's measured roofline (definition in docs/DESIGN.md).
+
+They are pure functions of a row's stored columns and the folder's ``device.json`` roofline, so a shard
+does not store them (``columns.COMPUTED_ON_READ``): :func:`derive_frame` computes them for a whole frame
+on read (:func:`kgraph.data.harness.store_read.read_launches`), :func:`derive` for one row in flight
+(a campaign's journal line). The two have the same rules; ``tests/test_derived_on_read.py`` holds them
+to it.
 """
 from __future__ import annotations
 
+import math
+
 LATENCY_UTIL = 0.05  # below this on both axes, a launch is latency bound
+#: the counts the derived columns are computed from
+DERIVED_FROM = ("flops_fp32", "flops_fp64", "global_load_bytes", "global_store_bytes")
 
 
 def bound_class(bw_util: float, flop_util: float) -> str:
@@ -13,20 +23,26 @@ def bound_class(bw_util: float, flop_util: float) -> str:
     return "compute" if flop_util >= bw_util else "memory"
 
 
+def _missing(value) -> bool:
+    """None or NaN (a null read back through pandas)."""
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
 def derive(row: dict, roofline: dict) -> dict:
     """The derived columns of ``row`` (needs ``median_time_ns`` and counts; None when unknown).
 
     Achieved bandwidth counts the bytes the work-items load and store (``global_load_bytes +
     global_store_bytes``), in GB/s (bytes per ns); FLOP/s counts fp32 and fp64 FLOPs.
-    The FLOP peak is fp64's when the launch does more fp64 than fp32 FLOPs.
+    The FLOP peak is fp64's when the launch does more fp64 than fp32 FLOPs. A row that is not ok, has no
+    positive time, or a missing or negative (-1: unknown) count has none (all None).
     """
     out = {"achieved_bw_gbs": None, "achieved_gflops": None, "arithmetic_intensity": None,
            "bw_util": None, "flop_util": None, "bound": None}
     t = row.get("median_time_ns")
-    counts = [row.get(k) for k in ("flops_fp32", "flops_fp64", "global_load_bytes", "global_store_bytes")]
-    if row.get("status") != "ok" or not t or t <= 0 or any(c is None or c < 0 for c in counts):
+    counts = [row.get(k) for k in DERIVED_FROM]
+    if row.get("status") != "ok" or _missing(t) or not t or t <= 0 or any(_missing(c) or c < 0 for c in counts):
         return out
-    fp32, fp64, loads, stores = counts
+    fp32, fp64, loads, stores = (int(c) for c in counts)
     nbytes, flops = loads + stores, fp32 + fp64
     out["achieved_bw_gbs"] = nbytes / t
     out["achieved_gflops"] = flops / t
@@ -36,3 +52,88 @@ def derive(row: dict, roofline: dict) -> dict:
     out["flop_util"] = out["achieved_gflops"] / peak if peak > 0 else 0.0
     out["bound"] = bound_class(out["bw_util"], out["flop_util"])
     return out
+
+
+def derive_frame(frame, roofline: dict):
+    """:func:`derive` of every row of the pandas DataFrame ``frame``, vectorized: a DataFrame (same index)
+    of ``columns.COMPUTED_ON_READ``, float64 with NaN and ``bound`` as object with None where unknown.
+
+    Args:
+        frame: launch rows (``status``, ``median_time_ns`` and the counts of :data:`DERIVED_FROM`; an
+            absent column counts as missing); roofline: ``device.json``'s ``roofline``.
+    """
+    import numpy as np
+    import pandas as pd
+
+    n = len(frame)
+
+    def column(name) -> np.ndarray:
+        if name not in frame:
+            return np.full(n, np.nan)
+        return pd.to_numeric(frame[name], errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+
+    t = column("median_time_ns")
+    counts = [column(name) for name in DERIVED_FROM]
+    status = frame["status"].to_numpy(dtype=object) if "status" in frame else np.full(n, None, dtype=object)
+    valid = (status == "ok") & ~np.isnan(t) & (np.nan_to_num(t) > 0)
+    for c in counts:
+        valid &= ~np.isnan(c) & (np.nan_to_num(c) >= 0)
+    # integer sums, as derive adds Python ints: the same float for any count below 2**63
+    fp32, fp64, loads, stores = (np.where(valid, c, 0).astype(np.int64) for c in counts)
+    nbytes, flops = (loads + stores).astype(np.float64), (fp32 + fp64).astype(np.float64)
+    t = np.where(valid, t, 1.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        bw, gflops = nbytes / t, flops / t
+        intensity = np.where(nbytes > 0, flops / np.where(nbytes > 0, nbytes, 1.0), (flops > 0) * 1e9)
+        copy_bw = float(roofline["copy_bw_gbs"])
+        bw_util = bw / copy_bw if copy_bw > 0 else np.zeros(n)
+        peak = np.where(fp64 > fp32, float(roofline["fp64_gflops"]), float(roofline["fp32_gflops"]))
+        flop_util = np.where(peak > 0, gflops / np.where(peak > 0, peak, 1.0), 0.0)
+    bound = np.where((bw_util < LATENCY_UTIL) & (flop_util < LATENCY_UTIL), "latency",
+                     np.where(flop_util >= bw_util, "compute", "memory")).astype(object)
+    bound[~valid] = None
+    out = {"achieved_bw_gbs": bw, "achieved_gflops": gflops, "arithmetic_intensity": intensity,
+           "bw_util": bw_util, "flop_util": flop_util}
+    out = {name: np.where(valid, values, np.nan) for name, values in out.items()}
+    return pd.DataFrame({**out, "bound": bound}, index=frame.index)
+
+
+def with_derived(frame, roofline: dict | None, absent_only: bool = False):
+    """``frame`` with ``columns.COMPUTED_ON_READ`` set by :func:`derive_frame` (replacing any stored
+    values: one definition); unchanged (absent columns added as null) when ``roofline`` is None (no
+    usable ``device.json``).
+
+    Args:
+        frame: launch rows (a pandas DataFrame, changed in place and returned); roofline: the folder's.
+        absent_only: set only the columns ``frame`` lacks (a hand-made table's own values are kept).
+    """
+    from .columns import COMPUTED_ON_READ
+
+    names = [n for n in COMPUTED_ON_READ if n not in frame] if absent_only else list(COMPUTED_ON_READ)
+    if roofline is None:
+        for name in names:
+            if name not in frame:
+                frame[name] = None if name == "bound" else float("nan")
+        return frame
+    if names:
+        derived = derive_frame(frame, roofline)
+        for name in names:
+            frame[name] = derived[name]
+    return frame
+
+
+def folder_roofline(directory) -> dict | None:
+    """The ``roofline`` of the folder's ``device.json``; None when it is missing or not a valid descriptor
+    (``kgraph dataset validate`` reports that)."""
+    from pathlib import Path
+
+    from kgraph.errors import InputError
+
+    from .descriptor import load_descriptor
+
+    if not (Path(directory) / "device.json").is_file():
+        return None
+    try:
+        return load_descriptor(directory)["roofline"]
+    except InputError:
+        return None

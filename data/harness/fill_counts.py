@@ -22,7 +22,7 @@ counts: escape-time loops, CSR rows) could give. Counts are device independent, 
 Updates go through :meth:`DatasetStore.update_rows` (under the store's lock; each touched shard
 rewritten to a temporary name and renamed), in batches every few seconds, so a kill loses at most
 the last batch and a re-run resumes with the rows still missing. Derived columns (bandwidth,
-FLOP/s, bound) are recomputed for filled rows from the dataset's ``device.json``.
+FLOP/s, bound) are not stored: readers compute them from the new counts and the dataset's ``device.json``.
 """
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ from pathlib import Path
 
 from kgraph.errors import UsageError
 
-from .columns import COUNT_COLUMNS, DERIVED_COLUMNS, HARNESS_VERSION, source_id_of
+from .columns import COUNT_COLUMNS, HARNESS_VERSION, source_id_of
 from .count_donors import (GENERATION_REASONS, donor_matches, input_generation, missing_counts,
                            same_buffers_for_locals, workgroup_independent)
 
@@ -127,7 +127,6 @@ def fill_counts(opts: FillOptions) -> FillReport:
         if todo.empty:
             return report
         specs = {s.kernel_id: s for s in load_specs(opts.specs) if s.kernel_id in set(todo["kernel_id"])}
-        roofline = _roofline(directory)
         reasons: dict[str, str] = {}
         generation: dict[str, str | None] = {}
         for row in todo.itertuples(index=False):
@@ -157,7 +156,7 @@ def fill_counts(opts: FillOptions) -> FillReport:
                 filled[key] = values
                 by_source = report.from_donors.setdefault(donor, {})
                 by_source[values["counts_source"]] = by_source.get(values["counts_source"], 0) + 1
-            _commit(store, filled, rows, roofline)
+            _commit(store, filled)
 
         # 2. instrumented runs
         current = {}
@@ -171,7 +170,7 @@ def fill_counts(opts: FillOptions) -> FillReport:
             else:
                 current[key] = rows[key]
         if current and opts.device not in (None, "none") and opts.max_rows != 0 and opts.budget_s != 0:
-            _run_instrumented(opts, store, current, specs, roofline, report, reasons)
+            _run_instrumented(opts, store, current, specs, report, reasons)
         elif current:
             why = "no donor; instrumented runs not asked for" if opts.device in (None, "none") else \
                   "no donor; --max-rows 0 / --budget-s 0"
@@ -199,34 +198,14 @@ def fill_counts(opts: FillOptions) -> FillReport:
         store.close()
 
 
-def _roofline(directory: Path) -> dict | None:
-    if not (directory / "device.json").exists():
-        return None
-    from kgraph.errors import InputError
-
-    from .descriptor import load_descriptor
-    from .store import damaged
-
-    try:
-        return load_descriptor(directory)["roofline"]
-    except InputError as exc:
-        raise damaged(directory, f"device.json cannot be used ({exc})") from None
-
-
-def _commit(store, filled: dict, rows: dict, roofline) -> None:
-    """Write ``filled`` ({key: counts + counts_source}) and the rows' derived columns."""
+def _commit(store, filled: dict) -> None:
+    """Write ``filled`` ({key: counts + counts_source}); the derived columns are computed on read."""
     if not filled:
         return
-    from .derived import derive
-
     updates = {}
     for key, values in filled.items():
         update = {name: int(values[name]) for name in COUNT_COLUMNS}
         update["counts_source"] = values["counts_source"]
-        if roofline is not None:
-            merged = {**rows[key], **update}
-            derived = derive(merged, roofline)
-            update.update({name: derived[name] for name in (*DERIVED_COLUMNS, "bound")})
         updates[key] = update
     store.update_rows(updates)
 
@@ -240,7 +219,7 @@ def _config_of(row: dict):
                         tuple(int(row[f"l{d}"]) for d in range(dims)))
 
 
-def _run_instrumented(opts: FillOptions, store, rows: dict, specs: dict, roofline, report: FillReport,
+def _run_instrumented(opts: FillOptions, store, rows: dict, specs: dict, report: FillReport,
                       reasons: dict) -> None:
     """Count ``rows`` with the campaign worker in count-only mode, smallest launches first."""
     import math
@@ -339,10 +318,10 @@ def _run_instrumented(opts: FillOptions, store, rows: dict, specs: dict, rooflin
                 if in_flight is not None:
                     reasons[in_flight] = f"instrumented run on {info.device_id} crashed ({exc})"
             if pending and time.monotonic() - last_flush >= FLUSH_S:
-                _commit(store, pending, rows, roofline)
+                _commit(store, pending)
                 pending, last_flush = {}, time.monotonic()
     finally:
-        _commit(store, pending, rows, roofline)
+        _commit(store, pending)
         worker.close()
     report.run_s = time.monotonic() - start
 

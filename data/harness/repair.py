@@ -5,7 +5,8 @@ What it does, under the folder's lock (not while a campaign writes it):
 1. Every ``launches-NNNNN.parquet`` in the folder is read whole. An unreadable one (truncated,
    garbage), a symbolic link, or one without a ``key`` column is moved to ``damaged/``; rows whose
    key an earlier shard already holds are dropped from the later one (its original goes to
-   ``damaged/`` first). Nothing is ever deleted.
+   ``damaged/`` first; the rest is written without the columns computed on read,
+   ``columns.COMPUTED_ON_READ``). Nothing is ever deleted.
 2. ``manifest.json`` is written anew from the shards kept: their names and real row counts, and
    their keys. Failed kernels, size ceilings and the device id of the old manifest are kept when it
    can still be read; a manifest that cannot be read is moved to ``damaged/``. Entries naming files
@@ -29,8 +30,8 @@ from kgraph.errors import InputError, UsageError
 
 from .columns import HARNESS_VERSION
 from .store import (JOURNAL, MANIFEST, MANIFEST_FORMAT, SHARD_NAME, SOURCES, DatasetStore, atomic_write_bytes,
-                    write_parquet_atomic, check_manifest, move_aside, read_sources_table)
-from .store_files import _first_line, manifest_bytes
+                    check_manifest, move_aside, read_sources_table)
+from .store_files import _first_line, manifest_bytes, write_shard
 from .store_read import UNREADABLE, read_parquet
 
 
@@ -154,7 +155,7 @@ def _intact_shards(directory: Path, old: dict, done: list[str]) -> tuple[list[di
                 done.append(f"moved {path.name} to {moved}: every row of it is in an earlier shard")
                 continue
             table = table.take(pa.array(keep, type=pa.int64()))
-            write_parquet_atomic(table, path)
+            write_shard(table, path)
             done.append(f"{path.name}: {len(column) - len(keep)} duplicate row(s) dropped (original in {moved})")
             column = [column[i] for i in keep]
         seen.update(column)

@@ -22,13 +22,14 @@ import time
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 
 from kgraph.errors import InputError, UsageError
 
-from .columns import HARNESS_VERSION, LAUNCH_COLUMNS, LAUNCH_SCHEMA, SOURCE_SCHEMA
+from .columns import COMPUTED_ON_READ, HARNESS_VERSION, LAUNCH_COLUMNS, LAUNCH_SCHEMA, SOURCE_SCHEMA, STORED_SCHEMA
 from .store_files import (  # noqa: F401 - re-exported: defined there, imported from here by many modules
     DAMAGED, JOURNAL, MANIFEST, MANIFEST_FORMAT, SHARD_NAME, SOURCES, _first_line, _fsync_dir, atomic_write_bytes,
-    damaged, manifest_bytes, move_aside, repair_hint, write_parquet_atomic)
+    damaged, manifest_bytes, move_aside, repair_hint, write_parquet_atomic, write_shard)
 from .store_read import (  # noqa: F401 - re-exported: defined there, imported from here by many modules
     _shard_keys_or_none, _to_schema, check_manifest, check_shards, journal_entries, manifest_keys, read_launches,
     read_manifest, read_shard, read_sources, read_sources_table, shard_path)
@@ -212,8 +213,7 @@ class DatasetStore:
             index = max((int(SHARD_NAME.fullmatch(s["file"]).group(1)) for s in self.manifest["shards"]),
                         default=-1) + 1
             name = f"launches-{index:05d}.parquet"
-            table = pa.Table.from_pylist(self._pending, schema=LAUNCH_SCHEMA)
-            write_parquet_atomic(table, self.directory / name)
+            write_shard(pa.Table.from_pylist(self._pending, schema=STORED_SCHEMA), self.directory / name)
             self.manifest["shards"].append({"file": name, "rows": len(self._pending)})
         if self._new_sources:
             write_parquet_atomic(pa.Table.from_pylist(self._source_rows, schema=SOURCE_SCHEMA),
@@ -234,7 +234,9 @@ class DatasetStore:
         Pending journal rows are committed first; then every shard holding one of the keys is
         rewritten whole, to a temporary name and renamed over the old one (as a new shard is
         written), so a kill leaves each shard either all old or all new and the manifest (file
-        names, row counts, keys) stays true. Returns the number of rows changed."""
+        names, row counts, keys) stays true. A column computed on read (``columns.COMPUTED_ON_READ``) is
+        not stored: an update of one is skipped (the reader recomputes it from the updated counts), and a
+        rewritten shard of an older layout loses its stored copies. Returns the number of rows changed."""
         self.flush()
         left = dict(updates)
         changed = 0
@@ -247,7 +249,7 @@ class DatasetStore:
             if not hit:
                 continue
             table = read_shard(self.directory, shard["file"])
-            for name in sorted({name for i in hit for name in left[keys[i]]}):
+            for name in sorted({name for i in hit for name in left[keys[i]]} - set(COMPUTED_ON_READ)):
                 index = table.schema.get_field_index(name)
                 if index < 0:
                     raise InputError(f"{path}: no column {name!r} to update")
@@ -257,7 +259,7 @@ class DatasetStore:
                         values[i] = left[keys[i]][name]
                 field = table.schema.field(index)
                 table = table.set_column(index, field, pa.array(values, type=field.type))
-            write_parquet_atomic(table, path)
+            write_shard(table, path)
             changed += len(hit)
             for i in hit:
                 left.pop(keys[i], None)
@@ -284,8 +286,7 @@ class DatasetStore:
             removed += len(shard_keys) - len(keep)
             shard["rows"] = len(keep)
             # an emptied shard is first written empty: a kill before the manifest leaves no lost rows in it
-            write_parquet_atomic(read_shard(self.directory, shard["file"]).take(pa.array(keep, type=pa.int64())),
-                                  path)
+            write_shard(read_shard(self.directory, shard["file"]).take(pa.array(keep, type=pa.int64())), path)
             if not keep:
                 emptied.append(shard["file"])
         if not removed:
@@ -299,9 +300,12 @@ class DatasetStore:
         return removed
 
     def compact(self) -> tuple[int, int]:
-        """Rewrite the committed shards as one (rows in order, this harness's launch schema; older shards'
-        missing columns null, as every reader sees them): one file and one parquet footer instead of one per
-        flush. Returns ``(shards before, rows)``.
+        """Rewrite the committed shards as one (rows in order, this harness's stored schema,
+        ``columns.STORED_SCHEMA``; older shards' missing columns null, as every reader sees them, and their
+        stored copies of the columns computed on read dropped): one file and one parquet footer instead of
+        one per flush. A single shard is rewritten only when its columns are not the stored schema (a folder
+        of an older layout is migrated); an already compact folder is left as it is. Returns
+        ``(shards before, rows)``.
 
         The new shard is written first, then the manifest naming only it, then the old shards are deleted:
         a kill in between leaves shards the manifest does not list whose rows are all committed, which the
@@ -309,18 +313,23 @@ class DatasetStore:
         self.flush()
         old = [s["file"] for s in self.manifest["shards"]]
         rows = sum(s["rows"] for s in self.manifest["shards"])
-        if len(old) < 2:
+        if not old or (len(old) == 1 and self._stored_schema(old[0])):
             return len(old), rows
         tables = [read_shard(self.directory, name) for name in old]
-        table = pa.concat_tables([t if t.schema.names == LAUNCH_SCHEMA.names else _to_schema(t) for t in tables])
+        table = pa.concat_tables([t if t.schema.equals(STORED_SCHEMA) else _to_schema(t, STORED_SCHEMA)
+                                  for t in tables])
         name = f"launches-{max(int(SHARD_NAME.fullmatch(n).group(1)) for n in old) + 1:05d}.parquet"
-        write_parquet_atomic(table, self.directory / name)
+        write_shard(table, self.directory / name)
         self.manifest["shards"] = [{"file": name, "rows": table.num_rows}]
         atomic_write_bytes(self.directory / MANIFEST, manifest_bytes(self.manifest))
         for done in old:
             (self.directory / done).unlink(missing_ok=True)
         _fsync_dir(self.directory)
         return len(old), rows
+
+    def _stored_schema(self, name: str) -> bool:
+        """Whether shard ``name`` holds exactly the stored schema's columns and types (its footer only)."""
+        return pq.read_schema(shard_path(self.directory, name)).equals(STORED_SCHEMA)
 
     def close(self) -> None:
         self.flush()

@@ -4,7 +4,10 @@ Layout (``data/datasets/<device_id>/``)::
 
     manifest.json          shard list (file, rows), failed kernels, size ceilings (format 2; the committed keys
                            are those of the listed shards; format 1 also listed them, and is still read)
-    launches-NNNNN.parquet one row per launch (schema in columns.LAUNCH_SCHEMA), zstd
+    launches-NNNNN.parquet one row per launch (columns.STORED_SCHEMA), zstd; the columns computed from
+                           the stored ones and device.json's roofline (columns.COMPUTED_ON_READ: achieved
+                           bandwidth and FLOP/s, intensity, utilisations, bound) are not stored: readers
+                           compute them (derived.derive_frame) and return columns.LAUNCH_SCHEMA
     sources.parquet        each kernel source once (columns.SOURCE_SCHEMA)
     journal.jsonl          rows since the last shard, one JSON line each (write-ahead log)
     device.json            the device descriptor
@@ -87,6 +90,17 @@ def write_parquet_atomic(table: pa.Table, path: Path) -> None:
     os.replace(tmp, path)
     _fsync_dir(path.parent)
 
+
+def write_shard(table: pa.Table, path: Path) -> None:
+    """Write the launch shard ``table`` as :func:`write_parquet_atomic` does, without the columns computed
+    on read (``columns.COMPUTED_ON_READ``): every writer of ``launches-*.parquet`` goes through here.
+
+    Args:
+        table: launch rows (LAUNCH_SCHEMA, STORED_SCHEMA, or an older shard's columns); path: the shard.
+    """
+    from .columns import COMPUTED_ON_READ
+
+    write_parquet_atomic(table.drop_columns([n for n in COMPUTED_ON_READ if n in table.schema.names]), path)
 
 
 def _first_line(exc: Exception) -> str:

@@ -16,6 +16,7 @@ import pyarrow.parquet as pq
 from kgraph.errors import InputError
 
 from .columns import LAUNCH_SCHEMA, SOURCE_SCHEMA
+from .derived import folder_roofline, with_derived
 from .store_files import JOURNAL, MANIFEST, READ_FORMATS, SHARD_NAME, SOURCES, _first_line, damaged
 
 #: what reading a damaged parquet file raises (a column name that is not UTF-8: UnicodeDecodeError, a ValueError)
@@ -153,7 +154,10 @@ def check_shards(directory, manifest: dict) -> None:
 
 
 def read_launches(directory, check_rows: bool = True):
-    """All committed launch rows of a dataset folder as a pandas DataFrame (manifest's shards).
+    """All committed launch rows of a dataset folder as a pandas DataFrame (manifest's shards), with
+    LAUNCH_SCHEMA's columns: the ones computed on read (``columns.COMPUTED_ON_READ``) from the folder's
+    ``device.json`` roofline (:func:`~kgraph.data.harness.derived.with_derived`; without a usable
+    ``device.json`` they are what an old shard stored, else null).
 
     Args:
         directory: the dataset folder.
@@ -175,19 +179,21 @@ def read_launches(directory, check_rows: bool = True):
         tables.append(table)
     if not tables:
         return LAUNCH_SCHEMA.empty_table().to_pandas()
-    # shards of older harness versions lack newer columns: unify to LAUNCH_SCHEMA (nulls there)
+    # shards store STORED_SCHEMA, those of older harness versions lack newer columns or still hold the
+    # derived ones: unify to LAUNCH_SCHEMA (nulls there), then compute the derived columns (one definition)
     try:
         tables = [t if t.schema.names == LAUNCH_SCHEMA.names else _to_schema(t) for t in tables]
     except (pa.ArrowException, ValueError) as exc:
         raise damaged(directory, f"a shard's columns do not convert to the launch schema ({_first_line(exc)})") from None
-    return pa.concat_tables(tables).to_pandas() if len(tables) > 1 else tables[0].to_pandas()
+    frame = pa.concat_tables(tables).to_pandas() if len(tables) > 1 else tables[0].to_pandas()
+    return with_derived(frame, folder_roofline(directory))
 
 
-def _to_schema(table):
-    """``table`` with LAUNCH_SCHEMA's columns in order, absent ones all null."""
+def _to_schema(table, schema=LAUNCH_SCHEMA):
+    """``table`` with ``schema``'s columns in order (LAUNCH_SCHEMA's unless given), absent ones all null."""
     columns = [table.column(f.name).cast(f.type) if f.name in table.schema.names
-               else pa.nulls(table.num_rows, f.type) for f in LAUNCH_SCHEMA]
-    return pa.Table.from_arrays(columns, schema=LAUNCH_SCHEMA)
+               else pa.nulls(table.num_rows, f.type) for f in schema]
+    return pa.Table.from_arrays(columns, schema=schema)
 
 
 def read_sources_table(directory) -> pa.Table:

@@ -3,7 +3,10 @@
 * every column of ``columns.LAUNCH_SCHEMA`` is present; keys are unique;
 * statuses are known; no NaN or infinity in any numeric column;
 * ok rows: positive ``min <= median <= max`` times, ``cv >= 0``, ``repeats >= 1``, counts known
-  (>= 0, with a ``counts_source``), derived columns present and a known bound class;
+  (>= 0, with a ``counts_source``), derived columns present and a known bound class (computed on read
+  from the counts and ``device.json``, ``columns.COMPUTED_ON_READ``);
+* a shard of the older layout that still stores derived columns stores the values computed on read
+  (else ``device.json`` or the shard changed since the rows were measured; readers use the computed ones);
 * every ``source_id`` is in ``sources.parquet``; the manifest's keys are the shards' keys.
 
 Before the rows, the folder itself (:func:`folder_problems`): a readable manifest whose shard names
@@ -19,9 +22,11 @@ from pathlib import Path
 
 from kgraph.errors import InputError
 
-from .columns import BOUND_CLASSES, COUNT_COLUMNS, DERIVED_COLUMNS, LAUNCH_COLUMNS, STATUSES
+from .columns import BOUND_CLASSES, COMPUTED_ON_READ, COUNT_COLUMNS, DERIVED_COLUMNS, LAUNCH_COLUMNS, STATUSES
+from .derived import folder_roofline
 from .store import (MANIFEST, SHARD_NAME, journal_entries, read_launches, read_manifest, read_shard,
                     read_sources, repair_hint)
+from .store_read import UNREADABLE, shard_path
 
 MAX_LISTED = 20  # problems of one kind listed by key; the rest are counted
 
@@ -70,6 +75,11 @@ def validate_dataset(directory) -> list[str]:
         report("ok row with unknown bound class", ok["key"][~ok["bound"].isin(BOUND_CLASSES)])
     for column in ("median_time_ns", "min_time_ns", "max_time_ns"):
         report(f"negative {column}", df["key"][df[column] < 0])
+    if folder_roofline(directory) is not None:
+        for column, keys in stale_stored_derived(directory, df).items():
+            report(f"stored {column} differs from the one computed from device.json (a shard of the older "
+                   f"layout; readers use the computed one; `kgraph dataset compact {directory}` drops the "
+                   f"stored copy)", keys)
     try:
         sources = read_sources(directory)
     except InputError:  # reported by folder_problems
@@ -81,6 +91,43 @@ def validate_dataset(directory) -> list[str]:
         problems.append(f"manifest lists {len(set(manifest['keys']))} keys, shards hold {df['key'].nunique()}; "
                         f"{repair_hint(directory)}")
     return problems
+
+
+def stale_stored_derived(directory, df) -> dict[str, list]:
+    """``{column: keys}`` of rows whose shard still stores a column computed on read
+    (``columns.COMPUTED_ON_READ``, the layout before they were computed on read) with a value other than
+    the computed one in ``df`` (:func:`read_launches`; floats to a relative 1e-9, NaN equal to NaN).
+
+    Args:
+        directory: the dataset folder; df: its launches as read.
+    """
+    import numpy as np
+    import pandas as pd
+    import pyarrow.parquet as pq
+
+    computed = df.drop_duplicates("key").set_index("key")
+    out: dict[str, list] = {}
+    for entry in read_manifest(directory)["shards"]:
+        try:
+            names = pq.read_schema(shard_path(directory, entry["file"])).names  # the footer only
+        except UNREADABLE:
+            continue  # reported by folder_problems
+        stored_names = [n for n in COMPUTED_ON_READ if n in names]
+        if not stored_names:
+            continue
+        stored = read_shard(directory, entry["file"], columns=["key", *stored_names]).to_pandas()
+        stored = stored[stored["key"].isin(computed.index)].set_index("key")
+        for name in stored_names:
+            mine, theirs = stored[name], computed.loc[stored.index, name]
+            if name == "bound":
+                same = mine.where(mine.notna(), None).to_numpy(dtype=object) == \
+                    theirs.where(theirs.notna(), None).to_numpy(dtype=object)
+            else:
+                a, b = pd.to_numeric(mine, errors="coerce").to_numpy(float), theirs.to_numpy(float)
+                same = (np.isnan(a) & np.isnan(b)) | np.isclose(a, b, rtol=1e-9, atol=0.0)
+            if not same.all():
+                out.setdefault(name, []).extend(stored.index[~same].tolist())
+    return out
 
 
 def folder_problems(directory) -> tuple[list[str], list[str]]:
