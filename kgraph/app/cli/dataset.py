@@ -30,6 +30,10 @@ def add_arguments(parser) -> None:
     p.add_argument("file", help="CSV or parquet: source, kernel_name, global, [local], [arguments], device, time_*")
     p.add_argument("--out", required=True, help="dataset folder to write")
     p.add_argument("--descriptor", help="device.json of the device, to compute the derived targets")
+    p = sub.add_parser("merge", help="copy the rows of folders of the same device into another (keys it lacks; "
+                                     "its device.json is kept)")
+    p.add_argument("dirs", nargs="+", help="dataset folders to copy from")
+    p.add_argument("--into", required=True, help="dataset folder to copy into (must exist)")
     p = sub.add_parser("describe", help="counts per family/status and CV distribution per runtime decade")
     p.add_argument("dirs", nargs="+", help="dataset folders")
     p.add_argument("--json", action="store_true", help="print JSON instead of markdown")
@@ -37,8 +41,8 @@ def add_arguments(parser) -> None:
 
 def run(args) -> int:
     if args.action is None:
-        raise UsageError("dataset: choose an action: campaign, validate, repair, compact, fill-counts, import or "
-                         "describe")
+        raise UsageError("dataset: choose an action: campaign, validate, repair, compact, fill-counts, import, "
+                         "merge or describe")
     if args.action == "campaign":
         from kgraph.data.harness import campaign
 
@@ -73,6 +77,12 @@ def run(args) -> int:
 
         report = fill_counts(options_from_args(args))
         for line in report.lines():
+            print(line)
+        return 0
+    if args.action == "merge":
+        from kgraph.data.harness.merge import merge_datasets
+
+        for line in merge_datasets(args.into, args.dirs):
             print(line)
         return 0
     if args.action == "import":
