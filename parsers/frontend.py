@@ -10,7 +10,7 @@ import threading
 
 import tree_sitter as ts
 
-from kgraph.parsers import calls, limits, preprocessor
+from kgraph.parsers import calls, casts, limits, preprocessor
 from kgraph.parsers.constexpr import literal_fits
 from kgraph.parsers.declarations import return_type, to_param
 from kgraph.parsers.diagnostics import position, syntax_diagnostics
@@ -74,6 +74,12 @@ def parse_source(text: str, lang: str | None = None, filename: str = "<string>",
     if source.startswith(_BOM):
         source = b"   " + source[3:]
     tree = _parser(dialect).parse(source)
+    for _ in range(casts.MAX_PASSES):  # `(gi * (K)) + q` read as a cast: blank the inner parentheses, again
+        parens = casts.expression_parens(dialect, tree.root_node)
+        if not parens:
+            break
+        source = casts.blank(source, parens)
+        tree = _parser(dialect).parse(source)
     root = tree.root_node
     limits.check_tree(root, filename, original)  # syntax depth and size: before any query walks the tree
     unit = TranslationUnit(filename=filename, lang=lang, dialect=dialect, text=text, source=source, tree=tree)

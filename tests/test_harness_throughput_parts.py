@@ -109,14 +109,14 @@ def test_runner_counts_instrumented_on_its_own_buffers(cl_env, tmp_path, monkeyp
     assert {"build (from source)", "check", "inputs (device)", "timing", "counts (build)", "counts (run)"} <= set(phases)
     assert row["launches_per_sample"] >= 1 and row["repeats"] >= 3
     # the same launch with instrumentation capped out: no counts from the worker, static ones in the
-    # supervisor (no footprint statically)
+    # supervisor (the footprint too, where the static analysis is exact: equal to the instrumented one)
     cache = CountCache("auto", max_instrumented_time_s=0.0)
     capped = KernelRunner(ctx, queue, "pocl-test", spec, TimingPolicy(max_repeats=5, time_cap_s=0.01), counts=cache)
     capped.build()
     row = next(iter(capped.measure([config])))
     assert row["counts_source"] is None and row["flops_fp32"] == -1
     values, source = cache.static(spec, config)
-    assert source == "static" and values["footprint_bytes"] == -1
+    assert source == "static" and values["footprint_bytes"] == 8 * n
     assert (values["flops_fp32"], values["global_load_bytes"], values["global_store_bytes"]) == (2 * n, 8 * n, 4 * n)
 
 

@@ -114,24 +114,32 @@ def _static_counts(spec, config) -> dict:
 
 @functools.lru_cache(maxsize=1024)
 def _analysis_of(source: str, lang: str, kernel_name: str):
-    """The static analysis of one kernel (parsed and analysed once per process; no graph built)."""
+    """``(analysis, static footprint or None)`` of one kernel, parsed and analysed once per process (no graph
+    built); the footprint is compiled from the same analysis (:mod:`kgraph.analysis.footprint`)."""
     from kgraph.analysis import analyze
+    from kgraph.analysis.footprint import static_footprint
     from kgraph.parsers import parse_source
 
     unit = parse_source(source, lang, filename=f"<{kernel_name}>")
     function = unit.function(kernel_name)
     if function is None or not function.is_kernel:
         raise LookupError(f"no kernel {kernel_name} in the parsed source")
-    return analyze(function, unit)
+    analysis = analyze(function, unit)
+    try:
+        footprint = static_footprint(function, unit, analysis)
+    except Exception:  # noqa: BLE001 - no static footprint: the row's stays unknown
+        footprint = None
+    return analysis, footprint
 
 
 def static_counts(source: str, lang: str, kernel_name: str, scalars: dict, global_size, local_size) -> dict:
     """Whole-launch counts from ``kgraph.analysis`` (per work-item counts x work-items).
 
-    ``scalars`` gives the kernel's scalar arguments (and any other names the counts use).
-    The footprint is not known statically and stays -1. Raises when the analysis cannot.
+    ``scalars`` gives the kernel's scalar arguments (and any other names the counts use). The footprint is
+    the static one where the analysis marks it exact (as ``kgraph estimate`` uses it: the training rows'
+    DRAM floors then match the ones the estimate path computes), else -1. Raises when the analysis cannot.
     """
-    analysis = _analysis_of(source, lang, kernel_name)
+    analysis, footprint = _analysis_of(source, lang, kernel_name)
     env = {k: float(v) for k, v in scalars.items()}
     for d in range(3):
         g = int(global_size[d]) if d < len(global_size) else 1
@@ -143,4 +151,7 @@ def static_counts(source: str, lang: str, kernel_name: str, scalars: dict, globa
     for name in COUNT_COLUMNS:
         if name in per_item and per_item[name] is not None and name != "footprint_bytes":
             out[name] = int(round(float(per_item[name]) * items))
+    fp = footprint.evaluate(env) if footprint is not None else None
+    if fp is not None and fp.exact and fp.total_bytes is not None:
+        out["footprint_bytes"] = int(round(float(fp.total_bytes)))
     return out
