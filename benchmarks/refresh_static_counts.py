@@ -1,5 +1,6 @@
 """Recount the rows whose counts came from the static analysis, after a fix of the analysis (2026-11-26:
-guarded triangular trips, docs/ANALYSIS.md), and rewrite the rows whose counts changed.
+guarded triangular trips, docs/ANALYSIS.md; 2026-11-27: casts read for products, exact static footprints),
+and rewrite the rows whose counts changed.
 
     python -m benchmarks.refresh_static_counts data/datasets/pocl-skylake-avx512-intel-xeon ... [--dry-run]
 
@@ -7,8 +8,9 @@ For every ok row with ``counts_source == "static"``: the analysis at the row's l
 arguments, global and local size; ``kgraph.data.harness.counts.static_counts``, as a campaign counts), and
 where a count differs, the new counts go back through ``DatasetStore.update_rows`` (whole shards rewritten
 atomically; keys, row counts and the manifest unchanged; the derived columns are not stored, readers compute
-them from the counts and the folder's roofline). The footprint (not a static count there) is left as it was. Prints, per folder, the rows checked
-and changed, and the kernels they belong to.
+them from the counts and the folder's roofline). The footprint is written where the static analysis marks it
+exact (as a campaign's static counts carry it since 2026-11-27); an inexact one leaves the row's as it was.
+Prints, per folder, the rows checked and changed, and the kernels they belong to.
 """
 from __future__ import annotations
 
@@ -46,8 +48,7 @@ def main(argv=None) -> int:
             except Exception as exc:  # noqa: BLE001 - a row the analysis cannot count keeps its counts
                 print(f"  {r['kernel_id']}: not recounted ({type(exc).__name__}: {str(exc)[:80]})", file=sys.stderr)
                 continue
-            changed = {c: new[c] for c in COUNT_COLUMNS if c != "footprint_bytes" and new.get(c, -1) >= 0
-                       and int(r[c]) != new[c]}
+            changed = {c: new[c] for c in COUNT_COLUMNS if new.get(c, -1) >= 0 and int(r[c]) != new[c]}
             if changed:
                 updates[r["key"]] = changed
                 kernels.add(r["kernel_id"])
