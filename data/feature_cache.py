@@ -17,13 +17,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-#: launch columns the features read
-FEATURE_COLUMNS = ("device_id", "source_id", "kernel_name", "dims", "g0", "g1", "g2", "l0", "l1", "l2", "args",
-                   "footprint_bytes")
+#: launch columns the features read (not the measured footprint: the floors take the static one)
+FEATURE_COLUMNS = ("device_id", "source_id", "kernel_name", "dims", "g0", "g1", "g2", "l0", "l1", "l2", "args")
 #: modules whose code decides the features (their package folders are hashed whole)
 CODE_PACKAGES = ("kgraph.parsers", "kgraph.analysis")
-CODE_MODULES = ("kgraph.data.features", "kgraph.data.floors", "kgraph.count_keys", "kgraph.graphs",
-                "kgraph.data.harness.descriptor")
+CODE_MODULES = ("kgraph.data.features", "kgraph.data.floors", "kgraph.data.static_footprint", "kgraph.count_keys",
+                "kgraph.graphs", "kgraph.data.harness.descriptor")
 
 
 def code_fingerprint() -> str:

@@ -132,13 +132,6 @@ def feature_exprs(analysis) -> list:
     return count_exprs(analysis) + traffic_exprs(analysis)
 
 
-def compile_static_counts(source: str, lang: str, kernel_name: str) -> Callable[[dict], np.ndarray] | None:
-    """:func:`compile_counts` of kernel ``kernel_name`` of ``source`` (parsed and analysed here), or None
-    when the kernel does not parse or has no analysis."""
-    graph = _graph_of(source, lang, kernel_name)
-    return None if graph is None else compile_counts(graph.analysis)
-
-
 def _graph_of(source: str, lang: str, kernel_name: str):
     """The ``KernelGraph`` (with its analysis) of kernel ``kernel_name`` of ``source``, parsed here; None when
     the source does not parse or has no such kernel."""
@@ -313,23 +306,28 @@ def static_block(evaluate: Callable[[dict], np.ndarray] | None, env: dict[str, n
     return static, work, traffic_cols
 
 
-def _static_block_of_source(task: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """:func:`static_block` of ``(source, lang, kernel_name, env, items)``: parsed and analysed here (a pool
-    worker's unit of work)."""
-    source, lang, kernel_name, env, items = task
-    return static_block(compile_static_counts(source, lang, kernel_name), env, items)
+def _static_block_of_source(task: tuple) -> tuple:
+    """``(static_block, exact static footprints)`` of ``(source, lang, kernel_name, env, items)``, parsed and
+    analysed here once for both (a pool worker's unit of work)."""
+    from kgraph.data.static_footprint import exact_footprints
+
+    graph = _graph_of(*task[:3])
+    env, items = task[3:]
+    return (static_block(None if graph is None else compile_counts(graph.analysis), env, items),
+            exact_footprints(graph, env))
 
 
 def _static_blocks(cols: dict, sources, items: np.ndarray, args: list[dict]):
-    """``(row indices, static_block)`` of each kernel of the rows ``cols`` (:func:`_columns_of`): from the
-    ``analysis`` column when the caller has one, else each source of ``sources`` (DataFrame or
-    :class:`LaunchColumns`) analysed once, on a process pool when there are many kernels. ``args``:
-    :func:`_args_of` of the rows."""
+    """``(row indices, static_block, footprints)`` of each kernel of the rows ``cols`` (:func:`_columns_of`):
+    from the ``analysis`` column when the caller has one (footprints None: the caller passes its exact static
+    ones as ``footprint_bytes``), else each source of ``sources`` (DataFrame or :class:`LaunchColumns`) analysed
+    once, on a process pool when there are many kernels, with the exact static footprints
+    (:mod:`kgraph.data.static_footprint`). ``args``: :func:`_args_of` of the rows."""
     groups = list(_groups(cols["source_id"], cols["kernel_name"]).items())
     if "analysis" in cols:
         for _, idx in groups:
             evaluate = compile_counts(cols["analysis"][idx[0]])
-            yield idx, static_block(evaluate, _launch_env(cols, idx, [args[i] for i in idx]), items[idx])
+            yield idx, static_block(evaluate, _launch_env(cols, idx, [args[i] for i in idx]), items[idx]), None
         return
     from kgraph.data.pool import parallel_map
 
@@ -338,7 +336,8 @@ def _static_blocks(cols: dict, sources, items: np.ndarray, args: list[dict]):
         by_source.setdefault(sid, (text, lang))
     tasks = [(*by_source[sid], name, _launch_env(cols, idx, [args[i] for i in idx]), items[idx])
              for (sid, name), idx in groups]
-    yield from zip((idx for _, idx in groups), parallel_map(_static_block_of_source, tasks))
+    for (_, idx), (block, footprints) in zip(groups, parallel_map(_static_block_of_source, tasks)):
+        yield idx, block, footprints
 
 
 # ------------------------------------------------------------------------------------- features
@@ -348,9 +347,9 @@ def to_launch_features(launches: "pd.DataFrame | LaunchColumns", sources: "pd.Da
 
     Args:
         launches: launch rows (a DataFrame or :class:`LaunchColumns`: ``LAUNCH_COLUMNS``, ``args`` as
-            JSON text or dicts), optionally ``footprint_bytes`` and ``analysis``: the kernel's
-            ``KernelAnalysis`` (None when it has none), which a caller holding the kernel's graph passes
-            down so the source is not parsed and analysed again.
+            JSON text or dicts), optionally ``analysis``: the kernel's ``KernelAnalysis`` (None when it has
+            none), which a caller holding the kernel's graph passes down with the launches' exact static
+            ``footprint_bytes`` (NaN elsewhere), so the source is not parsed and analysed again.
         sources: rows of sources.parquet (``source_id, lang, source``) covering every launch (read only
             for launches without ``analysis``).
         devices: device_id -> device.json descriptor.
@@ -384,10 +383,14 @@ def to_launch_features(launches: "pd.DataFrame | LaunchColumns", sources: "pd.Da
     static = np.zeros((n, len(STATIC_FEATURES)))
     work = np.full((n, 2), np.nan)  # total fp32 and fp64 FLOPs (for the floors)
     traffic = np.zeros((n, len(TRAFFIC_FEATURES)))
-    for idx, block in _static_blocks(cols, sources, items, given):
+    # the DRAM floor's footprint: the exact static one on both paths (a training row's measured one is a target)
+    footprint = np.asarray(cols.get("footprint_bytes", np.full(n, np.nan)) if "analysis" in cols else np.full(n, np.nan),
+                           np.float64)
+    for idx, block, exact in _static_blocks(cols, sources, items, given):
         if block is not None:
             static[idx], work[idx], traffic[idx] = block
-    footprint = cols["footprint_bytes"] if "footprint_bytes" in cols else np.full(n, np.nan)
+        if exact is not None:
+            footprint[idx] = exact
     floors = floors_ns(work[:, 0], work[:, 1], np.where(footprint >= 0, footprint, np.nan),
                        rates_of_rows(cols["device_id"], devices))
     return np.concatenate([hw, launch, static, log_floors(floors), traffic], axis=1).astype(np.float32)

@@ -14,7 +14,7 @@ import pytest
 import kgraph
 from kgraph.app.static_checks import (coverage_warnings, coverage_warnings_many, kernel_facts, static_counts,
                                       static_counts_many)
-from kgraph.data.features import compile_counts, compile_static_counts, to_launch_features
+from kgraph.data.features import compile_counts, to_launch_features
 from kgraph.models.launches import kernel_footprint, kernels_of, make_launch, static_footprints, to_tables
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -108,13 +108,19 @@ def test_batch_checks_equal_one_launch_checks(path, kernel, launches):
 
 def test_dataset_rows_without_analysis_still_parse_the_source():
     source = open(SAXPY).read()
-    rows = pd.DataFrame([{"device_id": "d", "source_id": "s", "kernel_name": "saxpy", "dims": 1, "g0": 4096,
-                          "g1": 1, "g2": 1, "l0": 256, "l1": 1, "l2": 1, "args": '{"n": 4096, "a": 2.0}'}])
+    n = 1 << 25  # 256 MiB touched: beyond any cache, so the DRAM floor shows in the features
+    rows = pd.DataFrame([{"device_id": "d", "source_id": "s", "kernel_name": "saxpy", "dims": 1, "g0": n,
+                          "g1": 1, "g2": 1, "l0": 256, "l1": 1, "l2": 1, "args": f'{{"n": {n}, "a": 2.0}}'}])
     sources = pd.DataFrame([{"source_id": "s", "lang": "opencl", "source": source}])
     x = to_launch_features(rows, sources, {"d": DEVICE})
     graph = kgraph.from_source(source, "opencl")[0]
-    y = to_launch_features(rows.assign(analysis=[graph.analysis]), sources, {"d": DEVICE})
-    assert np.array_equal(x, y) and compile_static_counts(source, "opencl", "saxpy") is not None
+    # the estimate path passes the analysis and the exact static footprint (n * 4 bytes * 2 buffers);
+    # the text path computes the same footprint, and ignores a measured one (a target, not a floor input)
+    given = rows.assign(analysis=[graph.analysis], footprint_bytes=[2 * 4 * float(n)])
+    y = to_launch_features(given, sources, {"d": DEVICE})
+    z = to_launch_features(rows.assign(footprint_bytes=[123.0]), sources, {"d": DEVICE})
+    assert np.array_equal(x, y) and np.array_equal(x, z)
+    assert not np.array_equal(x, to_launch_features(rows.assign(analysis=[graph.analysis]), sources, {"d": DEVICE}))
 
 
 def test_a_model_keeps_the_kernels_of_a_file_until_it_changes(counted, tmp_path):
