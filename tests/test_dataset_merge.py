@@ -56,3 +56,18 @@ def test_merge_refuses_another_device_and_itself(tmp_path):
     with pytest.raises(InputError):
         merge_datasets(tmp_path / "missing", [other])
     assert len(read_launches(dst)) == 1
+
+
+def test_cli_merge_and_its_misuse(tmp_path, capsys):
+    from kgraph.app.cli.main import main
+
+    dst = _folder(tmp_path / "dst", "dev", [1])
+    src = _folder(tmp_path / "src", "dev", [2])
+    assert main(["dataset", "merge", str(src), "--into", str(dst)]) == 0
+    assert "1 of 1 row(s) added" in capsys.readouterr().out
+    other = _folder(tmp_path / "other", "gpu", [3])
+    assert main(["dataset", "merge", str(other), "--into", str(dst)]) == 2
+    assert "only folders of one device are merged" in capsys.readouterr().err
+    assert main(["dataset", "merge", str(src), "--into", str(tmp_path / "none")]) != 0
+    assert "not a dataset folder" in capsys.readouterr().err
+    assert not (tmp_path / "none").exists() and len(read_launches(dst)) == 2
