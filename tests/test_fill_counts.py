@@ -229,3 +229,23 @@ def test_drop_irreproducible_then_campaign_measures_again(measured, spec_file, t
     again = read_launches(target)
     assert sorted(again.key) == sorted(truth.key)
     assert (again.set_index("key").loc[lost, "counts_source"] == "instrumented").all()
+
+
+def test_recount_instrumented_rows_writes_back_only_what_changed(measured, spec_file, tmp_path, capsys):
+    """benchmarks/recount_instrumented.py: instrumented rows of the named kernels are counted again in a
+    copy; the folder gets only the columns that differ (an int_ops an old front end got wrong)."""
+    from benchmarks.recount_instrumented import main as recount
+    from kgraph.data.harness.store import DatasetStore, read_launches
+
+    folder = tmp_path / "ds"
+    shutil.copytree(measured, folder)
+    before = read_launches(folder).set_index("key")
+    key = before[before.kernel_id == "t.escape"].index[0]
+    with DatasetStore(folder) as store:
+        store.update_rows({key: {"int_ops": 7}})
+    (tmp_path / "kernels.txt").write_text("t.escape\n")
+    assert recount([str(folder), "--kernels", str(tmp_path / "kernels.txt"), "--specs", f"{spec_file}:specs",
+                    "--budget-s", "120"]) == 0
+    assert "1 changed (int_ops)" in capsys.readouterr().out
+    after = read_launches(folder).set_index("key").loc[before.index]
+    assert after[COUNTS].equals(before[COUNTS]) and (after.counts_source == before.counts_source).all()
