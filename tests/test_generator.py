@@ -52,6 +52,20 @@ def test_families_group_kernels():
     assert all(s.family == RECIPES[s.kernel_id].family for s in SPECS)
 
 
+def test_specs_from_env_filters_families_keeping_ids(monkeypatch):
+    from kgraph.data.generator import specs_from_env
+
+    monkeypatch.setenv("KGRAPH_GENERATOR_COUNT", str(COUNT))
+    monkeypatch.setenv("KGRAPH_GENERATOR_SEED", str(SEED))
+    monkeypatch.setenv("KGRAPH_GENERATOR_FAMILIES", " generated.regblock-*, generated.tile-* ,")
+    picked = specs_from_env()
+    want = [s for s in SPECS if s.family.startswith(("generated.regblock-", "generated.tile-"))]
+    assert picked and [s.kernel_id for s in picked] == [s.kernel_id for s in want]
+    assert [s.source for s in picked] == [s.source for s in want]
+    monkeypatch.setenv("KGRAPH_GENERATOR_FAMILIES", "")
+    assert [s.kernel_id for s in specs_from_env()] == [s.kernel_id for s in SPECS]
+
+
 @pytest.mark.parametrize("spec", SPECS[:120], ids=lambda s: s.kernel_id)
 def test_spec_invariants(spec):
     assert json.loads(json.dumps(spec.to_json())) == spec.to_json()

@@ -46,7 +46,15 @@ __all__ = ["specs", "generate"]
 def specs_from_env() -> list[KernelSpec]:
     """:func:`specs` with ``count`` and ``seed`` from ``KGRAPH_GENERATOR_COUNT`` / ``KGRAPH_GENERATOR_SEED``
     (defaults 3000 and 0): a campaign measures a prefix of the generated space with
-    ``--specs kgraph.data.generator:specs_from_env`` (its worker processes read the same environment)."""
+    ``--specs kgraph.data.generator:specs_from_env`` (its worker processes read the same environment).
+
+    ``KGRAPH_GENERATOR_FAMILIES`` (comma-separated shell patterns on the family, e.g.
+    ``generated.regblock-*,generated.tile-*``) keeps the kernels of matching families only: a campaign aimed
+    at what a device's data lacks (the Xeon's compute-dense kernels, BENCHMARKS section 38). Ids stay those of
+    the unfiltered list, so ``fill-counts`` without the filter finds the same kernels."""
+    import fnmatch
     import os
 
-    return specs(int(os.environ.get("KGRAPH_GENERATOR_COUNT", "3000")), int(os.environ.get("KGRAPH_GENERATOR_SEED", "0")))
+    out = specs(int(os.environ.get("KGRAPH_GENERATOR_COUNT", "3000")), int(os.environ.get("KGRAPH_GENERATOR_SEED", "0")))
+    patterns = [p.strip() for p in os.environ.get("KGRAPH_GENERATOR_FAMILIES", "").split(",") if p.strip()]
+    return [s for s in out if any(fnmatch.fnmatchcase(s.family, p) for p in patterns)] if patterns else out
