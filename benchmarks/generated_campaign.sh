@@ -12,7 +12,11 @@
 set -u
 OUT=${OUT:-out/generated_campaign}; mkdir -p "$OUT"
 BUDGET_S=${BUDGET_S:-480}
-GPU_DS=${GPU_DS:-data/datasets/generated-nvidia-h200}
+# the GPU folder follows the GPU that came (a call may get an H100 while one is held, whatever kind it names:
+# session 8's call 3 measured nothing, the H200 folder refusing H100 rows)
+GPU_NAME=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1)
+case "$GPU_NAME" in *H100*) GPU_KIND=h100 ;; *) GPU_KIND=h200 ;; esac
+GPU_DS=${GPU_DS:-data/datasets/generated-nvidia-$GPU_KIND}
 CPU_DS=${CPU_DS-data/datasets/generated-pocl-xeon}
 export PYTHONUNBUFFERED=1 PYTHONWARNINGS=ignore
 SPECS=kgraph.data.generator:specs_from_env
