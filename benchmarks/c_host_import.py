@@ -12,8 +12,9 @@ same device id, and a campaign on the GPU host resumed into the dev box's commit
 machine — the folder's own when it was measured there (its ``per_core`` caches differ from the other
 machine's), else the k = 1 one rebuilt from that machine's one-core micro-benchmarks, which every host
 descriptor carries (``per_core``; the campaign's rule: the 1-core roofline *is* the one-core numbers) — and
-the rows re-keyed and re-derived for the new device id. A k > 1 folder without its own host descriptor is
-skipped with a message (its k-thread roofline was not kept).
+the rows re-keyed for the new device id (their derived columns are computed on read from its descriptor).
+A k > 1 folder without its own host descriptor is skipped with a message (its k-thread roofline was not
+kept).
 """
 from __future__ import annotations
 
@@ -52,7 +53,6 @@ def main(argv=None) -> int:
     p.add_argument("--slug", required=True, help="the host's device-id slug")
     p.add_argument("--out", required=True, help="parent folder of the new dataset folders")
     args = p.parse_args(argv)
-    from kgraph.data.harness.derived import derive
     from kgraph.data.harness.descriptor import save_descriptor, validate_descriptor
     from kgraph.data.harness.keys import launch_key
     from kgraph.data.harness.store import DatasetStore
@@ -85,7 +85,6 @@ def main(argv=None) -> int:
             for row in new.to_dict("records"):
                 sizes = json.loads(row["sizes"])
                 row.update(device_id=device_id, key=launch_key(device_id, row["kernel_id"], sizes, (k,), (1,)))
-                row.update(derive(row, desc["roofline"]))
                 store.append(row)
         print(f"{folder.name} -> {dest}: {len(new)} rows ({len(rows) - len(new)} of the other machine left out)")
     return 0

@@ -6,7 +6,7 @@ parsed `(gi * (K * J)) + q` as a cast too, so its integer-op counts of 122 gener
         data/datasets/generated-nvidia-h200 --kernels /tmp/affected.txt --budget-s 900
 
 Nothing is lost on the way: the rows are recounted in a copy of the folder (their counts cleared there,
-``kgraph dataset fill-counts`` run on it with the same ``--specs``), and only rows the copy counted are
+``fill_counts.fill_counts`` run on it with the same ``--specs``), and only rows the copy counted are
 changed in the folder, through ``DatasetStore.update_rows``, column by column where the value differs. A row
 the copy could not count (over the time limit, not reached) keeps its counts. Prints what changed.
 """
@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import argparse
 import shutil
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
@@ -28,6 +26,7 @@ def main(argv=None) -> int:
     p.add_argument("--budget-s", type=float, default=900.0, help="seconds of instrumented runs at most")
     args = p.parse_args(argv)
     from kgraph.data.harness.columns import COUNT_COLUMNS
+    from kgraph.data.harness.fill_counts import FillOptions, fill_counts
     from kgraph.data.harness.store import DatasetStore, read_launches
 
     folder = Path(args.dataset)
@@ -43,8 +42,8 @@ def main(argv=None) -> int:
         cleared = {key: {**{c: -1 for c in COUNT_COLUMNS}, "counts_source": None} for key in todo.key}
         with DatasetStore(copy) as store:
             store.update_rows(cleared)
-        subprocess.run([sys.executable, "-m", "kgraph.app.cli.main", "dataset", "fill-counts", str(copy),
-                        "--specs", args.specs, "--budget-s", str(args.budget_s)], check=True)
+        for line in fill_counts(FillOptions(str(copy), specs=args.specs, budget_s=args.budget_s)).lines():
+            print(line)
         new = read_launches(copy).set_index("key").loc[list(cleared)]
     old = todo.set_index("key")
     counted = new[new.counts_source.notna()]

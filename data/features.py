@@ -384,8 +384,9 @@ def to_launch_features(launches: "pd.DataFrame | LaunchColumns", sources: "pd.Da
     work = np.full((n, 2), np.nan)  # total fp32 and fp64 FLOPs (for the floors)
     traffic = np.zeros((n, len(TRAFFIC_FEATURES)))
     # the DRAM floor's footprint: the exact static one on both paths (a training row's measured one is a target)
-    footprint = np.asarray(cols.get("footprint_bytes", np.full(n, np.nan)) if "analysis" in cols else np.full(n, np.nan),
-                           np.float64)
+    footprint = np.full(n, np.nan)
+    if "analysis" in cols and "footprint_bytes" in cols:  # the caller's exact static ones
+        footprint[:] = cols["footprint_bytes"]
     for idx, block, exact in _static_blocks(cols, sources, items, given):
         if block is not None:
             static[idx], work[idx], traffic[idx] = block

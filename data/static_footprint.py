@@ -15,26 +15,49 @@ import numpy as np
 _WORK_SIZES = ("gsz", "lsz", "ngrp")
 
 
+def kernel_footprint(graph):
+    """The kernel's :class:`~kgraph.analysis.footprint.StaticFootprint` from its one analysis (made once, kept
+    with the analysis: the estimate path and the training path share it), or None when the kernel has no
+    analysis or the footprint analysis cannot handle it."""
+    from kgraph.graphs import analysis_of
+
+    analysis = analysis_of(graph) if graph is not None else None
+    if analysis is None:
+        return None
+
+    return analysis.derived("footprint", lambda: footprint_or_none(graph.function, graph.unit, analysis))
+
+
+def footprint_or_none(function, unit, analysis):
+    """:func:`kgraph.analysis.footprint.static_footprint` of a kernel already analysed, or None when the
+    footprint analysis cannot handle it (then: no DRAM floor, and the model's footprint)."""
+    from kgraph.analysis.footprint import static_footprint
+
+    try:
+        return static_footprint(function, unit, analysis)
+    except Exception:  # noqa: BLE001 - any failure of the footprint analysis means "no static footprint"
+        return None
+
+
+def exact_bytes(result) -> float:
+    """A :class:`~kgraph.analysis.footprint.FootprintResult`'s total bytes where it is exact, else NaN."""
+    if result is not None and result.exact and result.total_bytes is not None:
+        return float(result.total_bytes)
+    return float("nan")
+
+
 def exact_footprints(graph, env: dict[str, np.ndarray]) -> np.ndarray:
     """Float[n] footprint in bytes of n launches of ``graph``'s kernel where the static analysis proves it
     exact, NaN elsewhere (no analysis, an inexact access, a missing argument).
 
     Args:
-        graph: the kernel's ``KernelGraph`` (its function, unit and analysis), or None.
+        graph: the kernel's ``KernelGraph``, or None.
         env: the launches' work sizes ``gsz/lsz/ngrp<d>`` and scalar arguments, Float[n] each
             (``kgraph.data.features._launch_env``).
     """
     n = len(env["gsz0"])
     out = np.full(n, np.nan)
-    if graph is None or graph.analysis is None:
-        return out
-    from kgraph.analysis.footprint import static_footprint
-
-    try:
-        footprint = graph.analysis.derived("footprint", lambda: static_footprint(graph.function, graph.unit,
-                                                                                 graph.analysis))
-    except Exception:  # noqa: BLE001 - a kernel the footprint analysis cannot handle: no DRAM floor
-        return out
+    footprint = kernel_footprint(graph)
     if footprint is None:
         return out
     args = {k: v for k, v in env.items() if not k.startswith(_WORK_SIZES)}
@@ -47,7 +70,5 @@ def exact_footprints(graph, env: dict[str, np.ndarray]) -> np.ndarray:
         results = footprint.evaluate_many({k: v[rows] for k, v in args.items()}, *sizes)
     except (ArithmeticError, ValueError, TypeError, OverflowError):
         return out
-    for i, result in zip(rows, results):
-        if result.exact and result.total_bytes is not None:
-            out[i] = float(result.total_bytes)
+    out[rows] = [exact_bytes(r) for r in results]
     return out

@@ -8,7 +8,10 @@ any model is loaded, so bad input never costs a model load.
 from __future__ import annotations
 
 import dataclasses
+import math
 from pathlib import Path
+
+from kgraph.data.static_footprint import exact_bytes, kernel_footprint
 
 
 def kernels_of(path: str | Path, lang: str | None = None) -> dict:
@@ -139,8 +142,7 @@ def to_tables(launches: list[Launch], footprints: list | None = None):
                "dims": [len(l.global_size) for l in launches],
                **{f"g{d}": [x[d] for x in g] for d in range(3)}, **{f"l{d}": [x[d] for x in lsz] for d in range(3)},
                "args": [l.args for l in launches], "kernel_index": kernel_index,
-               "footprint_bytes": [float(fp.total_bytes) if fp is not None and fp.exact and fp.total_bytes is not None
-                                   else float("nan") for fp in footprints]}
+               "footprint_bytes": [exact_bytes(fp) for fp in footprints]}
     devices = {l.device["device_id"]: l.device for l in launches}
     source_columns = {name: [s[name] for s in sources.values()] for name in ("source_id", "lang", "source")}
     return LaunchColumns(columns), LaunchColumns(source_columns), devices, kernels
@@ -171,24 +173,6 @@ def static_footprints(launches: list[Launch]) -> list:
     return out
 
 
-def kernel_footprint(graph):
-    """The kernel's :class:`~kgraph.analysis.footprint.StaticFootprint` from its one analysis (made once,
-    kept with the analysis), or None when the kernel has no analysis or no footprint."""
-    analysis = analysis_of(graph)
-    if analysis is None:
-        return None
-
-    def make():
-        from kgraph.analysis.footprint import static_footprint
-
-        try:
-            return static_footprint(graph.function, graph.unit, analysis)
-        except Exception:  # noqa: BLE001 - no static footprint: the model's is used
-            return None
-
-    return analysis.derived("footprint", make)
-
-
 def with_static_footprint(launches: list[Launch], predictions: list[dict], footprints: list | None = None) -> list[dict]:
     """``predictions`` with ``footprint_bytes`` replaced by the static footprint where it is exact
     (``footprint_source`` = ``"static"``), else the model's (``"model"``). ``footprints``: the launches'
@@ -196,8 +180,9 @@ def with_static_footprint(launches: list[Launch], predictions: list[dict], footp
     out = []
     for fp, pred in zip(footprints if footprints is not None else static_footprints(launches), predictions):
         pred = dict(pred)
-        if fp is not None and fp.exact and fp.total_bytes is not None:
-            pred["footprint_bytes"], pred["footprint_source"] = float(fp.total_bytes), "static"
+        exact = exact_bytes(fp)
+        if not math.isnan(exact):
+            pred["footprint_bytes"], pred["footprint_source"] = exact, "static"
         else:
             pred["footprint_source"] = "model"
         out.append(pred)

@@ -40,8 +40,6 @@ def _product_of_names(param: ts.Node) -> bool:
 def expression_parens(dialect: Dialect, root: ts.Node) -> list[tuple[int, int]]:
     """``(start, end)`` byte spans of the parentheses to blank so the misread casts under ``root`` parse
     as the products they are (empty when there are none)."""
-    if "casts" not in dialect.queries:
-        return []
     matches = dialect.matches("casts", root)
     casts = [caps for caps in matches if "cast" in caps]
     if not casts:

@@ -69,8 +69,7 @@ def test_campaign_row_uses_the_same_source_and_args():
     kernel = by_id("c.getrf.omp.fp32")
     sizes = {"m": 32, "n": 16}
     row = c_campaign.make_row("cpu-c-x-2c", kernel, sizes, 2, source_row(kernel)["source_id"],
-                              {"status": "timeout", "message": "t"}, {"copy_bw_gbs": 1.0, "fp32_gflops": 1.0,
-                               "fp64_gflops": 1.0, "local_bw_gbs": 1.0, "launch_overhead_us": 1.0}, CTimingPolicy())
+                              {"status": "timeout", "message": "t"}, CTimingPolicy())
     assert row["source_id"] == source_id_of(stored_source(kernel))
     assert json.loads(row["args"]) == call_args("getrf", sizes)
 

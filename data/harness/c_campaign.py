@@ -36,7 +36,6 @@ from .c_build import CBuildError, build_kernel, build_library, compiler_version,
 from .c_sources import call_args, source_row
 from .c_runner import CTimingPolicy, CWorker, coefficient_of_variation, policy_dict
 from .columns import COUNT_COLUMNS, empty_row, launch_key
-from .derived import derive
 from .descriptor import load_descriptor, save_descriptor, validate_descriptor
 from .store import DatasetStore
 
@@ -104,7 +103,7 @@ def counts_of(kernel, sizes: dict) -> dict:
     return out
 
 
-def make_row(device_id: str, kernel, sizes: dict, cores: int, source_id: str, answer: dict, roofline: dict,
+def make_row(device_id: str, kernel, sizes: dict, cores: int, source_id: str, answer: dict,
              policy: CTimingPolicy) -> dict:
     """One launch row (``columns.LAUNCH_SCHEMA``) of a worker's answer."""
     row = empty_row()
@@ -125,7 +124,6 @@ def make_row(device_id: str, kernel, sizes: dict, cores: int, source_id: str, an
         dropped = len(answer.get("all_times_ns", times)) - len(times)
         raw_cv = coefficient_of_variation(answer.get("all_times_ns", times))
         row["message"] = f"dropped {dropped} interrupted sample(s) (> {policy.outlier_factor:g}x median); raw cv {raw_cv:.4f}"
-    row.update(derive(row, roofline))
     return row
 
 
@@ -179,9 +177,9 @@ def lanes_for(k: int, pool: list[int]) -> list[list[int]]:
 class _Shared:
     """What the lanes of a phase share: the job list, the stores, the summary, one lock for all."""
 
-    def __init__(self, jobs, stores, descriptors, slug, policy, timeout_s, deadline, summary, quiet):
+    def __init__(self, jobs, stores, slug, policy, timeout_s, deadline, summary, quiet):
         self.jobs, self.next = jobs, 0
-        self.stores, self.descriptors, self.slug = stores, descriptors, slug
+        self.stores, self.slug = stores, slug
         self.policy, self.timeout_s, self.deadline = policy, timeout_s, deadline
         self.summary, self.quiet = summary, quiet
         self.lock = threading.Lock()
@@ -231,8 +229,7 @@ def _lane(shared: _Shared, k: int, cpus: list[int]) -> None:
                 answer = worker.request({"t": "run", "lib": str(lib), "symbol": kernel.symbol, "family": kernel.family,
                                          "dtype": kernel.dtype, "sizes": sizes, "seed": seed,
                                          "policy": policy_dict(shared.policy)}, shared.timeout_s)
-            row = make_row(device_id, kernel, sizes, k, source_id, answer, shared.descriptors[k]["roofline"],
-                           shared.policy)
+            row = make_row(device_id, kernel, sizes, k, source_id, answer, shared.policy)
             with shared.lock:
                 store, summary = shared.stores[k], shared.summary
                 if answer["status"] in ("timeout", "crash"):
@@ -309,7 +306,7 @@ def run_campaign(out: Path, budget_s: float, cores: list[int], families=None, dt
             share = (deadline - now) * (todo[k] / weight if weight else 0.0)
             lanes = lanes_for(k, pool[:width[k]])
             summary["workers"][str(k)] = len(lanes)
-            shared = _Shared(by_k[k], stores, descriptors, slug, policy, timeout_s, min(deadline, now + share),
+            shared = _Shared(by_k[k], stores, slug, policy, timeout_s, min(deadline, now + share),
                              summary, quiet)
             threads = [threading.Thread(target=_lane, args=(shared, k, cpus), name=f"c-lane-{k}c-{cpus[0]}",
                                         daemon=True) for cpus in lanes]

@@ -22,7 +22,6 @@ from kgraph.errors import InputError, UsageError, module_main
 from .builds import Prebuilder, default_jobs
 from .columns import source_id_of
 from .counts import CountCache
-from .derived import derive
 from .descriptor import load_descriptor, save_descriptor
 from .devices import pick_device
 from .planner import PlanAhead, ReferencesAhead
@@ -152,7 +151,7 @@ def run_campaign(opts: CampaignOptions) -> CampaignSummary:
                 visit = [c for c in visit if ceiling is None or work_of(c.sizes) < ceiling]
                 if visit:
                     try:
-                        _visit(worker, store, spec, visit, descriptor, opts, deadline, summary, bar, static_counts,
+                        _visit(worker, store, spec, visit, opts, deadline, summary, bar, static_counts,
                                expected if pass_index == 0 else None)
                     except Exception as exc:  # a supervisor-side surprise: skip this visit, never end the campaign
                         print(f"campaign: {kernel_id}: visit abandoned ({type(exc).__name__}: {exc})", file=sys.stderr)
@@ -229,7 +228,7 @@ def _prefetch_next(worker, plans: dict, later: list, size: int, ceilings: dict, 
             pass
 
 
-def _visit(worker, store, spec, visit, descriptor, opts, deadline, summary, bar, static_counts, expected=None) -> None:
+def _visit(worker, store, spec, visit, opts, deadline, summary, bar, static_counts, expected=None) -> None:
     device_id = summary.device_id
     source_id = store.add_source({"source_id": source_id_of(spec.source), "lang": spec.lang,
                                   "kernel_id": spec.kernel_id, "family": spec.family,
@@ -244,7 +243,6 @@ def _visit(worker, store, spec, visit, descriptor, opts, deadline, summary, bar,
             values, source = static_counts.static(spec, by_key[row["key"]])
             row.update(values)
             row["counts_source"] = source
-        row.update(derive(row, descriptor["roofline"]))
         if store.append(row):
             summary.rows_written += 1
             summary.statuses[row["status"]] = summary.statuses.get(row["status"], 0) + 1

@@ -117,7 +117,7 @@ def _analysis_of(source: str, lang: str, kernel_name: str):
     """``(analysis, static footprint or None)`` of one kernel, parsed and analysed once per process (no graph
     built); the footprint is compiled from the same analysis (:mod:`kgraph.analysis.footprint`)."""
     from kgraph.analysis import analyze
-    from kgraph.analysis.footprint import static_footprint
+    from kgraph.data.static_footprint import footprint_or_none
     from kgraph.parsers import parse_source
 
     unit = parse_source(source, lang, filename=f"<{kernel_name}>")
@@ -125,11 +125,7 @@ def _analysis_of(source: str, lang: str, kernel_name: str):
     if function is None or not function.is_kernel:
         raise LookupError(f"no kernel {kernel_name} in the parsed source")
     analysis = analyze(function, unit)
-    try:
-        footprint = static_footprint(function, unit, analysis)
-    except Exception:  # noqa: BLE001 - no static footprint: the row's stays unknown
-        footprint = None
-    return analysis, footprint
+    return analysis, footprint_or_none(function, unit, analysis)
 
 
 def static_counts(source: str, lang: str, kernel_name: str, scalars: dict, global_size, local_size) -> dict:

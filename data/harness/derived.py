@@ -3,9 +3,8 @@ bound class against the device's measured roofline (definition in docs/DESIGN.md
 
 They are pure functions of a row's stored columns and the folder's ``device.json`` roofline, so a shard
 does not store them (``columns.COMPUTED_ON_READ``): :func:`derive_frame` computes them for a whole frame
-on read (:func:`kgraph.data.harness.store_read.read_launches`), :func:`derive` for one row in flight
-(a campaign's journal line). The two have the same rules; ``tests/test_derived_on_read.py`` holds them
-to it.
+on read (:func:`kgraph.data.harness.store_read.read_launches`), :func:`derive` (the same, one row) for a row
+nothing stores (``kgraph measure``'s printed answer).
 """
 from __future__ import annotations
 
@@ -16,11 +15,14 @@ LATENCY_UTIL = 0.05  # below this on both axes, a launch is latency bound
 DERIVED_FROM = ("flops_fp32", "flops_fp64", "global_load_bytes", "global_store_bytes")
 
 
-def bound_class(bw_util: float, flop_util: float) -> str:
-    """``latency`` when both utilisations are below 5%, else the larger one's resource."""
-    if bw_util < LATENCY_UTIL and flop_util < LATENCY_UTIL:
-        return "latency"
-    return "compute" if flop_util >= bw_util else "memory"
+def bound_class(bw_util, flop_util):
+    """``latency`` when both utilisations are below 5%, else the larger one's resource: a str for two
+    numbers, an object array for two arrays (:func:`derive_frame`)."""
+    import numpy as np
+
+    bw, fl = np.asarray(bw_util, dtype=np.float64), np.asarray(flop_util, dtype=np.float64)
+    out = np.where((bw < LATENCY_UTIL) & (fl < LATENCY_UTIL), "latency", np.where(fl >= bw, "compute", "memory"))
+    return str(out) if out.ndim == 0 else out.astype(object)
 
 
 def _missing(value) -> bool:
@@ -29,34 +31,23 @@ def _missing(value) -> bool:
 
 
 def derive(row: dict, roofline: dict) -> dict:
-    """The derived columns of ``row`` (needs ``median_time_ns`` and counts; None when unknown).
+    """:func:`derive_frame` of one row in flight (``kgraph measure``'s answer): its derived columns, None where
+    unknown. One definition: the rule is :func:`derive_frame`'s."""
+    import pandas as pd
 
-    Achieved bandwidth counts the bytes the work-items load and store (``global_load_bytes +
-    global_store_bytes``), in GB/s (bytes per ns); FLOP/s counts fp32 and fp64 FLOPs.
-    The FLOP peak is fp64's when the launch does more fp64 than fp32 FLOPs. A row that is not ok, has no
-    positive time, or a missing or negative (-1: unknown) count has none (all None).
-    """
-    out = {"achieved_bw_gbs": None, "achieved_gflops": None, "arithmetic_intensity": None,
-           "bw_util": None, "flop_util": None, "bound": None}
-    t = row.get("median_time_ns")
-    counts = [row.get(k) for k in DERIVED_FROM]
-    if row.get("status") != "ok" or _missing(t) or not t or t <= 0 or any(_missing(c) or c < 0 for c in counts):
-        return out
-    fp32, fp64, loads, stores = (int(c) for c in counts)
-    nbytes, flops = loads + stores, fp32 + fp64
-    out["achieved_bw_gbs"] = nbytes / t
-    out["achieved_gflops"] = flops / t
-    out["arithmetic_intensity"] = flops / nbytes if nbytes > 0 else float(flops > 0) * 1e9
-    peak = roofline["fp64_gflops"] if fp64 > fp32 else roofline["fp32_gflops"]
-    out["bw_util"] = out["achieved_bw_gbs"] / roofline["copy_bw_gbs"] if roofline["copy_bw_gbs"] > 0 else 0.0
-    out["flop_util"] = out["achieved_gflops"] / peak if peak > 0 else 0.0
-    out["bound"] = bound_class(out["bw_util"], out["flop_util"])
-    return out
+    one = derive_frame(pd.DataFrame([{k: row.get(k) for k in ("status", "median_time_ns", *DERIVED_FROM)}]),
+                       roofline).iloc[0]
+    return {name: None if _missing(v) else (v if name == "bound" else float(v)) for name, v in one.items()}
 
 
 def derive_frame(frame, roofline: dict):
-    """:func:`derive` of every row of the pandas DataFrame ``frame``, vectorized: a DataFrame (same index)
-    of ``columns.COMPUTED_ON_READ``, float64 with NaN and ``bound`` as object with None where unknown.
+    """The derived columns of every row of the pandas DataFrame ``frame``: a DataFrame (same index) of
+    ``columns.COMPUTED_ON_READ``, float64 with NaN and ``bound`` as object with None where unknown.
+
+    Achieved bandwidth counts the bytes the work-items load and store (``global_load_bytes +
+    global_store_bytes``), in GB/s (bytes per ns); FLOP/s counts fp32 and fp64 FLOPs. The FLOP peak is fp64's
+    when the launch does more fp64 than fp32 FLOPs; the bound class is :func:`bound_class`'s. A row that is
+    not ok, has no positive time, or a missing or negative (-1: unknown) count has none.
 
     Args:
         frame: launch rows (``status``, ``median_time_ns`` and the counts of :data:`DERIVED_FROM`; an
@@ -89,8 +80,7 @@ def derive_frame(frame, roofline: dict):
         bw_util = bw / copy_bw if copy_bw > 0 else np.zeros(n)
         peak = np.where(fp64 > fp32, float(roofline["fp64_gflops"]), float(roofline["fp32_gflops"]))
         flop_util = np.where(peak > 0, gflops / np.where(peak > 0, peak, 1.0), 0.0)
-    bound = np.where((bw_util < LATENCY_UTIL) & (flop_util < LATENCY_UTIL), "latency",
-                     np.where(flop_util >= bw_util, "compute", "memory")).astype(object)
+    bound = bound_class(bw_util, flop_util)
     bound[~valid] = None
     out = {"achieved_bw_gbs": bw, "achieved_gflops": gflops, "arithmetic_intensity": intensity,
            "bw_util": bw_util, "flop_util": flop_util}

@@ -24,7 +24,6 @@ from kgraph.errors import InputError
 
 from .columns import COUNT_COLUMNS, HARNESS_VERSION, STATUSES, empty_row, launch_key, source_id_of
 from .counts import static_counts
-from .derived import derive
 from .descriptor import load_descriptor
 from .devices import slug_of
 from .store import DatasetStore
@@ -82,7 +81,8 @@ def import_table(path, out, descriptor_path=None) -> dict[str, int]:
     Args:
         path: the CSV/TSV/parquet table.
         out: the dataset folder to write (one sub-folder per device when the table has several).
-        descriptor_path: the device's ``device.json`` (or its folder), for the derived columns.
+        descriptor_path: the device's ``device.json`` (or its folder), written beside the rows (the derived
+            columns are computed from it on read).
     """
     path = Path(path)
     df = _read_table(path)
@@ -116,8 +116,6 @@ def import_table(path, out, descriptor_path=None) -> dict[str, int]:
             row, why = _row(rec, cols, lower, time_col, device_id, where, store)
             if why:
                 uncounted.append((where, why))
-            if descriptor is not None:
-                row.update(derive(row, descriptor["roofline"]))
             written[device_id] = written.get(device_id, 0) + store.append(row)
     finally:
         for store in stores.values():

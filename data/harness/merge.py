@@ -10,31 +10,21 @@ much the sources' measured rooflines differ from it.
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pyarrow as pa
 
-from kgraph.errors import InputError, UsageError
+from kgraph.errors import UsageError
 
 from .columns import LAUNCH_SCHEMA
+from .descriptor import load_descriptor
 from .store import DatasetStore, read_launches, read_manifest, read_sources_table
-
-
-def _device(directory: Path) -> dict:
-    path = directory / "device.json"
-    try:
-        return json.loads(path.read_text())
-    except (OSError, ValueError) as exc:
-        raise InputError(f"{path}: cannot read the device descriptor ({exc})") from None
 
 
 def _roofline_gap(target: dict, source: dict) -> float:
     """Largest relative difference of the two descriptors' shared positive roofline numbers."""
-    a, b = target.get("roofline") or {}, source.get("roofline") or {}
-    gaps = [abs(float(b[k]) / float(a[k]) - 1.0) for k in a
-            if k in b and isinstance(a[k], (int, float)) and isinstance(b[k], (int, float)) and a[k] > 0]
-    return max(gaps, default=0.0)
+    a, b = target["roofline"], source["roofline"]
+    return max((abs(b[k] / a[k] - 1.0) for k in a if k in b and a[k] > 0), default=0.0)
 
 
 def merge_datasets(target, sources) -> list[str]:
@@ -49,13 +39,13 @@ def merge_datasets(target, sources) -> list[str]:
     """
     target = Path(target)
     read_manifest(target)  # a folder that is not a dataset is refused, never created
-    device = _device(target)
+    device = load_descriptor(target)
     lines = []
     for src in map(Path, sources):
         if src.resolve() == target.resolve():
             raise UsageError(f"merge: {src} is the target folder itself")
         manifest = read_manifest(src)
-        other = _device(src)
+        other = load_descriptor(src)
         if other.get("device_id") != device.get("device_id"):
             raise UsageError(f"merge: {src} holds device {other.get('device_id')!r}, {target} holds "
                              f"{device.get('device_id')!r}; only folders of one device are merged")

@@ -29,7 +29,8 @@ def add_arguments(parser) -> None:
     p = sub.add_parser("import", help="turn a CSV/parquet table of measurements into a dataset")
     p.add_argument("file", help="CSV or parquet: source, kernel_name, global, [local], [arguments], device, time_*")
     p.add_argument("--out", required=True, help="dataset folder to write")
-    p.add_argument("--descriptor", help="device.json of the device, to compute the derived targets")
+    p.add_argument("--descriptor", help="device.json of the device, written beside the rows (the derived "
+                                        "targets are computed from it on read)")
     p = sub.add_parser("merge", help="copy the rows of folders of the same device into another (keys it lacks; "
                                      "its device.json is kept)")
     p.add_argument("dirs", nargs="+", help="dataset folders to copy from")
