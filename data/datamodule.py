@@ -38,6 +38,7 @@ from kgraph.data.batch import LaunchBatch
 from kgraph.data.feature_cache import cached_launch_features
 from kgraph.data.features import feature_names, to_targets
 from kgraph.data.graph_dataset import KernelGraphs, load_tokenizer
+from kgraph.data.sampling import CappedSampler, group_codes
 from kgraph.errors import InputError, UsageError
 
 SPLITS = ("random", "unseen_launch", "leave_kernel_out", "leave_family_out", "leave_device_out",
@@ -178,6 +179,10 @@ class KGraphDataModule(L.LightningDataModule):
         lm_features: file of code-LM vectors per kernel and per graph node (``kgraph lm embed``,
             :mod:`kgraph.data.lm_features`), attached to every graph as ``lm``/``lm_pooled``; for models with
             ``graph.lm_dim`` > 0.
+        kernel_cap: at most this many training launches of each (kernel, device) per epoch, a new draw
+            each epoch (:mod:`kgraph.data.sampling`): every kernel weighs about the same in the loss, not
+            in proportion to its launch count. None: every training launch every epoch. Validation and
+            test are never capped.
     """
 
     def __init__(self, datasets: list[str] | None = None, split: str = "random",
@@ -185,7 +190,7 @@ class KGraphDataModule(L.LightningDataModule):
                  test_devices: list[str] | None = None, seed: int = 0, batch_size: int = 64,
                  num_workers: int = 0, cache_dir: str = "runs/cache", with_graphs: bool = True,
                  tokenizer: str | None = None, max_tokens: int = 512, resident: bool = False,
-                 lm_features: str | None = None):
+                 lm_features: str | None = None, kernel_cap: int | None = None):
         super().__init__()
         self.save_hyperparameters()  # datasets, split, seed, ...: in checkpoints and the logger's config
         if split not in SPLITS:
@@ -206,6 +211,9 @@ class KGraphDataModule(L.LightningDataModule):
         self.tokenizer, self.max_tokens = tokenizer, max_tokens
         self.resident = resident
         self.lm_features = lm_features
+        if kernel_cap is not None and kernel_cap < 1:
+            raise UsageError(f"--data.kernel_cap: must be a positive launch count or null, got {kernel_cap}")
+        self.kernel_cap = kernel_cap
         self._resident_store = None
         self.table: pd.DataFrame | None = None
 
@@ -246,6 +254,7 @@ class KGraphDataModule(L.LightningDataModule):
         self.targets, self.bound = torch.from_numpy(targets), torch.from_numpy(bound)
         self.families = sorted(self.table["family"].unique())
         self.family = torch.tensor(pd.Categorical(self.table["family"], self.families).codes, dtype=torch.long)
+        self.group = torch.from_numpy(group_codes(self.table))
         self.pad_id = int(load_tokenizer(self.tokenizer).pad_token_id or 0) if self.tokenizer else 0
         self.splits = to_splits(self.table, self.split, self.val_fraction, self.test_fraction,
                                 self.seed, self.test_devices)
@@ -287,6 +296,10 @@ class KGraphDataModule(L.LightningDataModule):
         if self.resident:
             return self._resident_loader(name, shuffle)
         rows = self.splits[name]
+        if shuffle and self.kernel_cap is not None:
+            sampler = CappedSampler(self.group[torch.from_numpy(rows)], self.kernel_cap, self.seed)
+            return DataLoader(_Rows(rows), batch_size=self.batch_size, sampler=sampler, collate_fn=self.collate,
+                              num_workers=self.num_workers)
         return DataLoader(_Rows(rows), batch_size=self.batch_size, shuffle=shuffle,
                           collate_fn=self.collate, num_workers=self.num_workers,
                           generator=torch.Generator().manual_seed(self.seed) if shuffle else None)
@@ -305,8 +318,9 @@ class KGraphDataModule(L.LightningDataModule):
             self._resident_store = (device, tables, graphs, torch.from_numpy(self.item).to(device))
         _, tables, graphs, item = self._resident_store
         rank, world = (trainer.global_rank, trainer.world_size) if trainer is not None else (0, 1)
-        return ResidentLoader(torch.from_numpy(self.splits[name]).long(), item, tables, graphs, self.batch_size,
-                              shuffle, self.with_graphs, bool(self.tokenizer), self.seed, rank, world)
+        rows = torch.from_numpy(self.splits[name]).long()
+        return ResidentLoader(rows, item, tables, graphs, self.batch_size, shuffle, self.with_graphs,
+                              bool(self.tokenizer), self.seed, rank, world, self.group[rows], self.kernel_cap)
 
     def train_dataloader(self) -> DataLoader:
         return self._loader("train", shuffle=True)

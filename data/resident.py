@@ -15,6 +15,7 @@ import torch
 from torch import Tensor
 
 from kgraph.data.batch import LaunchBatch
+from kgraph.data.sampling import capped_count, capped_rows
 
 
 @dataclass
@@ -110,29 +111,35 @@ class ResidentLoader:
         with_graphs: give graphs to the model (else ``graphs`` is None).
         with_tokens: give tokens to the model.
         seed: permutation seed.
+        groups: Long[R] (kernel, device) group of each of ``rows`` (:func:`kgraph.data.sampling.group_codes`);
+            with ``cap``, a shuffled epoch keeps at most ``cap`` rows of each (:mod:`kgraph.data.sampling`).
+        cap: most launches per group and epoch; None: every row.
         rank, world_size: this process's share of the rows under data parallelism (every rank gets
             the same number of batches).
     """
 
     def __init__(self, rows: Tensor, item: Tensor, tables: dict[str, Tensor], graphs: ResidentGraphs,
                  batch_size: int, shuffle: bool, with_graphs: bool, with_tokens: bool, seed: int = 0,
-                 rank: int = 0, world_size: int = 1):
+                 rank: int = 0, world_size: int = 1, groups: Tensor | None = None, cap: int | None = None):
         self.device = tables["features"].device
         self.rows, self.item, self.tables, self.store = rows.to(self.device), item.to(self.device), tables, graphs
         self.batch_size, self.shuffle, self.seed = int(batch_size), shuffle, seed
         self.with_graphs, self.with_tokens = with_graphs, with_tokens
         self.rank, self.world_size = rank, max(1, world_size)
         self.epoch = 0
+        self.groups = None if groups is None or cap is None or not shuffle else groups.to(self.device)
+        self.cap = cap if self.groups is not None else None
+        self.length = capped_count(self.groups, self.cap) if self.cap is not None else self.rows.numel()
 
     def __len__(self) -> int:
-        per_rank = -(-self.rows.numel() // self.world_size)
+        per_rank = -(-self.length // self.world_size)
         return -(-per_rank // self.batch_size)
 
     def _order(self) -> Tensor:
         rows = self.rows
         if self.shuffle:
             g = torch.Generator().manual_seed(self.seed * 100_003 + self.epoch)
-            rows = rows[torch.randperm(rows.numel(), generator=g).to(self.device)]
+            rows = capped_rows(rows, self.groups, self.cap, g)  # a plain permutation without a cap
         self.epoch += 1
         if self.world_size > 1:  # pad by wrapping so every rank has the same count
             per_rank = -(-rows.numel() // self.world_size)
