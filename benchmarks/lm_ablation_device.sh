@@ -9,8 +9,8 @@
 #             steps cost about 3x a frozen one's: a full, shorter cosine schedule inside the call rather than a
 #             longer one cut by the time limit. Their checkpoints come back one file each, in float16.
 # The LM vectors of every kernel (kgraph lm embed) are made first, beside the graph cache, when a variant
-# needs them. Back in $OUT: the unseen-launch checkpoints (ckpt.tgz), each run's test predictions
-# (pred-<seed>-<run>.tgz), logs (logs.tgz); keep the runs few enough for the 8 files a call returns.
+# needs them. Back in $OUT: the unseen-launch checkpoints (ckpt-<variant>.tgz), every run's test predictions
+# (pred.tgz), logs (logs.tgz); FT_VARIANTS add one checkpoint file per run (8 files a call returns).
 # Usage (repo root, after `WHEELS=.whlt source benchmarks/device_env.sh`): bash benchmarks/lm_ablation_device.sh
 set -u
 OUT=${OUT:-out/lm_ablation}; mkdir -p "$OUT"
@@ -56,11 +56,11 @@ for seed in $SEEDS; do
   done; done
 done
 # a call returns at most 8 files of 16 MiB: the unseen-launch checkpoints (all the out-of-corpus scoring needs)
-# in one archive, each run's test predictions in its own
-tar czf "$OUT/ckpt.tgz" runs/lmab/ckpt/*/*-unseen_launch.ckpt 2>/dev/null
-for d in runs/lmab/*/*/pred; do
-  run=$(dirname "$d"); tar czf "$OUT/pred-$(basename "$(dirname "$run")")-$(basename "$run").tgz" "$d"
+# in one archive per variant (three stripped checkpoints are ~9 MiB), every run's test predictions in one
+for v in $VARIANTS; do
+  tar czf "$OUT/ckpt-$v.tgz" runs/lmab/ckpt/*/"$v"-unseen_launch.ckpt 2>/dev/null || rm -f "$OUT/ckpt-$v.tgz"
 done
+tar czf "$OUT/pred.tgz" runs/lmab/*/*/pred 2>/dev/null
 tar czf "$OUT/logs.tgz" cache_all.log lm_embed.log grid_*.log strip.log runs_gpu_util.csv runs/lmab/*/status.json \
   runs/lmab/*/*/fit.log runs/lmab/*/*/predict.log runs/lmab/*/*/version_*/metrics.csv 2>/dev/null
 ls -la "$OUT"; cat runs/lmab/*/status.json; tail -n 3 cache_all.log grid_*.log

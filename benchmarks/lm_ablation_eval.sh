@@ -4,13 +4,13 @@
 # on the H200, the H100 and the Xeon (benchmarks.dataset_eval) and the foreign set on the H200 and the H100
 # (benchmarks.foreign_predict), v6 (models/default) beside them.
 #   bash benchmarks/lm_ablation_eval.sh BACK_DIR OUT_DIR [VARIANT ...]   (default: bounded_traffic bounded_traffic_lm)
-# BACK_DIR holds ckpt.tgz; the ensembles go to runs/lmab_eval/models/<variant>, the tables to OUT_DIR.
+# BACK_DIR holds ckpt-<variant>.tgz (ckpt.tgz before session 9); the ensembles go to runs/lmab_eval/models/<variant>, the tables to OUT_DIR.
 set -eu
 BACK=$1; OUT=$2; shift 2
 VARIANTS=${*:-bounded_traffic bounded_traffic_lm}
 PY=${PYTHON:-.venv/bin/python}
 W=runs/lmab_eval; mkdir -p "$W" "$OUT"
-tar xzf "$BACK/ckpt.tgz" -C "$W"
+for a in "$BACK"/ckpt*.tgz; do tar xzf "$a" -C "$W"; done   # ckpt.tgz (before session 9) or ckpt-<variant>.tgz
 D=data/datasets
 CORPUS="$D/nvidia-h200 $D/nvidia-h100 $D/pocl-skylake-avx512-intel-xeon $D/pocl-amd-epyc"
 ALL="$CORPUS $D/generated-nvidia-h200 $D/generated-nvidia-h100 $D/generated-pocl-xeon"
