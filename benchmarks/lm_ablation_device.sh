@@ -5,6 +5,11 @@
 #   SEEDS     seed_everything values, default "0 1"; SPLITS default unseen_launch (all data: the out-of-corpus
 #             sets are scored on the dev box from the checkpoints)
 #   EPOCHS (10), MAX_TIME (00:00:05:30), GRID_TIMEOUT_S (420), DATASETS (the seven training folders)
+#   DEADLINE_S: seconds after this script starts by which every grid must have ended (the call's 600 s less the
+#             archiving); when set, GRID_TIMEOUT_S and MAX_TIME follow from what the cache build left (a fit's
+#             max time is the grid's less FIT_SETUP_S, 90 s, for loading and the test predictions)
+#   Each fit process gets cores / fits intra-op threads (six fits of 16 threads each on 16 cores ran at a third
+#             of three fits' aggregate step rate).
 #   FT_VARIANTS (none): variants fitted in a second grid, on FT_SPLITS (default SPLITS), with FT_EPOCHS (6) epochs, for a fine-tuned LM, whose
 #             steps cost about 3x a frozen one's: a full, shorter cosine schedule inside the call rather than a
 #             longer one cut by the time limit. Their checkpoints come back one file each, in float16.
@@ -30,7 +35,16 @@ if [[ " $VARIANTS $FT_VARIANTS " == *" bounded_traffic_lm "* ]]; then
   EMBED=$!
 fi
 python3 -m benchmarks.build_graph_cache "$CACHE" $DATASETS > cache_all.log 2>&1
-echo "cache built in $(( $(date +%s) - start )) s"
+echo "cache built in $(( $(date +%s) - start )) s"; cat cache_all.log
+if [ -n "${DEADLINE_S:-}" ]; then
+  GRID_TIMEOUT_S=$(( DEADLINE_S - ($(date +%s) - start) ))
+  fit_s=$(( GRID_TIMEOUT_S - ${FIT_SETUP_S:-90} ))
+  MAX_TIME=$(printf "00:%02d:%02d:%02d" $(( fit_s / 3600 )) $(( fit_s % 3600 / 60 )) $(( fit_s % 60 )))
+  echo "grids get $GRID_TIMEOUT_S s, fits $MAX_TIME"
+fi
+set -- $SPLITS; nfits=$(( $(echo $SEEDS | wc -w) * ($(echo $VARIANTS | wc -w) * $# + $(echo $FT_VARIANTS | wc -w) * $(echo ${FT_SPLITS:-$SPLITS} | wc -w)) ))
+export OMP_NUM_THREADS=$(( $(nproc) / (nfits > 0 ? nfits : 1) > 0 ? $(nproc) / (nfits > 0 ? nfits : 1) : 1 ))
+echo "$nfits fits, $OMP_NUM_THREADS threads each"
 [ -n "${EMBED:-}" ] && { wait $EMBED; echo "lm embed exit $? at $(( $(date +%s) - start )) s"; tail -n 2 lm_embed.log; }
 grid() {  # grid SEED TAG EPOCHS "SPLIT..." VARIANT...: one benchmarks.ablation process, all its runs at once
   local seed=$1 tag=$2 epochs=$3 splits=$4; shift 4
@@ -47,6 +61,7 @@ for seed in $SEEDS; do
   if [ -n "$FT_VARIANTS" ]; then grid $seed _ft ${FT_EPOCHS:-6} "${FT_SPLITS:-$SPLITS}" $FT_VARIANTS & pids="$pids $!"; fi
 done
 wait $pids
+echo "grids ended at $(( $(date +%s) - start )) s"
 kill $SMI
 for seed in $SEEDS; do
   python3 -m benchmarks.strip_checkpoints "runs/lmab/s$seed/*/ckpt/best-*.ckpt" --out runs/lmab/ckpt/s$seed >> strip.log 2>&1

@@ -268,8 +268,15 @@ def run_lightning_cli(argv: list[str]) -> int:
     Args:
         argv: the subcommand and its arguments.
     """
+    from lightning.fabric.utilities.exceptions import MisconfigurationException
+
+    from kgraph.errors import UsageError
+
     check_config_files(argv[1:])
-    build_cli(argv)
+    try:
+        build_cli(argv)
+    except MisconfigurationException as exc:  # options that parse but do not fit together (Lightning's check)
+        raise UsageError(f"{argv[0]}: these trainer options do not fit together: {exc}") from None
     return 0
 
 

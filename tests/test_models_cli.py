@@ -92,3 +92,7 @@ def test_cli_misuse_is_a_clear_error(tmp_path, monkeypatch, capsys):
                "--trainer.logger", "false"])
     assert rc == 1
     assert "nowhere: not a measured dataset" in capsys.readouterr().err
+    rc = main(["fit", "--config", str(REPO / "conf/tiny.yaml"), "--trainer.enable_checkpointing", "false",
+               "--trainer.logger", "false"])  # parses, but the CLI's checkpoint callback needs checkpointing
+    assert rc == 2
+    assert "do not fit together" in capsys.readouterr().err
