@@ -96,13 +96,13 @@ def to_splits(table: pd.DataFrame, split: str, val_fraction: float, test_fractio
     n = len(table)
     role = np.zeros(n, dtype=np.int8)  # 0 train, 1 val, 2 test
 
-    def hold_out(groups: pd.Series, candidates: np.ndarray) -> None:
-        names = np.array(sorted(groups.iloc[candidates].unique()))
+    def hold_out(values: np.ndarray, candidates: np.ndarray) -> None:
+        """Hold out whole groups among the rows ``candidates``; ``values`` are those rows' group names."""
+        names = np.unique(values)  # sorted
         rng.shuffle(names)
         g = len(names)
         n_test = min(max(1, round(g * test_fraction)) if test_fraction > 0 else 0, max(g - 1, 0))
         n_val = min(max(1, round(g * val_fraction)) if val_fraction > 0 else 0, max(g - 1 - n_test, 0))
-        values = groups.iloc[candidates].to_numpy()
         role[candidates[np.isin(values, names[:n_test])]] = 2
         role[candidates[np.isin(values, names[n_test:n_test + n_val])]] = 1
 
@@ -111,14 +111,20 @@ def to_splits(table: pd.DataFrame, split: str, val_fraction: float, test_fractio
         n_test, n_val = round(n * test_fraction), round(n * val_fraction)
         role[order[:n_test]], role[order[n_test:n_test + n_val]] = 2, 1
     elif split == "leave_kernel_out":
-        hold_out(table["kernel_id"], np.arange(n))
+        hold_out(table["kernel_id"].to_numpy(object), np.arange(n))
     elif split == "leave_family_out":
-        hold_out(table["family"], np.arange(n))
+        hold_out(table["family"].to_numpy(object), np.arange(n))
     elif split == "unseen_launch":
-        config = (table["kernel_id"].astype(str) + "|" + table["sizes"].astype(str) + "|"
-                  + table[["g0", "g1", "g2", "l0", "l1", "l2"]].astype(str).agg(",".join, axis=1))
-        for kernel in sorted(table["kernel_id"].unique()):
-            hold_out(config, np.flatnonzero(table["kernel_id"].to_numpy() == kernel))
+        config = table["kernel_id"].astype(str) + "|" + table["sizes"].astype(str) + "|" + table["g0"].astype(str)
+        for c in ("g1", "g2", "l0", "l1", "l2"):
+            config = config + "," + table[c].astype(str)
+        config = config.to_numpy(object)
+        kernels, owner = np.unique(table["kernel_id"].to_numpy(object), return_inverse=True)  # sorted kernels
+        order = np.argsort(owner, kind="stable")  # every kernel's rows together, in row order
+        bounds = np.searchsorted(owner[order], np.arange(len(kernels) + 1))
+        for k in range(len(kernels)):
+            rows = order[bounds[k]:bounds[k + 1]]
+            hold_out(config[rows], rows)
     elif split in ("generated_to_written", "written_to_generated"):
         generated = table["kernel_id"].astype(str).str.startswith(GENERATED_PREFIX).to_numpy()
         train_side = generated if split == "generated_to_written" else ~generated
