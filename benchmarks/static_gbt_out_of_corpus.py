@@ -1,0 +1,118 @@
+"""The static-feature GBT baseline on the never-trained sets, trained with and without the generated kernels.
+
+    .venv/bin/python -m benchmarks.static_gbt_out_of_corpus [--cache-dir runs/s9/cache] [--csv OUT.csv]
+
+Fits :class:`kgraph.models.baselines.StaticGBTBaseline` (its defaults, seed 0) twice on the training
+folders of the shipped recipe: once on the four hand-written corpus folders only, once with the three
+generated folders too. Scores both, raised to the launch's physical floor (:mod:`kgraph.data.floors`,
+as ``kgraph estimate`` does), on the five sets no fit trains on: the hand-written holdout on the H200,
+the H100 and the Xeon, and the foreign set on the H200 and the H100 (the measured CSVs of
+``benchmarks/foreign_measure.py``, each launch built as ``kgraph estimate`` builds it). Prints, per set
+and training set, MAPE, median APE, share within 2x and the median log2 ratio predicted/measured (the
+bias), and writes them to ``--csv``. The shipped default's numbers are in BENCHMARKS.md beside it.
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+from pathlib import Path
+
+import numpy as np
+
+D = Path("data/datasets")
+CORPUS = ("nvidia-h200", "nvidia-h100", "pocl-skylake-avx512-intel-xeon", "pocl-amd-epyc")
+GENERATED = ("generated-nvidia-h200", "generated-nvidia-h100", "generated-pocl-xeon")
+HOLDOUTS = ("holdout-nvidia-h200", "holdout-nvidia-h100", "holdout-pocl-xeon")
+FOREIGN = (("foreign-h200", "benchmarks/results/foreign_h200/foreign_h200.csv", "nvidia-h200"),
+           ("foreign-h100", "benchmarks/results/h100_out_of_corpus/foreign_h100_measured.csv", "nvidia-h100"))
+
+
+def with_cached_features(rows, cache_dir: str | None):
+    """``rows`` with its launch features from the DataModule's feature cache (computed and saved on a miss)."""
+    from kgraph.data.feature_cache import cached_launch_features
+
+    rows._features = cached_launch_features(cache_dir, rows.launches, rows.sources, rows.devices)
+    return rows
+
+
+def foreign_rows(measured_csv: str, device_dir: str):
+    """(LaunchRows of the foreign set's catalog launches on one device, measured ns) as ``kgraph estimate``
+    builds them: the catalog's sizes and scalar arguments, the exact static footprint for the DRAM floor."""
+    import pandas as pd
+
+    from kgraph.app.api import _scalar_args
+    from kgraph.data.foreign_set import entries, path_of
+    from kgraph.data.harness.foreign import scalar_args
+    from kgraph.models.baselines import LaunchRows
+    from kgraph.models.launches import kernels_of, make_launch, static_footprints, to_tables
+
+    measured = {r["name"]: r for r in csv.DictReader(open(measured_csv)) if r["status"] == "ok" and r["time_ms"]}
+    device = json.loads((D / device_dir / "device.json").read_text())
+    launches, true = [], []
+    for e in entries("opencl"):
+        if e.name not in measured:
+            continue
+        path = str(path_of(e))
+        launches.append(make_launch(kernels_of(path), e.name, list(e.global_size),
+                                    list(e.local_size) if e.local_size else None,
+                                    _scalar_args(scalar_args(path, e.name, list(e.global_size), dict(e.args)), e.name),
+                                    device))
+        true.append(float(measured[e.name]["time_ms"]) * 1e6)
+    rows, sources, devices, _ = to_tables(launches, static_footprints(launches))
+    frame = rows.to_frame()
+    frame["args"] = [json.dumps(a) for a in frame["args"]]
+    return LaunchRows(frame, pd.DataFrame(sources.columns), devices), np.array(true)
+
+
+def floors_ns(rows) -> np.ndarray:
+    """The largest physical floor of each launch (ns), from its ``floor_`` features."""
+    from kgraph.data.features import feature_names
+    from kgraph.data.floors import NO_FLOOR_LOG_NS
+
+    names = feature_names()
+    f = rows.features()[:, [i for i, n in enumerate(names) if n.startswith("floor_")]].astype(np.float64)
+    return np.where(f > NO_FLOOR_LOG_NS, np.exp(f), 0.0).max(1)
+
+
+def scores(pred_ns: np.ndarray, true_ns: np.ndarray) -> dict:
+    ape = np.abs(pred_ns / true_ns - 1) * 100
+    ratio = np.log2(pred_ns / true_ns)
+    return {"n": len(true_ns), "mape": ape.mean(), "median_ape": np.median(ape),
+            "within_2x": (np.abs(ratio) < 1).mean() * 100, "bias_log2": np.median(ratio)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    from kgraph.models.baselines import LaunchRows, StaticGBTBaseline
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cache-dir", default="runs/cache", help="the DataModule's cache of launch features")
+    parser.add_argument("--csv", help="write the table here")
+    args = parser.parse_args(argv)
+    everything = with_cached_features(LaunchRows.from_datasets([D / d for d in CORPUS + GENERATED]), args.cache_dir)
+    generated = everything.launches["kernel_id"].astype(str).str.startswith("gen.").to_numpy()
+    fits = {"corpus only": StaticGBTBaseline().fit(everything.take(np.flatnonzero(~generated))),
+            "corpus + generated": StaticGBTBaseline().fit(everything)}
+    sets = [(h, LaunchRows.from_datasets([D / h])) for h in HOLDOUTS]
+    sets = [(name, rows, rows.launches["median_time_ns"].to_numpy(np.float64)) for name, rows in sets]
+    sets += [(name, *foreign_rows(path, device)) for name, path, device in FOREIGN]
+    table = []
+    for name, rows, true in sets:
+        floor = floors_ns(rows)
+        for fit_name, model in fits.items():
+            pred = np.maximum(np.exp(model.predict(rows)["log_time"]), floor)
+            row = {"set": name, "trained_on": fit_name, **scores(pred, true)}
+            table.append(row)
+            print(f"{name:20s} {fit_name:20s} n={row['n']:5d} MAPE {row['mape']:6.1f}%  median APE "
+                  f"{row['median_ape']:5.1f}%  within 2x {row['within_2x']:5.1f}%  bias log2 {row['bias_log2']:+.2f}")
+    if args.csv:
+        Path(args.csv).parent.mkdir(parents=True, exist_ok=True)
+        with open(args.csv, "w", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=list(table[0]))
+            writer.writeheader()
+            writer.writerows({k: (round(v, 3) if isinstance(v, float) else v) for k, v in r.items()} for r in table)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
