@@ -132,7 +132,7 @@ def cpu_predictions(tiles: list[int], checkpoint: str, descriptor_dir: str) -> d
                             for fn, (src, lang, _) in bundle.sources.items()])
     feats = to_launch_features(pd.DataFrame(rows), sources, {desc["device_id"]: desc})
     with torch.no_grad():
-        log_ns = bundle.head.double()(to_compact_inputs(feats).double())[0][:, 0].numpy()
+        log_ns = bundle.head.double()(to_compact_inputs(feats, config=bundle.head.config).double())[0][:, 0].numpy()
     return {k: (math.exp(v) / 1e3, 1.04) for k, v in zip(keys, log_ns)}
 
 

@@ -20,7 +20,9 @@ COUNT_KEYS: tuple[str, ...] = (
     "barriers",
     "atomics",
     "branches",
+    "int_divmod",  # of int_ops, the integer divisions and remainders (tens of instructions each on a GPU)
 )
-#: counts the instrumented kernel does not keep (local memory traffic, barriers, branches)
-STATIC_ONLY_KEYS: frozenset[str] = frozenset({"local_load_bytes", "local_store_bytes", "barriers", "branches"})
+#: counts the instrumented kernel does not keep (local memory traffic, barriers, branches, the int_divmod share)
+STATIC_ONLY_KEYS: frozenset[str] = frozenset({"local_load_bytes", "local_store_bytes", "barriers", "branches",
+                                             "int_divmod"})
 COUNTER_NAMES: tuple[str, ...] = tuple(k for k in COUNT_KEYS if k not in STATIC_ONLY_KEYS)

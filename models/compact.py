@@ -270,16 +270,22 @@ def _head_of(blob: dict, path: Path) -> CompactHead:
     return head.eval()
 
 
-def to_compact_inputs(features, code: Tensor | None = None) -> Tensor:
+def to_compact_inputs(features, code: Tensor | None = None, config: CompactConfig | None = None) -> Tensor:
     """Rows of :func:`kgraph.data.features.to_launch_features` (columns ``feature_names()``) reordered to the
-    compact head's ``[code, launch, static, hw]`` (:meth:`CompactConfig.for_dataset_features`), picked by
-    name: columns outside that layout (``floor_*``) are left out; ``code`` is ``[N, code_dim]`` (None:
-    code_dim 0)."""
+    compact head's ``[code, launch, static, hw]``, picked by name: ``config``'s own ``launch_names`` and
+    ``device_names`` (a head made before today's layout keeps its inputs), else today's layout
+    (:meth:`CompactConfig.for_dataset_features`, for a new head); columns outside it (``floor_*``) are left
+    out; ``code`` is ``[N, code_dim]`` (None: code_dim 0)."""
     from kgraph.data.features import LAUNCH_FEATURES, STATIC_FEATURES, feature_names, hardware_feature_names
 
     f = torch.as_tensor(features, dtype=torch.float32)
     names = feature_names()
-    parts = [f[:, [names.index(n) for n in (*LAUNCH_FEATURES, *STATIC_FEATURES, *hardware_feature_names())]]]
+    wanted = ([*config.launch_names, *config.device_names] if config is not None
+              else [*LAUNCH_FEATURES, *STATIC_FEATURES, *hardware_feature_names()])
+    missing = [n for n in wanted if n not in names]
+    if missing:
+        raise ModelError(f"the compact head reads feature(s) {missing[:3]} this kgraph does not make")
+    parts = [f[:, [names.index(n) for n in wanted]]]
     if code is not None:
         parts.insert(0, code.float())
     return torch.cat(parts, dim=1)

@@ -265,3 +265,28 @@ def test_triangular_trip_under_a_guard_on_the_same_id(n, lsz):
     assert got == pytest.approx(flops, rel=1e-9)
     inner = next(lp for lp in a.loops if lp.var == "j")
     assert "guards let in" in inner.note
+
+
+DIVMOD = """
+__kernel void k(__global float *a, __global const int *idx, int n, int m) {
+    int i = get_global_id(0);
+    int r = i % m;              /* 1 */
+    int q = i / m;              /* 1 */
+    float f = a[i] / 3.0f;      /* a float division: a FLOP, not int_divmod */
+    int4 v = (int4)(i) / (int4)(m);   /* 4 lanes */
+    for (int j = 0; j < n; ++j)
+        r += (j * 7) % m;       /* n */
+    r /= 2;                     /* 1 */
+    __global float *p = a + i / 2;    /* 1: the index's division, not the pointer's + */
+    a[i] = f + r + q + v.x + *p;
+}
+"""
+
+
+def test_integer_division_and_remainder_are_their_own_share_of_int_ops():
+    counts = analysis(DIVMOD, "k").counts
+    at = {s: 10 for s in counts["int_divmod"].free_symbols}  # n = 10
+    assert [s.name for s in at] == ["n"]
+    assert counts["int_divmod"].subs(at) == 18  # n + 8
+    assert 18 < counts["int_ops"].subs(at)  # a share of the integer ops, never more
+    assert counts["flops_fp32"] == 5  # a[i] / 3.0f and the four float additions

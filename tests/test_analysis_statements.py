@@ -73,7 +73,7 @@ def test_mixed_statements():
         ("stmt", "barrier(CLK_LOCAL_MEM_FENCE);", {"barriers": 1}),
         ("stmt", "v.xy = vload2(i, ( float *)x);", {"global_load_bytes": 8}),
         # fma = 2 flops, + = 1 (fp32); %, <<, * on ints = 3 int ops
-        ("stmt", "s = fma(a, a, s) + (i % 3) * (n << 1);", {"flops_fp32": 3, "int_ops": 3}),
+        ("stmt", "s = fma(a, a, s) + (i % 3) * (n << 1);", {"flops_fp32": 3, "int_ops": 3, "int_divmod": 1}),
     ]
 
 
@@ -101,7 +101,7 @@ def test_cuda_reduction_statements():
         ("stmt", "sdata[tid] = (i < n) ? in[i] : 0.0f;",
          {"branches": 1, "global_load_bytes": 4, "local_store_bytes": 4}),
         ("stmt", "__syncthreads();", {"barriers": 1}),
-        ("loop_init", "unsigned int s = blockDim.x / 2;", {"int_ops": 1}),
+        ("loop_init", "unsigned int s = blockDim.x / 2;", {"int_ops": 1, "int_divmod": 1}),
         ("loop_cond", "s > 0", {"branches": 1}),
         ("loop_update", "s >>= 1", {"int_ops": 1}),
         ("if_cond", "tid < s", {"branches": 1}),

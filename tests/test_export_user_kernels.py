@@ -83,10 +83,10 @@ def test_user_kernels_join_the_table_and_predict_as_python(setup, capsys):
                           "g0": g[0], "g1": g[1], "g2": g[2], "l0": l[0], "l1": l[1], "l2": l[2],
                           "args": json.dumps(a)} for d, g, l, a in launches])
     sources = pd.DataFrame([{"source_id": "u", "lang": "opencl", "source": (root / "user_saxpy.cl").read_text()}])
-    py = to_compact_inputs(to_launch_features(rows, sources, {SPEC_ID: descriptor}))
+    head = from_checkpoint(ckpt).head
+    py = to_compact_inputs(to_launch_features(rows, sources, {SPEC_ID: descriptor}), config=head.config)
     graph = from_file(root / "user_saxpy.cl", analyze=False)[0]
     emb = encode_graphs(load_encoder(), [graph], [sources.at[0, "source"]])[0]
-    head = from_checkpoint(ckpt).head
     with torch.no_grad():
         want, _ = head(torch.cat([emb.expand(len(launches), -1), py], dim=1))
     driver = build_driver(out)

@@ -116,7 +116,7 @@ def _python_log_ns(calls: list[tuple[str, dict]], descriptor: dict, device_id: s
     sources = pd.DataFrame([{"source_id": fn, "source": src, "lang": lang} for fn, (src, lang, _) in bundle.sources.items()])
     feats = to_launch_features(pd.DataFrame(rows), sources, {device_id: descriptor})
     with torch.no_grad():  # in double: the exact function of the (float32) features
-        return bundle.head.double()(to_compact_inputs(feats).double())[0][:, 0].numpy()
+        return bundle.head.double()(to_compact_inputs(feats, config=bundle.head.config).double())[0][:, 0].numpy()
 
 
 def test_c_export_agrees_with_python(cpu_export):

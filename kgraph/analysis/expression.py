@@ -16,6 +16,8 @@ from kgraph.analysis.ctype import CType, INT, SIZE_T, UNKNOWN, from_literal, pro
 from kgraph.analysis.macros import MAX_DEPTH, expand_macro, function_macro
 
 ARITH_OPS = {"+", "-", "*", "/", "%", "<<", ">>", "&", "|", "^"}
+#: the integer forms of these also feed ``int_divmod`` (a share of ``int_ops``)
+DIVMOD_OPS = {"/", "%"}
 MEMORY_SPACES = {"global": "global", "constant": "global", "local": "local"}
 SCALAR_RESULT = {"dot", "length", "distance", "fast_length", "fast_distance"}
 _VLOAD = re.compile(r"^vload(a)?(_half)?(\d+)?(_rt[a-z]+)?$")
@@ -147,6 +149,8 @@ class ExpressionCounter:
                 self.add("int_ops", 1)
             else:
                 self.add(t.flop_key, t.width)
+                if op in DIVMOD_OPS and t.flop_key == "int_ops":
+                    self.add("int_divmod", t.width)
             return t
         return INT.with_width(max(a.width, b.width) if not (a.pointer or b.pointer) else 1)
 
@@ -175,6 +179,8 @@ class ExpressionCounter:
                 self.add("int_ops", 1)
             else:
                 self.add(t.flop_key, left.width if left.width > 1 else t.width)
+                if op[:-1] in DIVMOD_OPS and t.flop_key == "int_ops":
+                    self.add("int_divmod", left.width if left.width > 1 else t.width)
         return left
 
     def _conditional_expression(self, node, mode):

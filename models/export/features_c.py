@@ -59,9 +59,13 @@ def _static_function(index: int, exprs: list, scalars: list[str]) -> str:
 
 
 def to_features_c(kernel_names: list[str], sources: dict[str, tuple[str, str]], device_names: list[str],
-                  on_kernel=None) -> str:
+                  on_kernel=None, launch_names: list[str] | None = None) -> str:
     """C for ``kgraph_features`` over ``kernel_names`` (the sorted names of the C export);
     ``on_kernel(name)`` is called after each kernel's static counts (e.g. a progress bar).
+
+    ``launch_names`` are the head's own launch features (its ``CompactConfig.launch_names``; None: today's
+    :data:`FEATURE_ORDER`). The C computes today's whole layout and hands the head the ones it reads, by
+    name, as Python does: a head made before a count key was added keeps its inputs.
 
     ``sources`` maps a kernel name to ``(source text, lang)`` or ``(source text, lang, function name)``
     (when the registered name is a corpus id, not the function); kernels without one get no static
@@ -81,6 +85,11 @@ def to_features_c(kernel_names: list[str], sources: dict[str, tuple[str, str]], 
         table.append(f"kgraph_static_{i}")
     if len(FEATURE_ORDER) != 15 + 1 + 2 * n_static + 1:
         raise ModelError("data/features.py changed its feature layout; update models/export/features_c.py")
+    launch_names = list(FEATURE_ORDER) if launch_names is None else list(launch_names)
+    unknown = [n for n in launch_names if n not in FEATURE_ORDER]
+    if unknown:
+        raise ModelError(f"the head reads launch feature(s) {unknown[:3]} this kgraph does not make")
+    pick = ", ".join(str(FEATURE_ORDER.index(n)) for n in launch_names)
     decls = """#define KGRAPH_HAS_FEATURES 1
 /* Launch + static features of registered kernel `kernel` (see kgraph_launch_feature_names).
    dims: 1, 2 or 3; global/local[3]: whole numbers >= 1, local <= global, unused dimensions 1, at most
@@ -98,6 +107,9 @@ int kgraph_features(int kernel, int dims, const double global[3], const double l
 {_C_HELPERS}typedef int (*kgraph_static_fn)(const double *, const double *, int, double *);
 {chr(10).join(funcs)}
 static const kgraph_static_fn kgraph_static_table[KGRAPH_N_KERNELS] = {{{", ".join(table)}}};
+/* where each of the head's KGRAPH_N_LAUNCH inputs sits in the full layout below (by name) */
+#define KGRAPH_N_FULL {len(FEATURE_ORDER)}
+static const int kgraph_feature_pick[KGRAPH_N_LAUNCH > 0 ? KGRAPH_N_LAUNCH : 1] = {{{pick}}};
 /* compute units per device, for launch_log2_groups_per_cu */
 static double kgraph_device_cus(int device) {{
   return exp2(kgraph_device_table[device][KGRAPH_HW_LOG2_CU]);
@@ -126,17 +138,12 @@ static int kgraph_check_launch(int kernel, int dims, const double global[3], con
   return KGRAPH_OK;
 }}
 
-int kgraph_features(int kernel, int dims, const double global[3], const double local[3],
-                    const double *args, int n_args, int device, double *out) {{
+/* Today's whole launch + static layout (FEATURE_ORDER of models/export/features_c.py) of a valid launch. */
+static void kgraph_full_features(int kernel, int dims, const double global[3], const double local[3],
+                                 const double *args, int n_args, int device, double *out) {{
   double w[9], c[{n_static}], items = 1.0, group = 1.0, groups = 1.0, cus;
-  int d, i, rc;
+  int d, i;
   (void)kgraph_floor_log2; /* used by some kernels' static counts only */
-  if (!out) return KGRAPH_E_NULL;
-  rc = kgraph_check_launch(kernel, dims, global, local, args, n_args, device);
-  if (rc != KGRAPH_OK) {{
-    for (i = 0; i < KGRAPH_N_LAUNCH; ++i) out[i] = NAN;
-    return rc;
-  }}
   cus = kgraph_device_cus(device);
   if (cus < 1.0) cus = 1.0;
   out[0] = (double)dims;
@@ -160,7 +167,7 @@ int kgraph_features(int kernel, int dims, const double global[3], const double l
   for (i = 0; i < {1 + 2 * n_static + 1}; ++i) out[{15} + i] = 0.0;
   if (kgraph_static_table[kernel] && kgraph_static_table[kernel](w, args, n_args, c)) {{
     double flops, nbytes;
-    for (i = 0; i < {n_static}; ++i) if (!isfinite(c[i])) return KGRAPH_OK; /* as Python: unknown */
+    for (i = 0; i < {n_static}; ++i) if (!isfinite(c[i])) return; /* as Python: unknown */
     out[15] = 1.0;
     for (i = 0; i < {n_static}; ++i) {{
       double per_item = c[i] > 0.0 ? c[i] : 0.0;
@@ -171,6 +178,20 @@ int kgraph_features(int kernel, int dims, const double global[3], const double l
     nbytes = (c[{i_load}] > 0 ? c[{i_load}] : 0) * items + (c[{i_store}] > 0 ? c[{i_store}] : 0) * items;
     out[16 + 2 * {n_static}] = log1p(flops / (nbytes > 1.0 ? nbytes : 1.0));
   }}
+}}
+
+int kgraph_features(int kernel, int dims, const double global[3], const double local[3],
+                    const double *args, int n_args, int device, double *out) {{
+  double full[KGRAPH_N_FULL];
+  int i, rc;
+  if (!out) return KGRAPH_E_NULL;
+  rc = kgraph_check_launch(kernel, dims, global, local, args, n_args, device);
+  if (rc != KGRAPH_OK) {{
+    for (i = 0; i < KGRAPH_N_LAUNCH; ++i) out[i] = NAN;
+    return rc;
+  }}
+  kgraph_full_features(kernel, dims, global, local, args, n_args, device, full);
+  for (i = 0; i < KGRAPH_N_LAUNCH; ++i) out[i] = full[kgraph_feature_pick[i]];
   return KGRAPH_OK;
 }}
 """

@@ -120,7 +120,8 @@ def _export_c(args, bar) -> str:
         bar.set_postfix_str("static counts of the kernels")
         bar.refresh()
         features_c = to_features_c(sorted(code_table), sources, bundle.head.config.device_names,
-                                   on_kernel=lambda name: bar.update(1))
+                                   on_kernel=lambda name: bar.update(1),
+                                   launch_names=bundle.head.config.launch_names)
     else:
         bar.total = 2
     bar.set_postfix_str("writing C")

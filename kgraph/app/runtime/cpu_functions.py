@@ -204,7 +204,7 @@ def export(checkpoint: Path, out_dir: Path, descriptor: dict, note: str = "") ->
     cfg = bundle.head.config
     devices = {"host-1core": device_vector(descriptor, cfg.device_names), **bundle.devices}
     names = sorted(bundle.code_table)
-    feats = to_features_c(names, bundle.sources, cfg.device_names)
+    feats = to_features_c(names, bundle.sources, cfg.device_names, launch_names=cfg.launch_names)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
