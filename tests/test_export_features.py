@@ -58,3 +58,41 @@ def test_c_features_equal_python(tmp_path):
     with torch.no_grad():
         t, _ = head(x)
     np.testing.assert_allclose(pred[:, 2:7], t.numpy(), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not installed")
+def test_a_head_of_another_layout_gets_its_own_features_by_name(tmp_path):
+    """A head made before a count key was added (or reading fewer features, in another order) gets exactly its
+    own inputs from C and from Python, picked by name from today's layout."""
+    names = sorted({k for k, *_ in LAUNCHES})
+    sources = {k: ((KERNELS / f"{k}.cl").read_text(), "opencl") for k in names}
+    launches = pd.DataFrame([{"device_id": "pocl-cpu", "source_id": k, "kernel_name": k, "dims": d,
+                              "g0": g[0], "g1": g[1], "g2": g[2], "l0": l[0], "l1": l[1], "l2": l[2],
+                              "args": json.dumps(a)} for k, d, g, l, a in LAUNCHES])
+    src_df = pd.DataFrame([{"source_id": k, "lang": "opencl", "source": s} for k, (s, _) in sources.items()])
+    today = CompactConfig.for_dataset_features(code_dim=0, size="tiny")
+    older = [n for n in today.launch_names if "int_divmod" not in n][::-1]  # fewer, and reversed
+    cfg = CompactConfig(0, older, today.device_names, "tiny")
+    features = to_launch_features(launches, src_df, {"pocl-cpu": DEVICE})
+    py = to_compact_inputs(features, config=cfg).numpy()
+    full = to_compact_inputs(features).numpy()  # today's layout
+    for j, name in enumerate(older):
+        np.testing.assert_array_equal(py[:, j], full[:, today.launch_names.index(name)])
+    head = CompactHead(cfg).eval()
+    dev = torch.tensor(py[0, len(older):])
+    to_c(head, tmp_path, {k: torch.zeros(0) for k in names}, {"pocl-cpu": dev},
+         to_features_c(names, sources, cfg.device_names, launch_names=cfg.launch_names))
+    got = features_c(build_driver(tmp_path), [(k, 0, d, g, l, list(a.values())) for k, d, g, l, a in LAUNCHES])
+    assert (got[:, 0] == 0).all() and got.shape[1] == 1 + len(older)
+    np.testing.assert_allclose(got[:, 1:], py[:, :len(older)], rtol=1e-5, atol=1e-5)
+
+
+def test_a_head_reading_a_feature_this_kgraph_does_not_make_is_refused():
+    from kgraph.errors import ModelError
+
+    today = CompactConfig.for_dataset_features(code_dim=0, size="tiny")
+    cfg = CompactConfig(0, [*today.launch_names, "static_teleports"], today.device_names, "tiny")
+    with pytest.raises(ModelError, match="static_teleports"):
+        to_compact_inputs(np.zeros((1, 80), np.float32), config=cfg)
+    with pytest.raises(ModelError, match="static_teleports"):
+        to_features_c(["tile_gemm"], {}, cfg.device_names, launch_names=cfg.launch_names)
