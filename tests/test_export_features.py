@@ -30,15 +30,21 @@ LAUNCHES = [("tile_gemm", 2, (64, 64, 1), (8, 8, 1), {"n": 64, "alpha": -1.0}),
             ("tile_potrf", 1, (32, 1, 1), (32, 1, 1), {"n": 32})]
 
 
-@pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not installed")
-def test_c_features_equal_python(tmp_path):
+def _launch_features():
+    """(kernel names, sources for to_features_c, today's launch features of LAUNCHES)."""
     names = sorted({k for k, *_ in LAUNCHES})
     sources = {k: ((KERNELS / f"{k}.cl").read_text(), "opencl") for k in names}
     launches = pd.DataFrame([{"device_id": "pocl-cpu", "source_id": k, "kernel_name": k, "dims": d,
                               "g0": g[0], "g1": g[1], "g2": g[2], "l0": l[0], "l1": l[1], "l2": l[2],
                               "args": json.dumps(a)} for k, d, g, l, a in LAUNCHES])
     src_df = pd.DataFrame([{"source_id": k, "lang": "opencl", "source": s} for k, (s, _) in sources.items()])
-    py = to_compact_inputs(to_launch_features(launches, src_df, {"pocl-cpu": DEVICE})).numpy()
+    return names, sources, to_launch_features(launches, src_df, {"pocl-cpu": DEVICE})
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not installed")
+def test_c_features_equal_python(tmp_path):
+    names, sources, features = _launch_features()
+    py = to_compact_inputs(features).numpy()
 
     cfg = CompactConfig.for_dataset_features(code_dim=4, size="tiny")
     torch.manual_seed(0)
@@ -64,16 +70,10 @@ def test_c_features_equal_python(tmp_path):
 def test_a_head_of_another_layout_gets_its_own_features_by_name(tmp_path):
     """A head made before a count key was added (or reading fewer features, in another order) gets exactly its
     own inputs from C and from Python, picked by name from today's layout."""
-    names = sorted({k for k, *_ in LAUNCHES})
-    sources = {k: ((KERNELS / f"{k}.cl").read_text(), "opencl") for k in names}
-    launches = pd.DataFrame([{"device_id": "pocl-cpu", "source_id": k, "kernel_name": k, "dims": d,
-                              "g0": g[0], "g1": g[1], "g2": g[2], "l0": l[0], "l1": l[1], "l2": l[2],
-                              "args": json.dumps(a)} for k, d, g, l, a in LAUNCHES])
-    src_df = pd.DataFrame([{"source_id": k, "lang": "opencl", "source": s} for k, (s, _) in sources.items()])
+    names, sources, features = _launch_features()
     today = CompactConfig.for_dataset_features(code_dim=0, size="tiny")
     older = [n for n in today.launch_names if "int_divmod" not in n][::-1]  # fewer, and reversed
     cfg = CompactConfig(0, older, today.device_names, "tiny")
-    features = to_launch_features(launches, src_df, {"pocl-cpu": DEVICE})
     py = to_compact_inputs(features, config=cfg).numpy()
     full = to_compact_inputs(features).numpy()  # today's layout
     for j, name in enumerate(older):
