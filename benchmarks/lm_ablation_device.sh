@@ -43,7 +43,7 @@ if [ -n "${DEADLINE_S:-}" ]; then
   echo "grids get $GRID_TIMEOUT_S s, fits $MAX_TIME"
 fi
 set -- $SPLITS; nfits=$(( $(echo $SEEDS | wc -w) * ($(echo $VARIANTS | wc -w) * $# + $(echo $FT_VARIANTS | wc -w) * $(echo ${FT_SPLITS:-$SPLITS} | wc -w)) ))
-export OMP_NUM_THREADS=$(( $(nproc) / (nfits > 0 ? nfits : 1) > 0 ? $(nproc) / (nfits > 0 ? nfits : 1) : 1 ))
+threads=$(( $(nproc) / (nfits > 0 ? nfits : 1) )); export OMP_NUM_THREADS=$(( threads > 0 ? threads : 1 ))
 echo "$nfits fits, $OMP_NUM_THREADS threads each"
 [ -n "${EMBED:-}" ] && { wait $EMBED; echo "lm embed exit $? at $(( $(date +%s) - start )) s"; tail -n 2 lm_embed.log; }
 grid() {  # grid SEED TAG EPOCHS "SPLIT..." VARIANT...: one benchmarks.ablation process, all its runs at once

@@ -31,48 +31,49 @@ FOREIGN = (("foreign-h200", "benchmarks/results/foreign_h200/foreign_h200.csv", 
 def with_cached_features(rows, cache_dir: str | None):
     """``rows`` with its launch features from the DataModule's feature cache (computed and saved on a miss)."""
     from kgraph.data.feature_cache import cached_launch_features
+    from kgraph.models.baselines import LaunchRows
 
-    rows._features = cached_launch_features(cache_dir, rows.launches, rows.sources, rows.devices)
-    return rows
+    return LaunchRows(rows.launches, rows.sources, rows.devices,
+                      cached_launch_features(cache_dir, rows.launches, rows.sources, rows.devices))
 
 
 def foreign_rows(measured_csv: str, device_dir: str):
-    """(LaunchRows of the foreign set's catalog launches on one device, measured ns) as ``kgraph estimate``
-    builds them: the catalog's sizes and scalar arguments, the exact static footprint for the DRAM floor."""
+    """(LaunchRows of the foreign set's catalog launches on one device, measured ns), the launches made and
+    checked by ``kgraph estimate``'s own path (:meth:`kgraph.app.api.Model.launches_of`), with the exact static
+    footprint for the DRAM floor."""
     import pandas as pd
 
-    from kgraph.app.api import _scalar_args
+    from kgraph.app.api import load_model
     from kgraph.data.foreign_set import entries, path_of
     from kgraph.data.harness.foreign import scalar_args
     from kgraph.models.baselines import LaunchRows
-    from kgraph.models.launches import kernels_of, make_launch, static_footprints, to_tables
+    from kgraph.models.launches import static_footprints, to_tables
 
     measured = {r["name"]: r for r in csv.DictReader(open(measured_csv)) if r["status"] == "ok" and r["time_ms"]}
     device = json.loads((D / device_dir / "device.json").read_text())
-    launches, true = [], []
-    for e in entries("opencl"):
-        if e.name not in measured:
-            continue
-        path = str(path_of(e))
-        launches.append(make_launch(kernels_of(path), e.name, list(e.global_size),
-                                    list(e.local_size) if e.local_size else None,
-                                    _scalar_args(scalar_args(path, e.name, list(e.global_size), dict(e.args)), e.name),
-                                    device))
-        true.append(float(measured[e.name]["time_ms"]) * 1e6)
+    todo = [e for e in entries("opencl") if e.name in measured]
+    requests = [{"file": str(path_of(e)), "kernel": e.name, "global": list(e.global_size),
+                 "local": list(e.local_size) if e.local_size else None, "device": device,
+                 "args": scalar_args(str(path_of(e)), e.name, list(e.global_size), dict(e.args))} for e in todo]
+    launches, _, _ = load_model().launches_of(requests)
     rows, sources, devices, _ = to_tables(launches, static_footprints(launches))
     frame = rows.to_frame()
     frame["args"] = [json.dumps(a) for a in frame["args"]]
-    return LaunchRows(frame, pd.DataFrame(sources.columns), devices), np.array(true)
+    true = np.array([float(measured[e.name]["time_ms"]) * 1e6 for e in todo])
+    return LaunchRows(frame, pd.DataFrame(sources.columns), devices), true
 
 
 def floors_ns(rows) -> np.ndarray:
-    """The largest physical floor of each launch (ns), from its ``floor_`` features."""
+    """The largest physical floor of each launch (ns), as ``kgraph estimate`` reports it
+    (:func:`kgraph.data.floors.launch_floors_ns` of its ``floor_`` features)."""
     from kgraph.data.features import feature_names
-    from kgraph.data.floors import NO_FLOOR_LOG_NS
+    from kgraph.data.floors import FLOORS, launch_floors_ns
 
-    names = feature_names()
-    f = rows.features()[:, [i for i, n in enumerate(names) if n.startswith("floor_")]].astype(np.float64)
-    return np.where(f > NO_FLOOR_LOG_NS, np.exp(f), 0.0).max(1)
+    names, t = feature_names(), rows.launches
+    columns = [names.index(f"floor_{n}") for n in FLOORS]
+    units = [float(rows.devices[d].get("compute_units") or "nan") for d in t["device_id"]]
+    return launch_floors_ns(rows.features()[:, columns], t[["g0", "g1", "g2"]].to_numpy(),
+                            t[["l0", "l1", "l2"]].to_numpy(), units).max(1)
 
 
 def scores(pred_ns: np.ndarray, true_ns: np.ndarray) -> dict:

@@ -260,7 +260,9 @@ class KGraphDataModule(L.LightningDataModule):
         self.targets, self.bound = torch.from_numpy(targets), torch.from_numpy(bound)
         self.families = sorted(self.table["family"].unique())
         self.family = torch.tensor(pd.Categorical(self.table["family"], self.families).codes, dtype=torch.long)
-        self.group = torch.from_numpy(group_codes(self.table))
+        # (kernel, device) groups of the training cap, from the kernels already indexed
+        self.group = (torch.from_numpy(group_codes(self.item, self.table["device_id"].to_numpy()))
+                      if self.kernel_cap is not None else None)
         self.pad_id = int(load_tokenizer(self.tokenizer).pad_token_id or 0) if self.tokenizer else 0
         self.splits = to_splits(self.table, self.split, self.val_fraction, self.test_fraction,
                                 self.seed, self.test_devices)
@@ -326,7 +328,8 @@ class KGraphDataModule(L.LightningDataModule):
         rank, world = (trainer.global_rank, trainer.world_size) if trainer is not None else (0, 1)
         rows = torch.from_numpy(self.splits[name]).long()
         return ResidentLoader(rows, item, tables, graphs, self.batch_size, shuffle, self.with_graphs,
-                              bool(self.tokenizer), self.seed, rank, world, self.group[rows], self.kernel_cap)
+                              bool(self.tokenizer), self.seed, rank, world,
+                              None if self.group is None else self.group[rows], self.kernel_cap)
 
     def train_dataloader(self) -> DataLoader:
         return self._loader("train", shuffle=True)

@@ -112,3 +112,20 @@ def log_floors(floors: np.ndarray) -> np.ndarray:
     with np.errstate(divide="ignore"):
         out = np.where(floors > 0, np.log(np.where(floors > 0, floors, 1.0)), NO_FLOOR_LOG_NS)
     return np.maximum(out, NO_FLOOR_LOG_NS).astype(np.float32)
+
+
+def launch_floors_ns(log_floor_features, global_sizes, local_sizes, compute_units) -> np.ndarray:
+    """Float64[N, K] the floors (ns, :data:`FLOORS` order, 0 = none) a prediction is held above: the launches'
+    ``floor_`` features (:func:`log_floors`, device-wide) back in ns, the FLOP floors divided by the share of
+    the device the launch can occupy (:func:`parallel_fraction`). What ``kgraph estimate`` reports as
+    ``floor_ns`` (the row maximum).
+
+    Args:
+        log_floor_features: Float[N, K] the ``floor_<name>`` feature columns, in :data:`FLOORS` order.
+        global_sizes, local_sizes, compute_units: as :func:`parallel_fraction`.
+    """
+    f = np.asarray(log_floor_features, dtype=np.float64)
+    floors = np.exp(f) * (f > NO_FLOOR_LOG_NS)
+    share = parallel_fraction(global_sizes, local_sizes, compute_units)
+    floors[:, [FLOORS.index("fp32"), FLOORS.index("fp64")]] /= share[:, None]
+    return floors

@@ -15,7 +15,7 @@ import torch
 from torch import Tensor
 
 from kgraph.data.batch import LaunchBatch
-from kgraph.data.sampling import capped_count, capped_rows
+from kgraph.data.sampling import capped_count, capped_rows, epoch_generator
 
 
 @dataclass
@@ -138,8 +138,7 @@ class ResidentLoader:
     def _order(self) -> Tensor:
         rows = self.rows
         if self.shuffle:
-            g = torch.Generator().manual_seed(self.seed * 100_003 + self.epoch)
-            rows = capped_rows(rows, self.groups, self.cap, g)  # a plain permutation without a cap
+            rows = capped_rows(rows, self.groups, self.cap, epoch_generator(self.seed, self.epoch))  # a plain permutation without a cap
         self.epoch += 1
         if self.world_size > 1:  # pad by wrapping so every rank has the same count
             per_rank = -(-rows.numel() // self.world_size)

@@ -20,14 +20,23 @@ from torch import Tensor
 from torch.utils.data import Sampler
 
 
-def group_codes(table: pd.DataFrame) -> np.ndarray:
-    """One integer per row of a launch table: its (kernel, device) group.
+def group_codes(kernel_index: np.ndarray, device_ids) -> np.ndarray:
+    """One integer per launch row: its (kernel, device) group, numbered in sorted (kernel, device) order.
 
-    Shapes: returns Long[len(table)].
+    Args:
+        kernel_index: Long[N] each row's kernel (the DataModule's ``item``: its graph's index).
+        device_ids: Shape[N] each row's device id.
+
+    Shapes: returns Long[N].
     """
-    keys = table["source_id"].astype(str) + ":" + table["kernel_name"].astype(str) + "@" + \
-        table["device_id"].astype(str)
-    return pd.factorize(keys)[0].astype(np.int64)
+    device = pd.factorize(np.asarray(device_ids), sort=True)[0]
+    pairs = np.asarray(kernel_index, dtype=np.int64) * (int(device.max(initial=0)) + 1) + device
+    return np.unique(pairs, return_inverse=True)[1].astype(np.int64).reshape(-1)
+
+
+def epoch_generator(seed: int, epoch: int) -> torch.Generator:
+    """The CPU generator of epoch ``epoch``'s shuffle, the same for both loaders and every device."""
+    return torch.Generator().manual_seed(seed * 100_003 + epoch)
 
 
 def capped_count(groups: Tensor, cap: int | None) -> int:
@@ -70,7 +79,7 @@ class CappedSampler(Sampler[int]):
     Args:
         groups: Long[R] group of each of the split's rows.
         cap: most rows per group and epoch (None: all, shuffled).
-        seed: the draws' seed; epoch ``e`` draws from ``seed * 100_003 + e``.
+        seed: the draws' seed (:func:`epoch_generator`).
     """
 
     def __init__(self, groups: Tensor, cap: int | None, seed: int = 0):
@@ -82,7 +91,6 @@ class CappedSampler(Sampler[int]):
         return self.length
 
     def __iter__(self) -> Iterator[int]:
-        g = torch.Generator().manual_seed(self.seed * 100_003 + self.epoch)
+        g = epoch_generator(self.seed, self.epoch)
         self.epoch += 1
-        index = torch.arange(self.groups.numel())
-        return iter(capped_rows(index, self.groups, self.cap, g).tolist())
+        return iter(capped_rows(torch.arange(self.groups.numel()), self.groups, self.cap, g).tolist())

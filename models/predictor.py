@@ -132,7 +132,7 @@ class Predictor:
         import torch
 
         from kgraph.data.features import feature_names, to_launch_features
-        from kgraph.data.floors import FLOORS, NO_FLOOR_LOG_NS, parallel_fraction
+        from kgraph.data.floors import FLOORS, launch_floors_ns
 
         names = feature_names()
         missing = [n for n in self.config["feature_names"] if n not in names]
@@ -154,13 +154,11 @@ class Predictor:
             rows, sources, devices, kernels = to_tables(launches[start:start + chunk], footprints[start:start + chunk])
             full = to_launch_features(rows, sources, devices)
             features = torch.from_numpy(full[:, columns])
-            floors = np.exp(full[:, floor_columns].astype(np.float64)) * (full[:, floor_columns] > NO_FLOOR_LOG_NS)
             # a launch of fewer work-groups than compute units has only that share of the FLOP peak: its
             # FLOP floors scaled up (the model's own floor features stay device-wide, as in training)
-            share = parallel_fraction(np.stack([rows[f"g{d}"] for d in range(3)], 1),
+            floors = launch_floors_ns(full[:, floor_columns], np.stack([rows[f"g{d}"] for d in range(3)], 1),
                                       np.stack([rows[f"l{d}"] for d in range(3)], 1),
                                       [float(devices[d].get("compute_units") or "nan") for d in rows["device_id"]])
-            floors[:, [FLOORS.index("fp32"), FLOORS.index("fp64")]] /= share[:, None]
             graphs = tokens = None
             if self.model.config.use_graph:
                 from kgraph.pyg import GraphBatch, graph_tensors

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-import pandas as pd
+import numpy as np
 import pytest
 import torch
 
@@ -43,9 +43,8 @@ def test_draws_are_seeded_and_fresh_each_seed_and_cover_every_row_over_epochs():
 
 
 def test_group_codes_are_kernel_and_device():
-    table = pd.DataFrame({"source_id": ["a", "a", "a", "b"], "kernel_name": ["k", "k", "k", "k"],
-                          "device_id": ["x", "y", "x", "x"]})
-    assert group_codes(table).tolist() == [0, 1, 0, 2]
+    kernels, devices = np.array([0, 0, 0, 1]), ["x", "y", "x", "x"]  # kernel a, a, a, b
+    assert group_codes(kernels, devices).tolist() == [0, 1, 0, 2]
 
 
 def test_sampler_draws_anew_each_epoch_with_a_fixed_length():

@@ -145,14 +145,19 @@ class ExpressionCounter:
         b = self.visit(node.child_by_field_name("right"))
         if op in ARITH_OPS:
             t = promote(a, b)
-            if t.pointer:
-                self.add("int_ops", 1)
-            else:
-                self.add(t.flop_key, t.width)
-                if op in DIVMOD_OPS and t.flop_key == "int_ops":
-                    self.add("int_divmod", t.width)
+            self._arith(op, t, t.width)
             return t
         return INT.with_width(max(a.width, b.width) if not (a.pointer or b.pointer) else 1)
+
+    def _arith(self, op: str, t: CType, lanes: int) -> None:
+        """One arithmetic operator ``op`` on values of type ``t``, ``lanes`` wide: pointer arithmetic is one
+        integer op; else ``lanes`` of the type's counter, integer ``/`` and ``%`` also in ``int_divmod``."""
+        if t.pointer:
+            self.add("int_ops", 1)
+            return
+        self.add(t.flop_key, lanes)
+        if op in DIVMOD_OPS and t.flop_key == "int_ops":
+            self.add("int_divmod", lanes)
 
     def _unary_expression(self, node, mode):
         op = node_text(node.child_by_field_name("operator"))
@@ -175,12 +180,7 @@ class ExpressionCounter:
         left = self.visit(node.child_by_field_name("left"), "update" if compound else "store")
         if compound:
             t = promote(left, r)
-            if t.pointer:
-                self.add("int_ops", 1)
-            else:
-                self.add(t.flop_key, left.width if left.width > 1 else t.width)
-                if op[:-1] in DIVMOD_OPS and t.flop_key == "int_ops":
-                    self.add("int_divmod", left.width if left.width > 1 else t.width)
+            self._arith(op[:-1], t, left.width if left.width > 1 else t.width)
         return left
 
     def _conditional_expression(self, node, mode):

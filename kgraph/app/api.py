@@ -216,16 +216,15 @@ class Model:
 
         return pd.DataFrame(self.estimate_many(list(requests), lang=lang))
 
-    @_collector_paused
-    def estimate_many(self, requests: Sequence[dict], lang: str | None = None,
-                      default_file: str | Path | None = None, default_device: str | dict | None = None) -> list[dict]:
-        """The records of :meth:`estimate` for each request; ``where`` in a request (``file:line``)
-        prefixes its error messages. A request may give ``grid``/``block`` instead of ``global``/``local``
-        and ``defines`` (``-D`` macros)."""
+    def launches_of(self, requests: Sequence[dict], lang: str | None = None,
+                    default_file: str | Path | None = None, default_device: str | dict | None = None) -> tuple:
+        """The validated launches of :meth:`estimate_many`'s requests, each file parsed once:
+        ``(launches, inputs, as_grid)`` — the :class:`~kgraph.models.launches.Launch` of each request, the
+        launch as its record echoes it (``file, kernel, device, global, local, args``), and whether it was
+        given as CUDA ``grid``/``block``. UsageError/InputError as :meth:`estimate_many`."""
         import dataclasses
 
-        from kgraph.app.launch_checks import check_launch, peak_warnings
-        from kgraph.data.floors import device_rates
+        from kgraph.app.launch_checks import check_launch
         from kgraph.models.launches import make_launch
 
         files, devices, launches, inputs, as_grid = {}, {}, [], [], []
@@ -257,6 +256,18 @@ class Model:
             launches.append(launch)
             inputs.append({"file": file, "kernel": kernel, "device": launch.device["device_id"],
                            "global": launch.global_size, "local": launch.local_size, "args": launch.args})
+        return launches, inputs, as_grid
+
+    @_collector_paused
+    def estimate_many(self, requests: Sequence[dict], lang: str | None = None,
+                      default_file: str | Path | None = None, default_device: str | dict | None = None) -> list[dict]:
+        """The records of :meth:`estimate` for each request; ``where`` in a request (``file:line``)
+        prefixes its error messages. A request may give ``grid``/``block`` instead of ``global``/``local``
+        and ``defines`` (``-D`` macros)."""
+        from kgraph.app.launch_checks import peak_warnings
+        from kgraph.data.floors import device_rates
+
+        launches, inputs, as_grid = self.launches_of(requests, lang, default_file, default_device)
         # a launch repeated in the batch (same kernel, sizes, arguments, device) is predicted once
         first: dict = {}
         for i, (launch, grid) in enumerate(zip(launches, as_grid)):
