@@ -96,10 +96,10 @@ class StaticFootprint:
             if p.is_pointer and (p.address_space or "") in ("global", "constant"):
                 self.buffers[p.name] = int(p.elem_bytes or 0)
         if sp.sympify(analysis.counts.get("atomics", 0)) != 0:
-            self.kernel_reason = "atomics (their addresses are not analysed accesses)"
+            self.kernel_reason = "atomics (their targets are not part of the footprint)"
         self.accesses = []
         for a in analysis.accesses:
-            if a.space != "global":
+            if a.space != "global" or a.kind == "atomic":
                 continue
             self.accesses.append(prepare_access(a, self.buffers))
         exprs, self._slots = [], []

@@ -21,12 +21,21 @@ with ``b`` the bytes of one execution of the access and ``s`` its stride in elem
 across instructions (a cache line read again by the next iteration) and across rows of a 2D work-group:
 it is a feature for the model to weigh, not a floor (:mod:`kgraph.data.floors` keeps only true bounds).
 
+Atomics on global memory are not bytes moved: the L2 applies them one after another at each address,
+so their cost grows with how many land on one address. ``global_atomics`` counts their executions per
+work-item; ``global_atomic_depth`` sums, over the atomic sites, executions ÷ the distinct addresses the
+launch's executions of that site can hit (:func:`atomic_targets`), per work-item: times the work-items it
+is the launch's atomics per address (1 when every execution has its own address, the whole launch's count
+when all hit one). A site whose address the analysis cannot bound (loaded from memory) adds nothing to it.
+
 ``TRAFFIC_KEYS`` are defined here once; :mod:`kgraph.data.features` turns them into the ``traffic_``
 feature group, evaluated at each launch like the counts.
 """
 from __future__ import annotations
 
 import sympy as sp
+
+from kgraph.analysis.symbolic_math import OPAQUE_PREFIXES, SIZE_OF_ID, normalize_ids, work_symbol
 
 #: consecutive work-items that execute one memory instruction together (an NVIDIA warp)
 LANES = 32
@@ -39,6 +48,8 @@ TRAFFIC_KEYS: tuple[str, ...] = (
     "global_broadcast_bytes",
     "global_indirect_bytes",
     "global_sector_bytes",
+    "global_atomics",
+    "global_atomic_depth",
 )
 
 
@@ -66,15 +77,56 @@ def sector_bytes(pattern: str, nbytes: int, stride) -> sp.Expr:
 
 def traffic_exprs(analysis) -> list[sp.Expr]:
     """Per-work-item global traffic of ``analysis`` (a ``KernelAnalysis``), ``TRAFFIC_KEYS`` order: the
-    requested bytes (loads and stores) of each pattern class, then the sector bytes of all global accesses.
+    requested bytes (loads and stores) of each pattern class, the sector bytes of all global loads and
+    stores, then the global atomics and their depth (the module docstring).
     Symbols are those of the counts (scalar parameters, work sizes, ``trip_<line>``)."""
     by_pattern = {p: sp.Integer(0) for p in ("coalesced", "strided", "broadcast", "indirect")}
-    sectors = sp.Integer(0)
+    sectors, atomics, depth = sp.Integer(0), sp.Integer(0), sp.Integer(0)
+    items = sp.Mul(*(work_symbol("gsz", d) for d in range(3)))
     for access in analysis.accesses:
         if access.space != "global":
             continue
         executions = sp.sympify(access.executions)
+        if access.kind == "atomic":
+            atomics += executions
+            targets = atomic_targets(getattr(access, "index_expr", None), getattr(access, "context", None))
+            if targets is not None:
+                depth += executions / sp.Min(targets, sp.Max(executions * items, 1))
+            continue
         by_pattern[access.pattern] += executions * access.bytes
         sectors += executions * sector_bytes(access.pattern, access.bytes, access.stride)
     return [by_pattern["coalesced"], by_pattern["strided"], by_pattern["broadcast"], by_pattern["indirect"],
-            sectors]
+            sectors, atomics, depth]
+
+
+def atomic_targets(index, context: dict | None) -> sp.Expr | None:
+    """How many distinct addresses one atomic site can hit in a launch (sympy in the work sizes and scalar
+    parameters), or None when its index depends on values the analysis cannot bound.
+
+    Args:
+        index: the site's index (sympy; None for a bare pointer: one address).
+        context: the site's ``Access.context`` (its enclosing loops give their variables' trip counts).
+
+    The index, less its terms free of ids and loop variables (offsets), is either ``e % B`` with ``B`` free of
+    them (``B`` addresses, the bins of a histogram) or an expression whose distinct values are at most the
+    product of the ranges of its ids (``gsz``, ``lsz``, ``ngrp``) and loop variables (their trip counts).
+    """
+    if index is None:
+        return sp.Integer(1)
+    index = normalize_ids(index)
+    trips = {sym: (loop.raw_trip if loop.raw_trip is not None else loop.trip)
+             for sym, loop, _ in (context or {}).get("loops", [])}
+    ranges = {work_symbol(prefix, d): work_symbol(size, d) for prefix, size in SIZE_OF_ID.items() for d in range(3)}
+
+    def varying(expr) -> set:
+        return {s for s in expr.free_symbols if s in ranges or s in trips or s.name.startswith(OPAQUE_PREFIXES)}
+
+    moving = [t for t in sp.Add.make_args(index) if varying(t)]
+    if not moving:
+        return sp.Integer(1)
+    if len(moving) == 1 and isinstance(moving[0], sp.Mod) and not varying(moving[0].args[1]):
+        return sp.Abs(moving[0].args[1])
+    symbols = set().union(*(varying(t) for t in moving))
+    if any(s not in ranges and s not in trips for s in symbols):
+        return None
+    return sp.Mul(*(ranges[s] if s in ranges else sp.Max(sp.sympify(trips[s]), 1) for s in symbols))

@@ -1,0 +1,60 @@
+"""Atomic targets and the ``global_atomic_depth`` traffic key (kgraph/analysis/traffic.py)."""
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import sympy as sp
+
+import kgraph
+from kgraph.analysis.traffic import TRAFFIC_KEYS, traffic_exprs
+from kgraph.data.features import feature_names, to_launch_features
+
+REPO = Path(__file__).resolve().parents[1]
+SOURCE = r'''
+__kernel void h(__global const int* x, __global int* hist, const int B, const int n) {
+  int i = get_global_id(0);
+  for (int k = 0; k < n; ++k) atomic_add(&hist[(i + k) % B], x[i]);
+  atomic_inc(hist + get_group_id(0));
+  atomic_add(&hist[x[i]], 1);
+  atomic_add(hist, 1);
+}
+'''
+
+
+def analysis():
+    return kgraph.from_source(SOURCE, "opencl")[0].analysis
+
+
+def test_atomic_targets_are_recorded_without_bytes():
+    a = analysis()
+    atomic = [x for x in a.accesses if x.kind == "atomic"]
+    assert [x.index for x in atomic] == ["(i + k) % B", "get_group_id(0)", "x[i]", ""]
+    assert [x.pattern for x in atomic] == ["coalesced", "broadcast", "indirect", "broadcast"]
+    # the atomics' targets add nothing to the requested bytes: one 4-byte load of x per iteration and one more
+    assert sp.simplify(sp.sympify(a.counts["global_load_bytes"]) - (4 * sp.Symbol("n", integer=True) + 4)) == 0
+    assert sp.sympify(a.counts["global_store_bytes"]) == 0
+
+
+def test_depth_of_each_kind_of_target():
+    exprs = dict(zip(TRAFFIC_KEYS, traffic_exprs(analysis())))
+    env = {"n": 10, "B": 32, "gsz0": 4096, "gsz1": 1, "gsz2": 1, "ngrp0": 16}
+    symbols = {s: env[s.name] for s in exprs["global_atomic_depth"].free_symbols}
+    depth = float(exprs["global_atomic_depth"].subs(symbols)) * 4096
+    # 4096*10 updates over 32 bins, 4096 over 16 group slots, 4096 on one address; the gather is unbounded
+    assert depth == pytest.approx(4096 * 10 / 32 + 4096 / 16 + 4096)
+    atomics = exprs["global_atomics"].subs({s: env[s.name] for s in exprs["global_atomics"].free_symbols})
+    assert atomics == 13
+
+
+def test_more_bins_less_depth_at_a_launch():
+    device = json.loads((REPO / "data/datasets/nvidia-h200/device.json").read_text())
+    source = pd.DataFrame([{"source_id": "s", "lang": "opencl", "source": SOURCE}])
+    launches = pd.DataFrame([{"device_id": "d", "source_id": "s", "kernel_name": "h", "dims": 1, "g0": 4096, "g1": 1,
+                              "g2": 1, "l0": 256, "l1": 1, "l2": 1, "args": json.dumps({"n": 10, "B": b})}
+                             for b in (1, 32, 4096)])
+    x = to_launch_features(launches, source, {"d": device})
+    depth = x[:, feature_names().index("traffic_global_atomic_depth_total")].astype(np.float64)
+    assert depth[0] > depth[1] > depth[2]
+    assert np.expm1(depth[2]) == pytest.approx(4096 * 10 / 4096 + 4096 / 16 + 4096, rel=1e-5)
