@@ -19,7 +19,8 @@ HARNESS_VERSION = "1.2"  # 1.1: device-generated default inputs, counts on the m
 # 1.2: a timing sample is the mean of launches_per_sample back-to-back launches (timing.py),
 # structured host inputs seeded per problem size and cached (inputs.py)
 
-STATUSES = ("ok", "build_error", "launch_error", "out_of_resources", "timeout", "crash", "wrong_result")
+STATUSES = ("ok", "build_error", "launch_error", "out_of_resources", "timeout", "crash", "wrong_result",
+            "work_elided")  # work_elided: elided.py (the compiler removed counted work)
 BOUND_CLASSES = ("memory", "compute", "latency")
 # the instrumented run's counters (kgraph.count_keys, defined once there) and the footprint
 COUNT_COLUMNS = (*COUNTER_NAMES, "footprint_bytes")

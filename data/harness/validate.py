@@ -2,7 +2,8 @@
 
 * every column of ``columns.LAUNCH_SCHEMA`` is present; keys are unique;
 * statuses are known; no NaN or infinity in any numeric column;
-* ok rows: positive ``min <= median <= max`` times, ``cv >= 0``, ``repeats >= 1``, counts known
+* ok rows: no kernel whose counted work ran faster than the device's peak (:mod:`.elided`);
+  positive ``min <= median <= max`` times, ``cv >= 0``, ``repeats >= 1``, counts known
   (>= 0, with a ``counts_source``), derived columns present and a known bound class (computed on read
   from the counts and ``device.json``, ``columns.COMPUTED_ON_READ``);
 * a shard of the older layout that still stores derived columns stores the values computed on read
@@ -24,6 +25,7 @@ from kgraph.errors import InputError
 
 from .columns import BOUND_CLASSES, COMPUTED_ON_READ, COUNT_COLUMNS, DERIVED_COLUMNS, LAUNCH_COLUMNS, STATUSES
 from .derived import folder_roofline
+from .elided import elided_kernels
 from .store import (MANIFEST, SHARD_NAME, journal_entries, read_launches, read_manifest, read_shard,
                     read_sources, repair_hint)
 from .store_read import UNREADABLE, shard_path
@@ -71,6 +73,11 @@ def validate_dataset(directory) -> list[str]:
            ok["key"][(ok["min_time_ns"] > ok["median_time_ns"]) | (ok["median_time_ns"] > ok["max_time_ns"])])
     report("ok row with negative cv", ok["key"][ok["cv"] < 0])
     report("ok row with repeats < 1", ok["key"][ok["repeats"] < 1])
+    roofline = folder_roofline(directory)
+    if roofline and roofline.get("fp32_gflops"):
+        elided = elided_kernels(ok, roofline["fp32_gflops"])
+        report(f"ok row of a kernel whose counted work ran faster than the device's peak allows (the compiler "
+               f"removed it; `kgraph dataset mark-elided {directory}`)", ok["key"][ok["kernel_id"].isin(set(elided))])
     if derived:
         report("ok row with unknown bound class", ok["key"][~ok["bound"].isin(BOUND_CLASSES)])
     for column in ("median_time_ns", "min_time_ns", "max_time_ns"):

@@ -26,6 +26,9 @@ def add_arguments(parser) -> None:
     add_fill_arguments(sub.add_parser(
         "fill-counts", help="counts for ok rows without them: from other datasets (--from), else an "
                             "instrumented run on a local device (resumable)"))
+    p = sub.add_parser("mark-elided", help="give status work_elided to the ok rows of kernels whose counted work "
+                       "ran faster than the device's peak allows (the compiler removed it)")
+    p.add_argument("dirs", nargs="+", metavar="DIR", help="dataset folders")
     p = sub.add_parser("import", help="turn a CSV/parquet table of measurements into a dataset")
     p.add_argument("file", help="CSV or parquet: source, kernel_name, global, [local], [arguments], device, time_*")
     p.add_argument("--out", required=True, help="dataset folder to write")
@@ -42,8 +45,8 @@ def add_arguments(parser) -> None:
 
 def run(args) -> int:
     if args.action is None:
-        raise UsageError("dataset: choose an action: campaign, validate, repair, compact, fill-counts, import, "
-                         "merge or describe")
+        raise UsageError("dataset: choose an action: campaign, validate, repair, compact, fill-counts, "
+                         "mark-elided, import, merge or describe")
     if args.action == "campaign":
         from kgraph.data.harness import campaign
 
@@ -79,6 +82,13 @@ def run(args) -> int:
         report = fill_counts(options_from_args(args))
         for line in report.lines():
             print(line)
+        return 0
+    if args.action == "mark-elided":
+        from kgraph.data.harness.elided import mark_elided
+
+        for directory in args.dirs:
+            rows, kernels = mark_elided(directory)
+            print(f"{directory}: {rows} ok row(s) of {len(kernels)} kernel(s) marked work_elided")
         return 0
     if args.action == "merge":
         from kgraph.data.harness.merge import merge_datasets
