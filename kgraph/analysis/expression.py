@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from kgraph.analysis.atomics import atomic_target
 from kgraph.analysis.context import Context, node_text, subscript_index
 from kgraph.analysis.ctype import CType, INT, SIZE_T, UNKNOWN, from_literal, promote
 from kgraph.analysis.macros import MAX_DEPTH, expand_macro, function_macro
@@ -255,37 +256,6 @@ class ExpressionCounter:
             self.add(f"{space}_{kind}_bytes", nbytes)
             self.accesses.append(AccessSite(buffer, space, kind, nbytes, node, pointer, index, scale, indices))
 
-    def _atomic_target(self, node) -> None:
-        """Record the address an atomic updates (``&h[i]``, ``h + i`` or a pointer ``p``) as an
-        :class:`AccessSite` of kind ``atomic``: no bytes are counted (the op is in ``atomics``); its index
-        tells how many distinct addresses the launch's atomics hit (:mod:`kgraph.analysis.traffic`)."""
-        while node.type in ("parenthesized_expression", "cast_expression"):
-            node = node.child_by_field_name("value") or node.named_children[-1]
-        index = None
-        if node.type == "pointer_expression" and node_text(node.child_by_field_name("operator")) == "&":
-            node = node.child_by_field_name("argument")
-            if node.type != "subscript_expression" or node.child_by_field_name("argument").type != "identifier":
-                return  # &s.f, &a[i][j]: not a one-dimensional buffer element
-            index, base = subscript_index(node), node.child_by_field_name("argument")
-        elif node.type == "binary_expression" and node_text(node.child_by_field_name("operator")) == "+":
-            left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
-            pointer_left = left.type == "identifier" and self._is_pointer(left)
-            base, index = (left, right) if pointer_left else (right, left)
-        elif node.type == "identifier":
-            base = node
-        else:
-            return
-        var = self.ctx.scope.lookup(node_text(base)) if base.type == "identifier" else None
-        space = MEMORY_SPACES.get(var.ctype.space) if var is not None and var.ctype.pointer else None
-        if space is None:
-            return
-        nbytes = var.ctype.element().scalar_bytes
-        self.accesses.append(AccessSite(var.alias or var.name, space, "atomic", nbytes, node, var.name, index))
-
-    def _is_pointer(self, node) -> bool:
-        var = self.ctx.scope.lookup(node_text(node))
-        return var is not None and var.ctype.pointer
-
     def _field_expression(self, node, mode):
         arg = node.child_by_field_name("argument")
         field = node_text(node.child_by_field_name("field"))
@@ -352,8 +322,9 @@ class ExpressionCounter:
             ptr = self.visit(args[0], "address") if args else UNKNOWN
             for a in args[1:]:
                 self.visit(a)
-            if args:
-                self._atomic_target(args[0])
+            site = atomic_target(self.ctx, args[0]) if args else None
+            if site is not None:
+                self.accesses.append(site)
             return ptr.element() if ptr.pointer else INT
         types = [self.visit(a) for a in args]
         if not types:

@@ -24,7 +24,7 @@ it is a feature for the model to weigh, not a floor (:mod:`kgraph.data.floors` k
 Atomics on global memory are not bytes moved: the L2 applies them one after another at each address,
 so their cost grows with how many land on one address. ``global_atomics`` counts their executions per
 work-item; ``global_atomic_depth`` sums, over the atomic sites, executions ÷ the distinct addresses the
-launch's executions of that site can hit (:func:`atomic_targets`), per work-item: times the work-items it
+launch's executions of that site can hit (:func:`kgraph.analysis.atomics.atomic_targets`), per work-item: times the work-items it
 is the launch's atomics per address (1 when every execution has its own address, the whole launch's count
 when all hit one). A site whose address the analysis cannot bound (loaded from memory) adds nothing to it.
 
@@ -35,7 +35,8 @@ from __future__ import annotations
 
 import sympy as sp
 
-from kgraph.analysis.symbolic_math import OPAQUE_PREFIXES, SIZE_OF_ID, normalize_ids, work_symbol
+from kgraph.analysis.atomics import atomic_targets
+from kgraph.analysis.symbolic_math import work_symbol
 
 #: consecutive work-items that execute one memory instruction together (an NVIDIA warp)
 LANES = 32
@@ -97,36 +98,3 @@ def traffic_exprs(analysis) -> list[sp.Expr]:
         sectors += executions * sector_bytes(access.pattern, access.bytes, access.stride)
     return [by_pattern["coalesced"], by_pattern["strided"], by_pattern["broadcast"], by_pattern["indirect"],
             sectors, atomics, depth]
-
-
-def atomic_targets(index, context: dict | None) -> sp.Expr | None:
-    """How many distinct addresses one atomic site can hit in a launch (sympy in the work sizes and scalar
-    parameters), or None when its index depends on values the analysis cannot bound.
-
-    Args:
-        index: the site's index (sympy; None for a bare pointer: one address).
-        context: the site's ``Access.context`` (its enclosing loops give their variables' trip counts).
-
-    The index, less its terms free of ids and loop variables (offsets), is either ``e % B`` with ``B`` free of
-    them (``B`` addresses, the bins of a histogram) or an expression whose distinct values are at most the
-    product of the ranges of its ids (``gsz``, ``lsz``, ``ngrp``) and loop variables (their trip counts).
-    """
-    if index is None:
-        return sp.Integer(1)
-    index = normalize_ids(index)
-    trips = {sym: (loop.raw_trip if loop.raw_trip is not None else loop.trip)
-             for sym, loop, _ in (context or {}).get("loops", [])}
-    ranges = {work_symbol(prefix, d): work_symbol(size, d) for prefix, size in SIZE_OF_ID.items() for d in range(3)}
-
-    def varying(expr) -> set:
-        return {s for s in expr.free_symbols if s in ranges or s in trips or s.name.startswith(OPAQUE_PREFIXES)}
-
-    moving = [t for t in sp.Add.make_args(index) if varying(t)]
-    if not moving:
-        return sp.Integer(1)
-    if len(moving) == 1 and isinstance(moving[0], sp.Mod) and not varying(moving[0].args[1]):
-        return sp.Abs(moving[0].args[1])
-    symbols = set().union(*(varying(t) for t in moving))
-    if any(s not in ranges and s not in trips for s in symbols):
-        return None
-    return sp.Mul(*(ranges[s] if s in ranges else sp.Max(sp.sympify(trips[s]), 1) for s in symbols))

@@ -1,0 +1,82 @@
+"""Atomics: the address each one updates, and how many distinct addresses a launch's executions of it hit.
+
+Same-address atomics are applied one after another (in the L2 on a GPU, by the coherence protocol on a CPU),
+so what an atomic costs depends on how many of a launch's executions share an address: every generated
+``atomic_add(&h[(i * P) % B], v)`` with B from 1 to 32,768 bins, the one counter of a reduction, a slot per
+work-group. :func:`atomic_target` records the target where the expression counter meets the atomic (an
+:class:`~kgraph.analysis.expression.AccessSite` of kind ``atomic``: no bytes counted, the op is in ``atomics``);
+the analysis gives it an index, executions and loop context like any access; :func:`atomic_targets` bounds the
+distinct addresses, for the ``global_atomic_depth`` traffic feature (:mod:`kgraph.analysis.traffic`).
+"""
+from __future__ import annotations
+
+import sympy as sp
+
+from kgraph.analysis.context import node_text, subscript_index
+from kgraph.analysis.symbolic_math import OPAQUE_PREFIXES, SIZE_OF_ID, normalize_ids, work_symbol
+
+
+def atomic_target(ctx, node):
+    """The :class:`~kgraph.analysis.expression.AccessSite` (kind ``atomic``) of the address an atomic updates,
+    ``&h[i]``, ``h + i`` or a pointer ``p``; None for another form (``&s.f``, ``&a[i][j]``) or a private pointer.
+
+    Args:
+        ctx: the function's :class:`~kgraph.analysis.context.Context` at the statement.
+        node: the atomic's first argument.
+    """
+    from kgraph.analysis.expression import MEMORY_SPACES, AccessSite  # the counter imports this module
+
+    while node.type in ("parenthesized_expression", "cast_expression"):
+        node = node.child_by_field_name("value") or node.named_children[-1]
+    index = None
+    if node.type == "pointer_expression" and node_text(node.child_by_field_name("operator")) == "&":
+        node = node.child_by_field_name("argument")
+        if node.type != "subscript_expression" or node.child_by_field_name("argument").type != "identifier":
+            return None
+        index, base = subscript_index(node), node.child_by_field_name("argument")
+    elif node.type == "binary_expression" and node_text(node.child_by_field_name("operator")) == "+":
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        var = ctx.scope.lookup(node_text(left)) if left.type == "identifier" else None
+        base, index = (left, right) if var is not None and var.ctype.pointer else (right, left)
+    elif node.type == "identifier":
+        base = node
+    else:
+        return None
+    var = ctx.scope.lookup(node_text(base)) if base.type == "identifier" else None
+    space = MEMORY_SPACES.get(var.ctype.space) if var is not None and var.ctype.pointer else None
+    if space is None:
+        return None
+    return AccessSite(var.alias or var.name, space, "atomic", var.ctype.element().scalar_bytes, node, var.name, index)
+
+
+def atomic_targets(index, context: dict | None) -> sp.Expr | None:
+    """How many distinct addresses one atomic site can hit in a launch (sympy in the work sizes and scalar
+    parameters), or None when its index depends on values the analysis cannot bound.
+
+    Args:
+        index: the site's index (sympy; None for a bare pointer: one address).
+        context: the site's ``Access.context`` (its enclosing loops give their variables' trip counts).
+
+    The index, less its terms free of ids and loop variables (offsets), is either ``e % B`` with ``B`` free of
+    them (``B`` addresses, the bins of a histogram) or an expression whose distinct values are at most the
+    product of the ranges of its ids (``gsz``, ``lsz``, ``ngrp``) and loop variables (their trip counts).
+    """
+    if index is None:
+        return sp.Integer(1)
+    index = normalize_ids(index)
+    trips = {sym: (loop.raw_trip if loop.raw_trip is not None else loop.trip)
+             for sym, loop, _ in (context or {}).get("loops", [])}
+    ranges = {work_symbol(prefix, d): work_symbol(size, d) for prefix, size in SIZE_OF_ID.items() for d in range(3)}
+
+    def varying(expr) -> set:
+        return {s for s in expr.free_symbols if s in ranges or s in trips or s.name.startswith(OPAQUE_PREFIXES)}
+
+    moving = [t for t in sp.Add.make_args(index) if varying(t)]
+    if not moving:
+        return sp.Integer(1)
+    if len(moving) == 1 and isinstance(moving[0], sp.Mod) and not varying(moving[0].args[1]):
+        return sp.Abs(moving[0].args[1])
+    symbols = set().union(*(varying(t) for t in moving))
+    if any(s not in ranges and s not in trips for s in symbols):
+        return None
+    return sp.Mul(*(ranges[s] if s in ranges else sp.Max(sp.sympify(trips[s]), 1) for s in symbols))
