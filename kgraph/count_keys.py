@@ -21,10 +21,8 @@ COUNT_KEYS: tuple[str, ...] = (
     "atomics",
     "branches",
     "int_divmod",  # of int_ops, the integer divisions and remainders (tens of instructions each on a GPU)
-    "vector_ops",  # of the arithmetic, the lanes of operations the source writes on vector types (float4, ...)
 )
-#: counts the instrumented kernel does not keep (local memory traffic, barriers, branches, the int_divmod and
-#: vector_ops shares)
+#: counts the instrumented kernel does not keep (local memory traffic, barriers, branches, the int_divmod share)
 STATIC_ONLY_KEYS: frozenset[str] = frozenset({"local_load_bytes", "local_store_bytes", "barriers", "branches",
-                                             "int_divmod", "vector_ops"})
+                                             "int_divmod"})
 COUNTER_NAMES: tuple[str, ...] = tuple(k for k in COUNT_KEYS if k not in STATIC_ONLY_KEYS)

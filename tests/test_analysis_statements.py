@@ -57,7 +57,7 @@ def test_mixed_statements():
     assert got[0] == ("stmt", "int i = get_global_id(0);", {})
     assert got[1:] == [
         # float4 * float = 4 lanes, + float4 = 4 lanes; x[i] is one float4 = 16 bytes
-        ("stmt", "float4 v = x[i] * 2.0f + (float4)(1.0f);", {"flops_fp32": 8, "global_load_bytes": 16, "vector_ops": 8}),
+        ("stmt", "float4 v = x[i] * 2.0f + (float4)(1.0f);", {"flops_fp32": 8, "global_load_bytes": 16}),
         # float * double literal promotes to fp64 (C rules)
         ("stmt", "float s = a * 1.0;", {"flops_fp64": 1}),
         # += (fp64) and 1.0 * sqrt(..) (fp64); sqrt is transcendental; y[i] read twice, written once

@@ -152,16 +152,14 @@ class ExpressionCounter:
 
     def _arith(self, op: str, t: CType, lanes: int) -> None:
         """One arithmetic operator ``op`` on values of type ``t``, ``lanes`` wide: pointer arithmetic is one
-        integer op; else ``lanes`` of the type's counter, integer ``/`` and ``%`` also in ``int_divmod``, and
-        ``lanes`` of ``vector_ops`` when the type is a vector (``lanes`` > 1)."""
+        integer op; else ``lanes`` of the type's counter, integer ``/`` and ``%`` also in ``int_divmod``."""
         if t.pointer:
             self.add("int_ops", 1)
             return
         self.add(t.flop_key, lanes)
         if op in DIVMOD_OPS and t.flop_key == "int_ops":
             self.add("int_divmod", lanes)
-        if lanes > 1:
-            self.add("vector_ops", lanes)
+
 
     def _unary_expression(self, node, mode):
         op = node_text(node.child_by_field_name("operator"))
@@ -338,8 +336,7 @@ class ExpressionCounter:
             self.add("transcendental", cost)
         else:
             self.add(t.flop_key, cost)
-        if lanes > 1:
-            self.add("vector_ops", cost)
+
         return t.with_width(1) if builtin.name in SCALAR_RESULT else t
 
     def _vload(self, m, args, node) -> CType:
