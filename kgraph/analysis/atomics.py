@@ -3,7 +3,7 @@
 Same-address atomics are applied one after another (in the L2 on a GPU, by the coherence protocol on a CPU),
 so what an atomic costs depends on how many of a launch's executions share an address: every generated
 ``atomic_add(&h[(i * P) % B], v)`` with B from 1 to 32,768 bins, the one counter of a reduction, a slot per
-work-group. :func:`atomic_target` records the target where the expression counter meets the atomic (an
+work-group. :func:`atomic_target` finds the target where the expression counter meets the atomic (it records an
 :class:`~kgraph.analysis.expression.AccessSite` of kind ``atomic``: no bytes counted, the op is in ``atomics``);
 the analysis gives it an index, executions and loop context like any access; :func:`atomic_targets` bounds the
 distinct addresses, for the ``global_atomic_depth`` traffic feature (:mod:`kgraph.analysis.traffic`).
@@ -13,19 +13,19 @@ from __future__ import annotations
 import sympy as sp
 
 from kgraph.analysis.context import node_text, subscript_index
+from kgraph.analysis.ctype import MEMORY_SPACES
 from kgraph.analysis.symbolic_math import OPAQUE_PREFIXES, SIZE_OF_ID, normalize_ids, work_symbol
 
 
-def atomic_target(ctx, node):
-    """The :class:`~kgraph.analysis.expression.AccessSite` (kind ``atomic``) of the address an atomic updates,
-    ``&h[i]``, ``h + i`` or a pointer ``p``; None for another form (``&s.f``, ``&a[i][j]``) or a private pointer.
+def atomic_target(ctx, node) -> tuple | None:
+    """The fields of the :class:`~kgraph.analysis.expression.AccessSite` (kind ``atomic``) of the address an
+    atomic updates, ``&h[i]``, ``h + i`` or a pointer ``p``: ``(buffer, space, "atomic", bytes, node, pointer,
+    index)``; None for another form (``&s.f``, ``&a[i][j]``) or a private pointer.
 
     Args:
         ctx: the function's :class:`~kgraph.analysis.context.Context` at the statement.
         node: the atomic's first argument.
     """
-    from kgraph.analysis.expression import MEMORY_SPACES, AccessSite  # the counter imports this module
-
     while node.type in ("parenthesized_expression", "cast_expression"):
         node = node.child_by_field_name("value") or node.named_children[-1]
     index = None
@@ -46,7 +46,7 @@ def atomic_target(ctx, node):
     space = MEMORY_SPACES.get(var.ctype.space) if var is not None and var.ctype.pointer else None
     if space is None:
         return None
-    return AccessSite(var.alias or var.name, space, "atomic", var.ctype.element().scalar_bytes, node, var.name, index)
+    return var.alias or var.name, space, "atomic", var.ctype.element().scalar_bytes, node, var.name, index
 
 
 def atomic_targets(index, context: dict | None) -> sp.Expr | None:

@@ -129,3 +129,7 @@ def promote(a: CType, b: CType) -> CType:
     if max(ra, rb) < _INT_RANK:
         pick = INT  # integer promotion: char/short/bool arithmetic happens in int
     return replace(pick, width=max(a.width, b.width))
+
+
+#: the address spaces whose traffic is counted, and the counter each feeds (``constant`` is global memory)
+MEMORY_SPACES = {"global": "global", "constant": "global", "local": "local"}

@@ -13,13 +13,12 @@ from dataclasses import dataclass
 
 from kgraph.analysis.atomics import atomic_target
 from kgraph.analysis.context import Context, node_text, subscript_index
-from kgraph.analysis.ctype import CType, INT, SIZE_T, UNKNOWN, from_literal, promote
+from kgraph.analysis.ctype import CType, INT, MEMORY_SPACES, SIZE_T, UNKNOWN, from_literal, promote
 from kgraph.analysis.macros import MAX_DEPTH, expand_macro, function_macro
 
 ARITH_OPS = {"+", "-", "*", "/", "%", "<<", ">>", "&", "|", "^"}
 #: the integer forms of these also feed ``int_divmod`` (a share of ``int_ops``)
 DIVMOD_OPS = {"/", "%"}
-MEMORY_SPACES = {"global": "global", "constant": "global", "local": "local"}
 SCALAR_RESULT = {"dot", "length", "distance", "fast_length", "fast_distance"}
 _VLOAD = re.compile(r"^vload(a)?(_half)?(\d+)?(_rt[a-z]+)?$")
 _VSTORE = re.compile(r"^vstore(a)?(_half)?(\d+)?(_rt[a-z]+)?$")
@@ -320,9 +319,9 @@ class ExpressionCounter:
             ptr = self.visit(args[0], "address") if args else UNKNOWN
             for a in args[1:]:
                 self.visit(a)
-            site = atomic_target(self.ctx, args[0]) if args else None
-            if site is not None:
-                self.accesses.append(site)
+            target = atomic_target(self.ctx, args[0]) if args else None
+            if target is not None:
+                self.accesses.append(AccessSite(*target))
             return ptr.element() if ptr.pointer else INT
         types = [self.visit(a) for a in args]
         if not types:
