@@ -23,7 +23,7 @@ def test_ratio_is_counted_operations_per_ns_over_the_fp32_peak():
     assert np.allclose(work_rate_ratio(frame, 100.0), [2.0, 0.01, 1.0, 1e7])
     # a kernel is elided when one ok launch is above 1; exactly the peak is not above it; other statuses never
     assert elided_kernels(frame, 100.0) == {"a": 2.0}
-    unknown = frame.assign(int_ops=[-1, -1, -1, -1], flops_fp32=[-1, 0, 0, 0])
+    unknown = frame.assign(int_ops=[-1, -1, -1, -1], flops_fp32=[-1, 5000, 0, 0])  # one count unknown: no ratio
     assert np.isnan(work_rate_ratio(unknown, 100.0)).all()
 
 

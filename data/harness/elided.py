@@ -42,11 +42,12 @@ def work_rate_ratio(frame, fp32_gflops: float) -> np.ndarray:
     """
     import pandas as pd
 
-    work = sum(pd.to_numeric(frame[c], errors="coerce").to_numpy(np.float64) for c in WORK_COLUMNS)
+    counts = np.stack([pd.to_numeric(frame[c], errors="coerce").to_numpy(np.float64) for c in WORK_COLUMNS])
+    work = counts.sum(0)
     time = pd.to_numeric(frame["median_time_ns"], errors="coerce").to_numpy(np.float64)
     with np.errstate(all="ignore"):
         ratio = work / time / float(fp32_gflops)
-    return np.where((work >= 0) & (time > 0) & np.isfinite(ratio), ratio, np.nan)
+    return np.where((counts >= 0).all(0) & (time > 0) & np.isfinite(ratio), ratio, np.nan)  # -1: unknown count
 
 
 def elided_kernels(frame, fp32_gflops: float) -> dict[str, float]:
