@@ -42,6 +42,7 @@ from kgraph.data.floors import FLOORS, floors_ns, log_floors, rates_of_rows
 # the targets and bound classes are defined once, in kgraph.data.targets (re-exported here)
 from kgraph.data.targets import BOUND_CLASSES, REGRESSION_TARGETS, TARGETS, bound_index, to_natural  # noqa: F401
 from kgraph.count_keys import COUNT_KEYS as STATIC_COUNTS  # the analysis' counts, defined once there
+from kgraph.analysis.symbolic_math import TRIP_PREFIX
 from kgraph.analysis.traffic import TRAFFIC_KEYS  # the traffic by access pattern, defined once there
 
 if TYPE_CHECKING:
@@ -371,8 +372,8 @@ def to_launch_features(launches: "pd.DataFrame | LaunchColumns", sources: "pd.Da
     groups = np.ceil(g / np.maximum(lsz, 1)).prod(1)
     given = _args_of(cols)
     first = np.zeros((n, NUM_SCALAR_ARGS))  # the first scalar arguments, 0 where absent
-    for i, a in enumerate(given):
-        values = list(a.values())[:NUM_SCALAR_ARGS]
+    for i, a in enumerate(given):  # a loop's given mean trip count (``trip_<line>``) is not a scalar argument
+        values = [v for k, v in a.items() if not k.startswith(TRIP_PREFIX)][:NUM_SCALAR_ARGS]
         first[i, :len(values)] = values
     args = np.sign(first) * np.log1p(np.abs(first))
     launch = np.column_stack([

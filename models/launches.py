@@ -78,7 +78,8 @@ def make_launch(graphs: dict, kernel: str, global_size: list[int], local_size: l
 
     Raises UsageError naming the option: unknown kernel (lists the file's kernels), sizes that are not
     1-3 positive ints, a local size of another length or not dividing the global size, a missing or
-    unknown scalar argument.
+    unknown scalar argument, a negative mean trip count. Besides the scalar parameters, ``args`` may give the
+    mean trip count of a loop the analysis could not count under its symbol (:func:`trip_symbols`).
     """
     from kgraph.errors import UsageError
 
@@ -103,12 +104,29 @@ def make_launch(graphs: dict, kernel: str, global_size: list[int], local_size: l
     if missing:
         raise UsageError(f"{at}--arg: kernel {kernel} needs a value for scalar parameter(s) {', '.join(missing)} "
                          f"(e.g. --arg {missing[0]}=4096)")
-    unknown = [n for n in args if n not in scalars]
+    trips = trip_symbols(graph)
+    unknown = [n for n in args if n not in scalars and n not in trips]
     if unknown:
+        loops = f"; its loops of unknown trip count: {', '.join(trips)}" if trips else ""
         raise UsageError(f"{at}--arg {unknown[0]}: kernel {kernel} has no scalar parameter of that name "
-                         f"(its scalars: {', '.join(scalars) or 'none'})")
+                         f"(its scalars: {', '.join(scalars) or 'none'}{loops})")
+    negative = [n for n in trips if n in args and not float(args[n]) >= 0]
+    if negative:
+        raise UsageError(f"{at}--arg {negative[0]}={args[negative[0]]:g}: a loop's mean trip count is at least 0")
+    given = {n: float(args[n]) for n in scalars} | {n: float(args[n]) for n in trips if n in args}
     return Launch(graph, graph.unit.text, graph.lang, [int(g) for g in global_size], [int(v) for v in local],
-                  {n: float(args[n]) for n in scalars}, device)
+                  given, device)
+
+
+def trip_symbols(graph) -> list[str]:
+    """The ``trip_<line>`` symbols of ``graph``'s counts: loops whose trip count the analysis could not derive.
+    A launch may give each its mean (per entry of the loop) as an argument of that name: the counts are then
+    the static ones at that mean."""
+    from kgraph.analysis.symbolic_math import TRIP_PREFIX
+    from kgraph.graphs import analysis_of
+
+    analysis = analysis_of(graph)
+    return sorted(s for s in (analysis.symbols if analysis is not None else ()) if s.startswith(TRIP_PREFIX))
 
 
 def to_tables(launches: list[Launch], footprints: list | None = None):

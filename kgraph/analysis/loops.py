@@ -27,6 +27,7 @@ import sympy as sp
 from kgraph.analysis.context import condition_value, node_text
 from kgraph.analysis.symbolic import (SIZE_OF_ID, assigned_names, assignments_of, average_over_ids, ceil_log2,
                                       floor_log2, id_symbols, is_opaque, normalize_ids, tidy, work_symbol)
+from kgraph.analysis.symbolic_math import TRIP_PREFIX
 from kgraph.parsers.limits import MAX_CONSTANT_BITS
 
 _FLIP = {"<": ">", ">": "<", "<=": ">=", ">=": "<=", "!=": "!="}
@@ -76,7 +77,7 @@ def opaque_loop(node, kind: str, note: str, var: str = "") -> Loop:
     """A loop whose trip count is the unknown ``trip_<line>``; ``note`` says why, ``var`` names its
     variable where one was found."""
     line = node.start_point[0] + 1
-    return Loop(line, kind, var, sp.Symbol(f"trip_{line}", integer=True, nonnegative=True), False, note=note)
+    return Loop(line, kind, var, sp.Symbol(f"{TRIP_PREFIX}{line}", integer=True, nonnegative=True), False, note=note)
 
 
 def unknown_trip_counts(loops) -> list[str]:
@@ -86,7 +87,7 @@ def unknown_trip_counts(loops) -> list[str]:
     for lp in loops:
         if not lp.symbolic:
             on = f" on '{lp.var}'" if lp.var else ""
-            out.append(f"trip_{lp.line} ({lp.kind} loop{on}, line {lp.line}): {lp.note or 'not derived'}")
+            out.append(f"{TRIP_PREFIX}{lp.line} ({lp.kind} loop{on}, line {lp.line}): {lp.note or 'not derived'}")
     return out
 
 

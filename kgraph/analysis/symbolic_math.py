@@ -14,7 +14,10 @@ from functools import lru_cache
 import sympy as sp
 
 SIZE_OF_ID = {"gid": "gsz", "lid": "lsz", "grp": "ngrp"}
-OPAQUE_PREFIXES = ("v_", "ld_", "call_", "sel", "trip_")
+#: the symbol of a loop whose trip count the analysis cannot derive is ``trip_<line>`` (``loops.opaque_loop``); a
+#: caller that knows the loop's mean trip count gives it under that name (``kgraph estimate --arg trip_8=12``)
+TRIP_PREFIX = "trip_"
+OPAQUE_PREFIXES = ("v_", "ld_", "call_", "sel", TRIP_PREFIX)
 
 
 @lru_cache(maxsize=None)

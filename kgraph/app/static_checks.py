@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 
 GROWTH = 2.0 ** 20
 _CONDITION_PARENTS = ("if_statement", "while_statement", "do_statement", "for_statement", "switch_statement")
+_LOOPS = ("while_statement", "do_statement", "for_statement")
 _ID_PREFIXES = ("gid", "lid", "grp")
 
 
@@ -48,6 +49,7 @@ class KernelFacts:
     exact: bool = False
     reason: str = ""
     stores: list = field(default_factory=list)  # sympy index expressions of the global stores
+    trips: tuple = ()  # trip_<line> symbols whose given means make the counts exact (exact is then False)
     _strides: list | None = field(default=None, repr=False, compare=False)  # _store_strides, made once
 
 
@@ -66,12 +68,17 @@ def _facts(graph, analysis) -> KernelFacts:
     stores = [getattr(a, "index_expr", None) for a in analysis.accesses
               if a.space == "global" and a.kind == "store"]
     facts = KernelFacts(analysis, True, "", [s for s in stores if s is not None])
+    opaque = [lp for lp in analysis.loops if not lp.symbolic]
     if analysis.notes:
         facts.exact, facts.reason = False, "; ".join(analysis.notes)
-    elif any(not lp.symbolic for lp in analysis.loops):
+    elif opaque:
         from kgraph.analysis.loops import unknown_trip_counts
+        from kgraph.models.launches import trip_symbols
 
         facts.exact, facts.reason = False, "unknown trip count: " + "; ".join(unknown_trip_counts(analysis.loops))
+        if not data_dependent(graph.unit, graph.function, {lp.line for lp in opaque}):
+            facts.trips = tuple(trip_symbols(graph))  # exact at given means of these loops, and only then
+            facts.reason += f" (give its mean: --arg {facts.trips[0]}=N)" if facts.trips else ""
     else:
         why = data_dependent(graph.unit, graph.function)
         if why:
@@ -80,12 +87,13 @@ def _facts(graph, analysis) -> KernelFacts:
 
 
 def _envs(launches: list) -> dict:
-    """Float arrays (one entry per launch) of the scalar arguments and work sizes ``gsz/lsz/ngrp<d>`` of
-    ``launches`` (of one kernel: the same argument names)."""
+    """Float arrays (one entry per launch) of the scalar arguments (and given ``trip_<line>`` means; NaN for a
+    launch without one) and work sizes ``gsz/lsz/ngrp<d>`` of ``launches`` (of one kernel)."""
     import numpy as np
 
-    names = list(launches[0].args)
-    args = np.array([[l.args[name] for name in names] for l in launches], dtype=np.float64).reshape(len(launches), len(names))
+    names = sorted({name for l in launches for name in l.args})  # a given trip count may be in some launches only
+    args = np.array([[l.args.get(name, np.nan) for name in names] for l in launches],
+                    dtype=np.float64).reshape(len(launches), len(names))
     env = {name: args[:, k] for k, name in enumerate(names)}
     g = np.array([(l.global_size + [1, 1])[:3] for l in launches]).astype(np.float64)
     lsz = np.array([(l.local_size + [1, 1])[:3] for l in launches]).astype(np.float64)
@@ -123,8 +131,8 @@ def static_counts_many(facts: KernelFacts, launches: list) -> list:
     """:func:`static_counts` of each of ``launches`` (all of the kernel of ``facts``), evaluated at once."""
     import numpy as np
 
-    if facts.analysis is None or not facts.exact or not launches:
-        return [None] * len(launches)
+    if facts.analysis is None or not (facts.exact or facts.trips) or not launches:
+        return [None] * len(launches)  # with trips: None for a launch that does not give them all (NaN below)
     c = _per_item(facts.analysis, _envs(launches))
     items = np.array([float(math.prod(l.global_size)) for l in launches])
     flops = (c["flops_fp32"] + c["flops_fp64"]) * items
@@ -263,8 +271,10 @@ def _stride_gaps(strides: list, launch, env: dict) -> list[str]:
     return out
 
 
-def data_dependent(unit, function) -> str:
-    """Why the kernel's control flow depends on data (``""`` when it does not): see the module doc."""
+def data_dependent(unit, function, loop_lines: set | None = None) -> str:
+    """Why the kernel's control flow depends on data (``""`` when it does not): see the module doc. The
+    conditions of the loops starting on ``loop_lines`` (those of unknown trip count, whose mean a launch may
+    give) are not looked at."""
     functions = [function] + [f for f in unit.functions if not f.is_kernel and f.body is not None]
     src = unit.source
 
@@ -319,7 +329,8 @@ def data_dependent(unit, function) -> str:
             x = stack.pop()
             stack.extend(x.children)
             cond = None
-            if x.type in _CONDITION_PARENTS:
+            if x.type in _CONDITION_PARENTS and not (loop_lines and x.type in _LOOPS and fn is function
+                                                     and x.start_point[0] + 1 in loop_lines):
                 cond = x.child_by_field_name("condition")
                 if x.type == "switch_statement":
                     return f"line {x.start_point[0] + 1}: a switch"

@@ -10,7 +10,8 @@ optional ``file, local, grid, block, device, args, defines``); each row defaults
 and the ``-D`` macros.
 
 FLOPs and bytes are the kernel's exact static counts where the analysis has them (``static``), else
-the model's (``model``), as the footprint. A launch that covers only part of the problem its scalar
+the model's (``model``), as the footprint. A loop whose trip count depends on data is named in the output
+(``trip_8``); ``--arg trip_8=12`` gives its mean, and the counts (and the model's inputs) use it. A launch that covers only part of the problem its scalar
 arguments describe gets a warning on stderr (``kgraph.app.static_checks``: e.g. a CUDA grid given as
 ``--global``).
 """
