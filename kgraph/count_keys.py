@@ -21,8 +21,10 @@ COUNT_KEYS: tuple[str, ...] = (
     "atomics",
     "branches",
     "int_divmod",  # of int_ops, the integer divisions and remainders (tens of instructions each on a GPU)
+    "roots",  # of transcendental, the square roots and reciprocal square roots (one instruction; exp is not)
 )
-#: counts the instrumented kernel does not keep (local memory traffic, barriers, branches, the int_divmod share)
+#: counts the instrumented kernel does not keep (local memory traffic, barriers, branches, the int_divmod and
+#: roots shares)
 STATIC_ONLY_KEYS: frozenset[str] = frozenset({"local_load_bytes", "local_store_bytes", "barriers", "branches",
-                                             "int_divmod"})
+                                             "int_divmod", "roots"})
 COUNTER_NAMES: tuple[str, ...] = tuple(k for k in COUNT_KEYS if k not in STATIC_ONLY_KEYS)

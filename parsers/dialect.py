@@ -122,6 +122,7 @@ class Dialect:
         library = self.tables.get("library", {})
         self._library = frozenset(library.get("functions", ()))
         self._library_prefixes = tuple(library.get("prefixes", ()))
+        self._roots = frozenset(self.tables.get("roots", ()))
         self.extensions: tuple[str, ...] = tuple(self.config["extensions"])
         self.declaration_nodes = frozenset(self.config["declaration_nodes"])
         self.kernel_qualifiers = frozenset(self.config["kernel_rule"]["kernel_qualifiers"])
@@ -173,6 +174,14 @@ class Dialect:
                     if base is not None and base.category == "math":
                         return Builtin(name, "math", base.kind, None, base.flops)
         return hit
+
+    def is_root(self, name: str) -> bool:
+        """Whether the math builtin ``name`` is a square root or reciprocal square root (``roots`` of
+        ``builtins.json``, with the math prefixes: ``native_rsqrt``): transcendental, but one hardware
+        instruction where ``exp`` or ``sin`` are a polynomial in software (PoCL on a CPU)."""
+        if name in self._roots:
+            return True
+        return any(name.startswith(p) and name[len(p):] in self._roots for p in self.tables.get("math_prefixes", []))
 
     def is_library(self, name: str) -> bool:
         """Whether the compiler provides a function ``name`` (a builtin of the cost tables, or a name or

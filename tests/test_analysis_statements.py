@@ -62,12 +62,12 @@ def test_mixed_statements():
         ("stmt", "float s = a * 1.0;", {"flops_fp64": 1}),
         # += (fp64) and 1.0 * sqrt(..) (fp64); sqrt is transcendental; y[i] read twice, written once
         ("stmt", "y[i] += 1.0 * sqrt(y[i]);",
-         {"flops_fp64": 2, "transcendental": 1, "global_load_bytes": 16, "global_store_bytes": 8}),
+         {"flops_fp64": 2, "transcendental": 1, "roots": 1, "global_load_bytes": 16, "global_store_bytes": 8}),
         ("stmt", "t[i][0] = x[i].x;", {"global_load_bytes": 16, "local_store_bytes": 4}),
         ("loop_init", "int k = 0;", {}),
         ("loop_cond", "k < n", {"branches": 1}),
         ("loop_update", "k++", {"int_ops": 1}),
-        ("stmt", "y[k] = exp(a);", {"transcendental": 1, "global_store_bytes": 8}),
+        ("stmt", "y[k] = exp(a);", {"transcendental": 1, "global_store_bytes": 8}),  # exp: not a root
         # an atomic counts 1, its address is not a load
         ("stmt", "atomic_add(&y[i], 1);", {"atomics": 1}),
         ("stmt", "barrier(CLK_LOCAL_MEM_FENCE);", {"barriers": 1}),

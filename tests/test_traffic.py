@@ -99,7 +99,7 @@ def test_traffic_features_at_a_launch():
     assert f["traffic_log_sector_intensity"] == pytest.approx(np.log1p(flops / (sectors * 4096)), rel=1e-5)
     # the counts are unchanged by the traffic that follows them in the compiled vector
     assert f["static_global_load_bytes"] == pytest.approx(np.log1p(28 - 4 + 400 + 4 + 4), rel=1e-6)
-    assert len(STATIC_COUNTS) + len(TRAFFIC_KEYS) == 19
+    assert len(STATIC_COUNTS) + len(TRAFFIC_KEYS) == 20
 
 
 def test_models_without_the_switch_never_read_the_traffic():

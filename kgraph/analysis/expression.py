@@ -333,6 +333,8 @@ class ExpressionCounter:
         cost = builtin.flops * lanes
         if builtin.kind == "transcendental":
             self.add("transcendental", cost)
+            if self.ctx.dialect.is_root(builtin.name):
+                self.add("roots", cost)
         else:
             self.add(t.flop_key, cost)
 
