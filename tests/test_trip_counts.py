@@ -79,4 +79,5 @@ def test_estimate_reports_static_counts_at_the_given_mean(capsys, model_dir, csr
     other.write_text(CSR_IF)
     assert main([base[0], str(other), *base[2:], "--arg", "trip_7=12"]) == 0
     branchy = json.loads(capsys.readouterr().out)
-    assert branchy["flops_source"] == "model" and "condition depends on data" not in branchy["counts_note"]
+    assert branchy["flops_source"] == "model" and "line 8: a condition depends on data" in branchy["counts_note"]
+    assert "--arg trip_7=N" not in branchy["counts_note"]  # the mean alone would not make its counts exact

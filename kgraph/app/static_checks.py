@@ -76,7 +76,10 @@ def _facts(graph, analysis) -> KernelFacts:
         from kgraph.models.launches import trip_symbols
 
         facts.exact, facts.reason = False, "unknown trip count: " + "; ".join(unknown_trip_counts(analysis.loops))
-        if not data_dependent(graph.unit, graph.function, {lp.line for lp in opaque}):
+        why = data_dependent(graph.unit, graph.function, {lp.line for lp in opaque})
+        if why:  # a given mean would not make the counts exact
+            facts.reason += f"; {why}"
+        else:
             facts.trips = tuple(trip_symbols(graph))  # exact at given means of these loops, and only then
             facts.reason += f" (give its mean: --arg {facts.trips[0]}=N)" if facts.trips else ""
     else:
