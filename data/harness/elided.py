@@ -3,8 +3,9 @@
 A generated kernel can compute a value that does not depend on what it loads (``blend(v) = v ^ (v ^ c)`` is the
 constant ``c``, ``max(m ^ c, m) ^ m`` the same for every ``m``). It still passes its reference check, but the
 compiler folds the arithmetic and drops the loads that fed it. More often, an integer expression that does
-not change inside an inner loop (``MIX(v1, v2)`` in a loop over ``j``) is computed once, not once per iteration. Its counts, static or instrumented, count the
-source's operations, so they describe work that never ran: an H100 row of ``gen.2.105`` counts 6.6 G integer
+not change inside an inner loop (``MIX(v1, v2)`` in a loop over ``j``) is computed once, not once per
+iteration. Its counts, static or instrumented, count the source's operations, so they describe work that never
+ran: an H100 row of ``gen.2.105`` counts 6.6 G integer
 operations and 1 GiB of loads in 13.8 µs (480 T operations/s, 77 TB/s). Trained on, such a row teaches that
 much counted work is fast. A model given the same counts for code that really does the work (every
 hand-written kernel) cannot be right on both.
