@@ -34,6 +34,8 @@ class Builtin:
             atomic: the operation (``add``, ``cmpxchg``, ...); barrier: ``barrier``.
         dim: work item: the dimension (0, 1, 2) or ``None`` when the first call argument gives it.
         flops: math: the cost in FLOPs per scalar lane (``fma`` = 2); else 0.
+        root: math: a square root or reciprocal square root (``roots`` of ``builtins.json``): transcendental,
+            but one hardware instruction where ``exp`` or ``sin`` are a polynomial in software (PoCL on a CPU).
     """
 
     name: str
@@ -41,6 +43,7 @@ class Builtin:
     kind: str
     dim: int | None = None
     flops: int = 0
+    root: bool = False
 
 
 @dataclass(frozen=True)
@@ -122,7 +125,6 @@ class Dialect:
         library = self.tables.get("library", {})
         self._library = frozenset(library.get("functions", ()))
         self._library_prefixes = tuple(library.get("prefixes", ()))
-        self._roots = frozenset(self.tables.get("roots", ()))
         self.extensions: tuple[str, ...] = tuple(self.config["extensions"])
         self.declaration_nodes = frozenset(self.config["declaration_nodes"])
         self.kernel_qualifiers = frozenset(self.config["kernel_rule"]["kernel_qualifiers"])
@@ -143,9 +145,10 @@ class Dialect:
         for var, kind in t.get("work_item_variables", {}).items():
             for field, dim in _FIELDS.items():
                 out[f"{var}.{field}"] = Builtin(f"{var}.{field}", "work_item", kind, dim)
+        roots = set(t.get("roots", ()))
         for cls, costs in t.get("math", {}).items():
             for fn, flops in costs.items():
-                out[fn] = Builtin(fn, "math", cls, None, int(flops))
+                out[fn] = Builtin(fn, "math", cls, None, int(flops), fn in roots)
         for fn in t.get("barriers", []):
             out[fn] = Builtin(fn, "barrier", "barrier")
         for fn, op in t.get("atomics", {}).items():
@@ -172,16 +175,13 @@ class Dialect:
                 if name.startswith(prefix):
                     base = self._builtins.get(name[len(prefix):])
                     if base is not None and base.category == "math":
-                        return Builtin(name, "math", base.kind, None, base.flops)
+                        return Builtin(name, "math", base.kind, None, base.flops, base.root)
         return hit
 
     def is_root(self, name: str) -> bool:
-        """Whether the math builtin ``name`` is a square root or reciprocal square root (``roots`` of
-        ``builtins.json``, with the math prefixes: ``native_rsqrt``): transcendental, but one hardware
-        instruction where ``exp`` or ``sin`` are a polynomial in software (PoCL on a CPU)."""
-        if name in self._roots:
-            return True
-        return any(name.startswith(p) and name[len(p):] in self._roots for p in self.tables.get("math_prefixes", []))
+        """Whether ``name`` is a math builtin that is a square root (:attr:`Builtin.root`; ``native_rsqrt`` too)."""
+        builtin = self.builtin(name)
+        return builtin is not None and builtin.root
 
     def is_library(self, name: str) -> bool:
         """Whether the compiler provides a function ``name`` (a builtin of the cost tables, or a name or

@@ -5,10 +5,9 @@ constant ``c``, ``max(m ^ c, m) ^ m`` the same for every ``m``). It still passes
 compiler folds the arithmetic and drops the loads that fed it. More often, an integer expression that does
 not change inside an inner loop (``MIX(v1, v2)`` in a loop over ``j``) is computed once, not once per
 iteration. Its counts, static or instrumented, count the source's operations, so they describe work that never
-ran: an H100 row of ``gen.2.105`` counts 6.6 G integer
-operations and 1 GiB of loads in 13.8 µs (480 T operations/s, 77 TB/s). Trained on, such a row teaches that
-much counted work is fast. A model given the same counts for code that really does the work (every
-hand-written kernel) cannot be right on both.
+ran: an H100 row of ``gen.2.105`` counts 6.6 G integer operations and 1 GiB of loads in 13.8 µs (480 T
+operations/s, 77 TB/s). Trained on, such a row teaches that much counted work is fast. A model given the same
+counts for code that really does the work (every hand-written kernel) cannot be right on both.
 
 **The check** (:func:`work_rate_ratio`): counted arithmetic (``int_ops + flops_fp32 + flops_fp64 +
 transcendental``) ÷ median time, against the device's measured fp32 FMA peak in FLOP/s (``device.json``

@@ -73,7 +73,7 @@ def validate_dataset(directory) -> list[str]:
            ok["key"][(ok["min_time_ns"] > ok["median_time_ns"]) | (ok["median_time_ns"] > ok["max_time_ns"])])
     report("ok row with negative cv", ok["key"][ok["cv"] < 0])
     report("ok row with repeats < 1", ok["key"][ok["repeats"] < 1])
-    roofline = folder_roofline(directory)
+    roofline = folder_roofline(directory)  # None without a usable device.json
     if roofline and roofline.get("fp32_gflops"):
         elided = elided_kernels(ok, roofline["fp32_gflops"])
         report(f"ok row of a kernel whose counted work ran faster than the device's peak allows (the compiler "
@@ -82,7 +82,7 @@ def validate_dataset(directory) -> list[str]:
         report("ok row with unknown bound class", ok["key"][~ok["bound"].isin(BOUND_CLASSES)])
     for column in ("median_time_ns", "min_time_ns", "max_time_ns"):
         report(f"negative {column}", df["key"][df[column] < 0])
-    if folder_roofline(directory) is not None:
+    if roofline is not None:
         for column, keys in stale_stored_derived(directory, df).items():
             report(f"stored {column} differs from the one computed from device.json (a shard of the older "
                    f"layout; readers use the computed one; `kgraph dataset compact {directory}` drops the "

@@ -159,7 +159,6 @@ class ExpressionCounter:
         if op in DIVMOD_OPS and t.flop_key == "int_ops":
             self.add("int_divmod", lanes)
 
-
     def _unary_expression(self, node, mode):
         op = node_text(node.child_by_field_name("operator"))
         t = self.visit(node.child_by_field_name("argument"))
@@ -333,11 +332,10 @@ class ExpressionCounter:
         cost = builtin.flops * lanes
         if builtin.kind == "transcendental":
             self.add("transcendental", cost)
-            if self.ctx.dialect.is_root(builtin.name):
+            if builtin.root:
                 self.add("roots", cost)
         else:
             self.add(t.flop_key, cost)
-
         return t.with_width(1) if builtin.name in SCALAR_RESULT else t
 
     def _vload(self, m, args, node) -> CType:

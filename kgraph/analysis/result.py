@@ -19,7 +19,8 @@ class Access:
     """One memory access site, classified.
 
     Args:
-        buffer: buffer parameter or array; space: ``global`` | ``local``; kind: ``load`` | ``store`` | ``atomic`` (an atomic's target).
+        buffer: buffer parameter or array; space: ``global`` | ``local``; kind: ``load`` | ``store`` |
+            ``atomic`` (an atomic's target).
         bytes: bytes per execution; index: index expression as written; line: 1-based line.
         pattern: ``coalesced`` | ``strided`` | ``broadcast`` | ``indirect``; stride: sympy (None if indirect).
         executions: executions per work-item (sympy), function: where it is (helpers are inlined).

@@ -24,9 +24,9 @@ it is a feature for the model to weigh, not a floor (:mod:`kgraph.data.floors` k
 Atomics on global memory are not bytes moved: the L2 applies them one after another at each address,
 so their cost grows with how many land on one address. ``global_atomics`` counts their executions per
 work-item; ``global_atomic_depth`` sums, over the atomic sites, executions ÷ the distinct addresses the
-launch's executions of that site can hit (:func:`kgraph.analysis.atomics.atomic_targets`), per work-item: times the work-items it
-is the launch's atomics per address (1 when every execution has its own address, the whole launch's count
-when all hit one). A site whose address the analysis cannot bound (loaded from memory) adds nothing to it.
+launch's executions of that site can hit (:func:`kgraph.analysis.atomics.atomic_targets`), per work-item:
+times the work-items it is the launch's atomics per address (1 when every execution has its own address, the
+whole launch's count when all hit one). A site whose address the analysis cannot bound (loaded from memory) adds nothing to it.
 
 ``TRAFFIC_KEYS`` are defined here once; :mod:`kgraph.data.features` turns them into the ``traffic_``
 feature group, evaluated at each launch like the counts.
