@@ -33,11 +33,6 @@ _WORK_SYMBOLS = tuple(f"{p}{d}" for p in ("gsz", "lsz", "ngrp") for d in range(3
 def _static_function(index: int, exprs: list, scalars: list[str]) -> str:
     head = f"static int kgraph_static_{index}(const double *kg_w, const double *kg_args, int kg_n, double *kg_c) {{"
     known = set(_WORK_SYMBOLS) | set(scalars)
-    for e in exprs:
-        unknown = sorted(s.name for s in e.free_symbols if s.name not in known)
-        if unknown:  # a symbol Python would also lack: its count is NaN there, so no static features
-            return (f"{head}\n  (void)kg_w; (void)kg_args; (void)kg_n; (void)kg_c;\n"
-                    f"  return 0; /* free symbols {unknown} */\n}}\n")
     lines = [head]
     # C names v_<symbol>: no clash with C keywords, math functions or the locals above
     for d, name in enumerate(_WORK_SYMBOLS):
@@ -45,6 +40,10 @@ def _static_function(index: int, exprs: list, scalars: list[str]) -> str:
     for i, name in enumerate(scalars):
         lines.append(f"  const double v_{name} = kg_n > {i} ? kg_args[{i}] : NAN;")
     for i, e in enumerate(exprs):
+        unknown = sorted(s.name for s in e.free_symbols if s.name not in known)
+        if unknown:  # a symbol Python's env lacks too (trip_<line>, a loaded value): NaN there, the same here
+            lines.append(f"  kg_c[{i}] = NAN; /* free symbols {unknown} */")
+            continue
         renamed = e.xreplace({s: sympy.Symbol(f"v_{s.name}") for s in e.free_symbols})
         code = sympy.ccode(renamed, standard="c99", user_functions=C_FUNCTIONS)
         if "Not supported" in code:  # a function C has no translation for: no static features
@@ -142,7 +141,7 @@ static int kgraph_check_launch(int kernel, int dims, const double global[3], con
 static void kgraph_full_features(int kernel, int dims, const double global[3], const double local[3],
                                  const double *args, int n_args, int device, double *out) {{
   double w[9], c[{n_static}], items = 1.0, group = 1.0, groups = 1.0, cus;
-  int d, i;
+  int d, i, rc;
   (void)kgraph_floor_log2; /* used by some kernels' static counts only */
   cus = kgraph_device_cus(device);
   if (cus < 1.0) cus = 1.0;
@@ -165,10 +164,11 @@ static void kgraph_full_features(int kernel, int dims, const double global[3], c
     out[11 + i] = v > 0 ? log1p(v) : (v < 0 ? -log1p(-v) : 0.0);
   }}
   for (i = 0; i < {1 + 2 * n_static + 1}; ++i) out[{15} + i] = 0.0;
-  if (kgraph_static_table[kernel] && kgraph_static_table[kernel](w, args, n_args, c)) {{
+  rc = kgraph_static_table[kernel] ? kgraph_static_table[kernel](w, args, n_args, c) : 0;
+  if (rc) {{
     double flops, nbytes;
-    for (i = 0; i < {n_static}; ++i) if (!isfinite(c[i])) return; /* as Python: unknown */
-    out[15] = 1.0;
+    out[15] = 1.0; /* as Python: a count that does not evaluate is 0 and the launch's counts are not known */
+    for (i = 0; i < {n_static}; ++i) if (!isfinite(c[i])) {{ c[i] = 0.0; out[15] = 0.0; }}
     for (i = 0; i < {n_static}; ++i) {{
       double per_item = c[i] > 0.0 ? c[i] : 0.0;
       out[16 + i] = log1p(per_item);
