@@ -189,6 +189,10 @@ class KGraphDataModule(L.LightningDataModule):
             each epoch (:mod:`kgraph.data.sampling`): every kernel weighs about the same in the loss, not
             in proportion to its launch count. None: every training launch every epoch. Validation and
             test are never capped.
+        train_known_counts: train only on launches whose static counts all evaluate (``static_known`` = 1).
+            A launch of a kernel with a loop of data-dependent trip count has its counts as 0 (unknown), so
+            its features do not describe its work; validation and test keep every launch, as ``kgraph
+            estimate`` sees them.
     """
 
     def __init__(self, datasets: list[str] | None = None, split: str = "random",
@@ -196,7 +200,7 @@ class KGraphDataModule(L.LightningDataModule):
                  test_devices: list[str] | None = None, seed: int = 0, batch_size: int = 64,
                  num_workers: int = 0, cache_dir: str = "runs/cache", with_graphs: bool = True,
                  tokenizer: str | None = None, max_tokens: int = 512, resident: bool = False,
-                 lm_features: str | None = None, kernel_cap: int | None = None):
+                 lm_features: str | None = None, kernel_cap: int | None = None, train_known_counts: bool = False):
         super().__init__()
         self.save_hyperparameters()  # datasets, split, seed, ...: in checkpoints and the logger's config
         if split not in SPLITS:
@@ -220,6 +224,7 @@ class KGraphDataModule(L.LightningDataModule):
         if kernel_cap is not None and kernel_cap < 1:
             raise UsageError(f"--data.kernel_cap: must be a positive launch count or null, got {kernel_cap}")
         self.kernel_cap = kernel_cap
+        self.train_known_counts = train_known_counts
         self._resident_store = None
         self.table: pd.DataFrame | None = None
 
@@ -266,6 +271,11 @@ class KGraphDataModule(L.LightningDataModule):
         self.pad_id = int(load_tokenizer(self.tokenizer).pad_token_id or 0) if self.tokenizer else 0
         self.splits = to_splits(self.table, self.split, self.val_fraction, self.test_fraction,
                                 self.seed, self.test_devices)
+        if self.train_known_counts:
+            known = self.features[:, feature_names().index("static_known")].numpy() > 0
+            self.splits["train"] = self.splits["train"][known[self.splits["train"]]]
+            if not len(self.splits["train"]):
+                raise InputError("--data.train_known_counts: no training launch has static counts that all evaluate")
 
     def _statistics(self, values: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         v = values[torch.from_numpy(self.splits["train"])].double()

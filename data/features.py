@@ -180,6 +180,7 @@ def _lambdify_counts(exprs: list) -> Callable[[dict], np.ndarray]:
                 return np.full((len(exprs), n), np.nan)
         return np.stack([np.broadcast_to(np.asarray(v, dtype=np.float64), (n,)) for v in out])
 
+    evaluate.symbols = tuple(names)  # what it reads from env (NaN for a name env lacks)
     return evaluate
 
 

@@ -43,7 +43,7 @@ def test_config_parses(name, capsys):
         "model/static_only.yaml": (False, False, True), "model/no_hardware.yaml": (True, True, False),
         "tiny.yaml": (True, False, True), "model/bounded.yaml": (True, False, True),
         "model/bounded_traffic.yaml": (True, False, True), "model/bounded_traffic_lm.yaml": (True, False, True),
-        "model/bounded_traffic_capped.yaml": (True, False, True),
+        "model/bounded_traffic_capped.yaml": (True, False, True), "model/bounded_traffic_known.yaml": (True, False, True),
     }.get(name, (True, True, True))
     assert (arch["use_graph"], arch["use_tokens"], arch["use_hardware"]) == expected
     # linked, never written twice: the DataModule's copies are derived, not configurable
@@ -51,7 +51,9 @@ def test_config_parses(name, capsys):
     assert "feature_names" not in cfg["model"]
     if name.startswith("split/"):
         assert data["split"] == Path(name).stem
-    assert data["kernel_cap"] == (64 if name == "model/bounded_traffic_capped.yaml" else None)
+    capped = name in ("model/bounded_traffic_capped.yaml", "model/bounded_traffic_known.yaml")
+    assert data["kernel_cap"] == (64 if capped else None)
+    assert data["train_known_counts"] == (name == "model/bounded_traffic_known.yaml")
     if name == "trainer/ddp.yaml":
         assert cfg["trainer"]["strategy"] == "ddp" and cfg["trainer"]["devices"] == 2
     traffic = name.startswith("model/bounded_traffic")

@@ -196,3 +196,20 @@ def test_campaign_folder_is_read_through_the_store_and_damage_is_a_clean_error(t
     shard.write_bytes(shard.read_bytes()[: shard.stat().st_size // 2])
     with pytest.raises(InputError, match="repair"):
         read_dataset(folder)
+
+
+def test_train_known_counts_drops_unknown_count_launches_from_training_only(tmp_path, monkeypatch):
+    walk = ("graph", "walk", "__kernel void walk(__global const int* p, __global float* d, int n)"
+            "{int i = get_global_id(0); if (i < n) {float s = 0.0f; for (int j = p[i]; j < p[i + 1]; j++) s += 1.0f;"
+            " d[i] = s;}}")  # a loop of data-dependent trip count: its counts do not evaluate
+    monkeypatch.setitem(KERNELS, "walk", walk)
+    data = [str(write_dataset(tmp_path / "data", "gpu-a", True))]
+    every = make(data, tmp_path, split="random")
+    known = make(data, tmp_path, split="random", train_known_counts=True)
+    is_walk = (every.table.kernel_id == "walk").to_numpy()
+    col = feature_names().index("static_known")
+    assert (every.features[is_walk, col] == 0).all() and (every.features[~is_walk, col] == 1).all()
+    assert is_walk[every.splits["train"]].any() and not is_walk[known.splits["train"]].any()
+    np.testing.assert_array_equal(known.splits["train"], every.splits["train"][~is_walk[every.splits["train"]]])
+    for name in ("val", "test"):  # scored as `kgraph estimate` sees them: every launch
+        np.testing.assert_array_equal(known.splits[name], every.splits[name])
