@@ -10,7 +10,7 @@ import pytest
 import sympy as sp
 
 import kgraph
-from kgraph.analysis.traffic import LANES, SECTOR_BYTES, TRAFFIC_KEYS, sector_bytes, traffic_exprs
+from kgraph.analysis.traffic import LANES, LINE_BYTES, SECTOR_BYTES, TRAFFIC_KEYS, sector_bytes, traffic_exprs
 from kgraph.data.features import STATIC_COUNTS, TRAFFIC_FEATURES, feature_names, to_launch_features
 
 REPO = Path(__file__).resolve().parents[1]
@@ -51,6 +51,24 @@ def test_bytes_by_pattern_and_sectors_by_hand():
     broadcast = 100 * SECTOR_BYTES / LANES  # one sector per LANES work-items, n times
     strided = min(SECTOR_BYTES, 8 * 4)      # stride 8 floats: every work-item its own sector
     assert values["global_sector_bytes"] == 28 + broadcast + strided + SECTOR_BYTES
+
+
+def test_item_line_bytes_by_hand():
+    values = dict(zip(TRAFFIC_KEYS, _at(traffic_exprs(_analysis(FOUR_PATTERNS, "four")), n=100, s=8)))
+    # outside the loop, along gid0: x[i] 4, x[i*s] min(64, 8*4), idx[i] 4, y[idx] a line, v[i] 16, out[i] 4;
+    # y[j] in the loop over j: 4 bytes an iteration, n of them
+    assert values["global_item_line_bytes"] == 4 + 32 + 4 + LINE_BYTES + 16 + 4 + 100 * 4
+
+
+def test_a_column_walk_is_contiguous_for_one_work_item_though_strided_across_them():
+    src = """__kernel void colwalk(int n, __global double *B, __global const double *L) {
+        int r = get_global_id(0);
+        for (int i = 0; i < n; i++)
+            B[r * n + i] -= L[i * n];     // B: stride 1 along i, n across work-items; L: stride n along i
+    }"""
+    values = dict(zip(TRAFFIC_KEYS, _at(traffic_exprs(_analysis(src, "colwalk")), n=1000)))
+    assert values["global_item_line_bytes"] == 1000 * (8 + 8 + LINE_BYTES)  # B load and store, L a line each
+    assert values["global_sector_bytes"] == 1000 * (SECTOR_BYTES * 2 + SECTOR_BYTES / LANES)  # L broadcast
 
 
 def test_sector_bytes_of_each_pattern():
@@ -99,7 +117,7 @@ def test_traffic_features_at_a_launch():
     assert f["traffic_log_sector_intensity"] == pytest.approx(np.log1p(flops / (sectors * 4096)), rel=1e-5)
     # the counts are unchanged by the traffic that follows them in the compiled vector
     assert f["static_global_load_bytes"] == pytest.approx(np.log1p(28 - 4 + 400 + 4 + 4), rel=1e-6)
-    assert len(STATIC_COUNTS) + len(TRAFFIC_KEYS) == 20
+    assert len(STATIC_COUNTS) + len(TRAFFIC_KEYS) == 21
 
 
 def test_models_without_the_switch_never_read_the_traffic():

@@ -39,6 +39,20 @@ def classify(index) -> tuple[str, object]:
     return "strided", stride
 
 
+def stride_along(index, var) -> object:
+    """d(index)/d(``var``) in elements where the index is differentiable (the rules of :func:`classify`, for any
+    variable: a loop's as well as an id); None for a gathered index (it contains a loaded value)."""
+    if index is None:
+        return sp.Integer(0)
+    expr = normalize_ids(index)
+    if any(s.name.startswith("ld_") for s in expr.free_symbols):
+        return None
+    expr = _unclamp(expr, {var})
+    if var not in expr.free_symbols:
+        return sp.Integer(0)
+    return _almost_everywhere(sp.expand(sp.diff(expr, var)))
+
+
 def _almost_everywhere(stride):
     """The stride where the index is differentiable: sympy leaves d/dx of ``floor``/``ceiling`` (integer
     division, ``(i / d) * d``) and of ``Mod`` unevaluated; between steps the first is 0 (neighbouring work-items

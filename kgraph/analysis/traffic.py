@@ -21,6 +21,14 @@ with ``b`` the bytes of one execution of the access and ``s`` its stride in elem
 across instructions (a cache line read again by the next iteration) and across rows of a 2D work-group:
 it is a feature for the model to weigh, not a floor (:mod:`kgraph.data.floors` keeps only true bounds).
 
+A CPU OpenCL driver runs a work-item's loops one iteration after another, so what its caches see is the walk of
+each work-item along its innermost loop, not the 32 lanes of a warp. ``global_item_line_bytes`` estimates the
+bytes of ``LINE_BYTES`` cache lines one work-item brings in that way: per execution of an access inside a loop,
+``min(LINE_BYTES, abs(s) * b)`` with ``s`` its stride along the innermost enclosing loop's variable (0 when the
+access does not move with it: the line is already there), ``LINE_BYTES`` when gathered; outside loops, the same
+with the stride along ``gid0`` (the driver's work-item loop is then the innermost). A column walk
+(``b[r * n + i]`` over ``i``) is contiguous here though strided across work-items.
+
 Atomics on global memory are not bytes moved: the L2 applies them one after another at each address,
 so their cost grows with how many land on one address. ``global_atomics`` counts their executions per
 work-item; ``global_atomic_depth`` sums, over the atomic sites, executions ÷ the distinct addresses the
@@ -36,6 +44,7 @@ from __future__ import annotations
 import sympy as sp
 
 from kgraph.analysis.atomics import atomic_targets
+from kgraph.analysis.patterns import stride_along
 from kgraph.analysis.symbolic_math import work_symbol
 
 #: consecutive work-items that execute one memory instruction together (an NVIDIA warp)
@@ -51,7 +60,10 @@ TRAFFIC_KEYS: tuple[str, ...] = (
     "global_sector_bytes",
     "global_atomics",
     "global_atomic_depth",
+    "global_item_line_bytes",
 )
+#: the unit a CPU cache moves (bytes), for ``global_item_line_bytes``
+LINE_BYTES = 64
 
 
 def sector_bytes(pattern: str, nbytes: int, stride) -> sp.Expr:
@@ -76,13 +88,26 @@ def sector_bytes(pattern: str, nbytes: int, stride) -> sp.Expr:
     return sp.Max(sp.Min(sp.Integer(SECTOR_BYTES), span), b, per_lane)
 
 
+def item_line_bytes(access) -> sp.Expr:
+    """Bytes of cache lines one work-item brings in per execution of ``access`` walking its innermost loop
+    (the module docstring)."""
+    context = getattr(access, "context", None) or {}
+    loops = context.get("loops") or []
+    var = loops[-1][0] if loops else work_symbol("gid", 0)
+    stride = stride_along(getattr(access, "index_expr", None), var)
+    line = sp.Integer(LINE_BYTES)
+    if stride is None or stride.has(sp.Derivative, sp.Subs, sp.Integral):
+        return line
+    return sp.Min(line, sp.Abs(stride) * access.bytes)  # the stride is in executions' units (float4s)
+
+
 def traffic_exprs(analysis) -> list[sp.Expr]:
     """Per-work-item global traffic of ``analysis`` (a ``KernelAnalysis``), ``TRAFFIC_KEYS`` order: the
     requested bytes (loads and stores) of each pattern class, the sector bytes of all global loads and
     stores, then the global atomics and their depth (the module docstring).
     Symbols are those of the counts (scalar parameters, work sizes, ``trip_<line>``)."""
     by_pattern = {p: sp.Integer(0) for p in ("coalesced", "strided", "broadcast", "indirect")}
-    sectors, atomics, depth = sp.Integer(0), sp.Integer(0), sp.Integer(0)
+    sectors, atomics, depth, lines = sp.Integer(0), sp.Integer(0), sp.Integer(0), sp.Integer(0)
     items = sp.Mul(*(work_symbol("gsz", d) for d in range(3)))
     for access in analysis.accesses:
         if access.space != "global":
@@ -96,5 +121,6 @@ def traffic_exprs(analysis) -> list[sp.Expr]:
             continue
         by_pattern[access.pattern] += executions * access.bytes
         sectors += executions * sector_bytes(access.pattern, access.bytes, access.stride)
+        lines += executions * item_line_bytes(access)
     return [by_pattern["coalesced"], by_pattern["strided"], by_pattern["broadcast"], by_pattern["indirect"],
-            sectors, atomics, depth]
+            sectors, atomics, depth, lines]
