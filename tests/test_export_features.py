@@ -70,31 +70,29 @@ def test_c_features_equal_python(tmp_path):
 def test_c_features_of_a_loop_of_unknown_trip_count_equal_python(tmp_path):
     """A loop whose trip count depends on data: the counts it changes are 0 in both, the others kept, and
     ``static_known`` is 0."""
-    src = """__kernel void csr(__global const int *a, __global const int *b, __global const float *c,
-                      __global const float *d, __global float *e, int f)
+    src = """__kernel void chase(__global const int *next, __global float *out, int n)
     {
-        int g = get_global_id(0);
-        if (g >= f) return;
-        float h = 0.0f;
-        for (int j = a[g]; j < a[g + 1]; j++)
-            h += c[j] * d[b[j]];
-        e[g] = h * (float)(g % 7);
+        int i = get_global_id(0);
+        int steps = 0;
+        for (int p = next[i]; p >= 0 && steps < n; p = next[p])
+            steps++;
+        out[i] = (float)steps * (float)(i % 7);
     }
     """
-    launches = [("csr", 1, (1024, 1, 1), (64, 1, 1), {"f": 1024}), ("csr", 1, (4096, 1, 1), (128, 1, 1), {"f": 3000})]
-    rows = pd.DataFrame([{"device_id": "pocl-cpu", "source_id": "csr", "kernel_name": k, "dims": d, "g0": g[0],
+    launches = [("chase", 1, (1024, 1, 1), (64, 1, 1), {"n": 1024}), ("chase", 1, (4096, 1, 1), (128, 1, 1), {"n": 30})]
+    rows = pd.DataFrame([{"device_id": "pocl-cpu", "source_id": "chase", "kernel_name": k, "dims": d, "g0": g[0],
                           "g1": g[1], "g2": g[2], "l0": l[0], "l1": l[1], "l2": l[2], "args": json.dumps(a)}
                          for k, d, g, l, a in launches])
-    features = to_launch_features(rows, pd.DataFrame([{"source_id": "csr", "lang": "opencl", "source": src}]),
+    features = to_launch_features(rows, pd.DataFrame([{"source_id": "chase", "lang": "opencl", "source": src}]),
                                   {"pocl-cpu": DEVICE})
     cfg = CompactConfig.for_dataset_features(code_dim=0, size="tiny")
     py = to_compact_inputs(features).numpy()
     n_launch = len(cfg.launch_names)
     assert py[:, cfg.launch_names.index("static_known")].tolist() == [0.0, 0.0]
-    assert (py[:, cfg.launch_names.index("static_flops_fp32")] == 0).all()  # all inside the loop
-    assert (py[:, cfg.launch_names.index("static_int_divmod")] > 0).all()  # none inside it
-    to_c(CompactHead(cfg).eval(), tmp_path, {"csr": torch.zeros(0)}, {"pocl-cpu": torch.tensor(py[0, n_launch:])},
-         to_features_c(["csr"], {"csr": (src, "opencl")}, cfg.device_names))
+    assert (py[:, cfg.launch_names.index("static_int_ops")] == 0).all()  # it depends on the loop
+    assert (py[:, cfg.launch_names.index("static_int_divmod")] > 0).all()  # it does not
+    to_c(CompactHead(cfg).eval(), tmp_path, {"chase": torch.zeros(0)}, {"pocl-cpu": torch.tensor(py[0, n_launch:])},
+         to_features_c(["chase"], {"chase": (src, "opencl")}, cfg.device_names))
     got = features_c(build_driver(tmp_path), [(k, 0, d, g, l, list(a.values())) for k, d, g, l, a in launches])
     assert (got[:, 0] == 0).all()
     np.testing.assert_allclose(got[:, 1:], py[:, :n_launch], rtol=1e-5, atol=1e-5)
