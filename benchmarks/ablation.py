@@ -27,7 +27,7 @@ from kgraph.data.datamodule import SPLITS
 ROOT = Path(__file__).resolve().parents[1]
 VARIANTS = ("hybrid", "graph_only", "tokens_only", "static_only", "no_hardware", "gatv2_gated", "bounded", "bounded_traffic",
             "bounded_traffic_lm", "bounded_traffic_lm_finetune", "bounded_traffic_oldlm", "bounded_traffic_capped",
-            "bounded_traffic_known")
+            "bounded_traffic_known", "bounded_traffic_known_uncapped")
 
 
 def run_configs(variant: str, split: str, trainer: str | None) -> list[str]:
