@@ -16,7 +16,7 @@ Feature columns (their name prefix is the group an ablation can drop, see kgraph
 - ``traffic_<key>`` = log1p(per-work-item bytes) and ``traffic_<key>_total`` = log1p(bytes of the launch) for
   each key of ``kgraph.analysis.traffic.TRAFFIC_KEYS`` (requested global bytes by access pattern, and the
   bytes moved in 32-byte sectors), ``traffic_log_sector_intensity`` = log1p(total flops / total sector
-  bytes); 0 where the kernel has no analysis. Used by variants with ``use_traffic`` (older models, whose
+  bytes); 0 where the kernel has no analysis, and the keys of ``CPU_ONLY_KEYS`` 0 on GPU devices. Used by variants with ``use_traffic`` (older models, whose
   ``config.json`` does not name them, never read them).
 
 The symbolic counts of a kernel are turned into one numpy function (``sympy.lambdify``) once per
@@ -38,12 +38,13 @@ from typing import TYPE_CHECKING, Callable
 import numpy as np
 
 from kgraph.data.floors import FLOORS, floors_ns, log_floors, rates_of_rows
+from kgraph.data.launch_columns import LaunchColumns
 
 # the targets and bound classes are defined once, in kgraph.data.targets (re-exported here)
 from kgraph.data.targets import BOUND_CLASSES, REGRESSION_TARGETS, TARGETS, bound_index, to_natural  # noqa: F401
 from kgraph.count_keys import COUNT_KEYS as STATIC_COUNTS  # the analysis' counts, defined once there
 from kgraph.analysis.symbolic_math import TRIP_PREFIX
-from kgraph.analysis.traffic import TRAFFIC_KEYS  # the traffic by access pattern, defined once there
+from kgraph.analysis.traffic import CPU_ONLY_KEYS, TRAFFIC_KEYS  # the traffic by access pattern, defined there
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -186,40 +187,6 @@ def _lambdify_counts(exprs: list) -> Callable[[dict], np.ndarray]:
 
 #: the launch columns :func:`to_launch_features` reads (``analysis`` and ``footprint_bytes`` when present)
 LAUNCH_COLUMNS = ("device_id", "source_id", "kernel_name", "dims", "g0", "g1", "g2", "l0", "l1", "l2", "args")
-
-
-class _Column(np.ndarray):
-    """A column of :class:`LaunchColumns`: a numpy array with a DataFrame column's ``to_numpy``."""
-
-    def to_numpy(self, dtype=None) -> np.ndarray:
-        return np.asarray(self, dtype=dtype)
-
-
-class LaunchColumns:
-    """Rows as named columns (numpy arrays), what :func:`to_launch_features` reads from a DataFrame, without
-    pandas (a cold ``kgraph estimate`` does not import it). ``table[name]`` is a column (``to_numpy`` as a
-    DataFrame's); :meth:`to_frame` the DataFrame.
-
-    Args:
-        columns: name -> Shape[N] values (lists or arrays; objects stay objects).
-    """
-
-    def __init__(self, columns: dict):
-        self.columns = {name: np.asarray(values).view(_Column) for name, values in columns.items()}
-
-    def __getitem__(self, name: str) -> _Column:
-        return self.columns[name]
-
-    def __contains__(self, name: str) -> bool:
-        return name in self.columns
-
-    def __len__(self) -> int:
-        return len(next(iter(self.columns.values()))) if self.columns else 0
-
-    def to_frame(self) -> "pd.DataFrame":
-        import pandas as pd
-
-        return pd.DataFrame({name: np.asarray(v) for name, v in self.columns.items()})
 
 
 def _columns_of(launches) -> dict[str, np.ndarray]:
@@ -394,6 +361,9 @@ def to_launch_features(launches: "pd.DataFrame | LaunchColumns", sources: "pd.Da
             static[idx], work[idx], traffic[idx] = block
         if exact is not None:
             footprint[idx] = exact
+    gpu = np.array([devices[d].get("type") == "GPU" for d in cols["device_id"]], dtype=bool)
+    cpu_only = [TRAFFIC_FEATURES.index(f"traffic_{k}{t}") for k in CPU_ONLY_KEYS for t in ("", "_total")]
+    traffic[np.ix_(gpu, cpu_only)] = 0.0  # how a CPU driver runs work-items says nothing of a GPU
     floors = floors_ns(work[:, 0], work[:, 1], np.where(footprint >= 0, footprint, np.nan),
                        rates_of_rows(cols["device_id"], devices))
     return np.concatenate([hw, launch, static, log_floors(floors), traffic], axis=1).astype(np.float32)

@@ -131,13 +131,13 @@ def trip_symbols(graph) -> list[str]:
 
 def to_tables(launches: list[Launch], footprints: list | None = None):
     """(launch rows with ``kernel_index``, sources, devices, distinct kernels) as ``kgraph.data.features`` wants
-    (rows and sources as its :class:`~kgraph.data.features.LaunchColumns`: no pandas on the estimate path).
+    (rows and sources as its :class:`~kgraph.data.launch_columns.LaunchColumns`: no pandas on the estimate path).
 
     ``footprints`` (:func:`static_footprints` of the same launches) fills ``footprint_bytes`` where the
     static footprint is exact (NaN elsewhere): the DRAM floor of :mod:`kgraph.data.floors` uses it.
     The rows carry each kernel's analysis (``analysis``), so the features do not parse the source again,
     and the scalar arguments as dicts (``args``; datasets hold them as JSON text). Built column by column."""
-    from kgraph.data.features import LaunchColumns
+    from kgraph.data.launch_columns import LaunchColumns
     from kgraph.data.harness.keys import source_id_of
 
     kernels, index_of, sources, analyses, sids, kernel_index = [], {}, {}, [], {}, []

@@ -71,6 +71,22 @@ def test_a_column_walk_is_contiguous_for_one_work_item_though_strided_across_the
     assert values["global_sector_bytes"] == 1000 * (SECTOR_BYTES * 2 + SECTOR_BYTES / LANES)  # L broadcast
 
 
+def test_item_line_bytes_are_a_cpu_feature():
+    import pandas as pd
+
+    launch = {"source_id": "s", "kernel_name": "four", "dims": 1, "g0": 4096, "g1": 1, "g2": 1,
+              "l0": 128, "l1": 1, "l2": 1, "args": json.dumps({"n": 100, "s": 8})}
+    devices = {d: json.loads((REPO / f"data/datasets/{d}/device.json").read_text())
+               for d in ("nvidia-h200", "pocl-skylake-avx512-intel-xeon")}
+    x = to_launch_features(pd.DataFrame([{**launch, "device_id": d} for d in devices]),
+                           pd.DataFrame([{"source_id": "s", "lang": "opencl", "source": FOUR_PATTERNS}]), devices)
+    f = {n: x[:, i].astype(np.float64) for i, n in enumerate(feature_names())}
+    line = 4 + 32 + 4 + LINE_BYTES + 16 + 4 + 100 * 4  # test_item_line_bytes_by_hand
+    assert f["traffic_global_item_line_bytes"].tolist() == [0.0, pytest.approx(np.log1p(line), rel=1e-6)]
+    assert f["traffic_global_item_line_bytes_total"][0] == 0.0 < f["traffic_global_item_line_bytes_total"][1]
+    assert f["traffic_global_sector_bytes"][0] == f["traffic_global_sector_bytes"][1] > 0  # the others: both
+
+
 def test_sector_bytes_of_each_pattern():
     assert sector_bytes("broadcast", 4, 0) == sp.Rational(SECTOR_BYTES, LANES)
     assert sector_bytes("coalesced", 16, 1) == 16

@@ -27,7 +27,8 @@ bytes of ``LINE_BYTES`` cache lines one work-item brings in that way: per execut
 ``min(LINE_BYTES, abs(s) * b)`` with ``s`` its stride along the innermost enclosing loop's variable (0 when the
 access does not move with it: the line is already there), ``LINE_BYTES`` when gathered; outside loops, the same
 with the stride along ``gid0`` (the driver's work-item loop is then the innermost). A column walk
-(``b[r * n + i]`` over ``i``) is contiguous here though strided across work-items.
+(``b[r * n + i]`` over ``i``) is contiguous here though strided across work-items. A GPU runs neighbouring
+work-items together, so it describes nothing there: the features give it as 0 on GPUs (``CPU_ONLY_KEYS``).
 
 Atomics on global memory are not bytes moved: the L2 applies them one after another at each address,
 so their cost grows with how many land on one address. ``global_atomics`` counts their executions per
@@ -64,6 +65,8 @@ TRAFFIC_KEYS: tuple[str, ...] = (
 )
 #: the unit a CPU cache moves (bytes), for ``global_item_line_bytes``
 LINE_BYTES = 64
+#: keys that describe how a CPU driver runs work-items; :mod:`kgraph.data.features` gives them as 0 on a GPU
+CPU_ONLY_KEYS: tuple[str, ...] = ("global_item_line_bytes",)
 
 
 def sector_bytes(pattern: str, nbytes: int, stride) -> sp.Expr:
