@@ -16,8 +16,8 @@ Feature columns (their name prefix is the group an ablation can drop, see kgraph
 - ``traffic_<key>`` = log1p(per-work-item bytes) and ``traffic_<key>_total`` = log1p(bytes of the launch) for
   each key of ``kgraph.analysis.traffic.TRAFFIC_KEYS`` (requested global bytes by access pattern, and the
   bytes moved in 32-byte sectors), ``traffic_log_sector_intensity`` = log1p(total flops / total sector
-  bytes); 0 where the kernel has no analysis, and the keys of ``CPU_ONLY_KEYS`` 0 on GPU devices. Used by variants with ``use_traffic`` (older models, whose
-  ``config.json`` does not name them, never read them).
+  bytes); 0 where the kernel has no analysis, and the keys of ``CPU_ONLY_KEYS`` 0 on GPU devices. Used by
+  variants with ``use_traffic`` (older models, whose ``config.json`` does not name them, never read them).
 
 The symbolic counts of a kernel are turned into one numpy function (``sympy.lambdify``) once per
 kernel and evaluated over all its launches at once; sympy never runs per row. Dataset rows are parsed

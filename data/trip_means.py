@@ -90,7 +90,8 @@ def with_trip_means(launches, sources):
     args = _args_of(cols)
     items = np.prod([cols[f"g{d}"].astype(np.float64) for d in range(3)], axis=0)
     measured = {k: np.asarray(launches[k], dtype=np.float64) for k in COUNTER_NAMES if k in launches}
-    text = {sid: (src, lang) for sid, src, lang in zip(*(sources[c].to_numpy() for c in ("source_id", "source", "lang")))}
+    columns = (sources[c].to_numpy() for c in ("source_id", "source", "lang"))
+    text = {sid: (src, lang) for sid, src, lang in zip(*columns)}
     out = list(launches["args"])
     for (sid, name), idx in _groups(cols["source_id"], cols["kernel_name"]).items():
         graph = _graph_of(*text[sid], name) if sid in text else None
