@@ -8,11 +8,11 @@ with them on the launches whose static counts are known only (``static_known``; 
 ``--data.train_known_counts``), once per ``--seeds`` value (the estimator's ``random_state``, which draws the
 samples its feature bins come from: on these sets one fit's MAPE moves by up to 15 points with it, so the
 table reports the mean over the seeds and their range). Scores each, raised to the launch's physical floor
-(:mod:`kgraph.data.floors`, as ``kgraph estimate`` does), on the five sets no fit trains on: the hand-written holdout on the H200,
-the H100 and the Xeon, and the foreign set on the H200 and the H100 (the measured CSVs of
-``benchmarks/foreign_measure.py``, each launch built as ``kgraph estimate`` builds it). Prints, per set
-and training set, MAPE, median APE, share within 2x and the median log2 ratio predicted/measured (the
-bias), and writes them to ``--csv``. The shipped default's numbers are in BENCHMARKS.md beside it.
+(:mod:`kgraph.data.floors`, as ``kgraph estimate`` does), on the five sets no fit trains on: the hand-written
+holdout on the H200, the H100 and the Xeon, and the foreign set on the H200 and the H100 (the measured CSVs of
+``benchmarks/foreign_measure.py``, each launch built as ``kgraph estimate`` builds it). Prints, per set and
+training set, MAPE, median APE, share within 2x and the median log2 ratio predicted/measured (the bias), and
+writes them to ``--csv``. The shipped default's numbers are in BENCHMARKS.md beside it.
 """
 from __future__ import annotations
 
