@@ -20,11 +20,10 @@ from typing import Callable
 import numpy as np
 
 from kgraph.analysis.symbolic_math import TRIP_PREFIX
-from kgraph.count_keys import COUNT_KEYS
+from kgraph.count_keys import COUNT_KEYS, COUNTER_NAMES
 
-#: the counts tried, in order: those an instrumented run counts exactly, most bytes and operations first
-SOLVE_ORDER: tuple[str, ...] = ("global_load_bytes", "int_ops", "flops_fp32", "flops_fp64", "global_store_bytes",
-                                "transcendental", "atomics")
+#: the counts tried, in order: those an instrumented run counts exactly (``COUNTER_NAMES``' order)
+SOLVE_ORDER: tuple[str, ...] = COUNTER_NAMES
 #: relative error of the reproduced count above which a launch's mean is NaN
 TOLERANCE = 0.02
 
@@ -83,7 +82,6 @@ def with_trip_means(launches, sources):
     """
     import json
 
-    from kgraph.count_keys import COUNTER_NAMES
     from kgraph.data.features import _args_of, _columns_of, _graph_of, _groups, _launch_env, compile_counts
 
     cols = _columns_of(launches)
