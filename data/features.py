@@ -66,6 +66,8 @@ TRAFFIC_FEATURES = (
     *(f"traffic_{k}_total" for k in TRAFFIC_KEYS),
     "traffic_log_sector_intensity",
 )
+#: columns of ``TRAFFIC_FEATURES`` that are 0 on GPU devices (``CPU_ONLY_KEYS``)
+_CPU_ONLY_COLUMNS = [TRAFFIC_FEATURES.index(f"traffic_{k}{t}") for k in CPU_ONLY_KEYS for t in ("", "_total")]
 #: ``floor_<name>``: log(ns) of each physical floor of :mod:`kgraph.data.floors` (static counts, the
 #: launch's footprint where known, the device's measured roofline); zero floors at ``NO_FLOOR_LOG_NS``.
 FLOOR_FEATURES = tuple(f"floor_{name}" for name in FLOORS)
@@ -181,7 +183,6 @@ def _lambdify_counts(exprs: list) -> Callable[[dict], np.ndarray]:
                 return np.full((len(exprs), n), np.nan)
         return np.stack([np.broadcast_to(np.asarray(v, dtype=np.float64), (n,)) for v in out])
 
-    evaluate.symbols = tuple(names)  # what it reads from env (NaN for a name env lacks)
     return evaluate
 
 
@@ -330,9 +331,11 @@ def to_launch_features(launches: "pd.DataFrame | LaunchColumns", sources: "pd.Da
     hw_names = hardware_feature_names()
     hw = np.zeros((n, len(hw_names)))
     cus = np.ones(n)
+    gpu = np.zeros(n, dtype=bool)
     for (device_id,), idx in _groups(cols["device_id"]).items():
         hw[idx] = np.asarray(to_feature_vector(devices[device_id]), dtype=np.float64)
         cus[idx] = max(1, int(devices[device_id].get("compute_units", 1)))
+        gpu[idx] = devices[device_id].get("type") == "GPU"
 
     g = np.column_stack([cols[f"g{d}"] for d in range(3)]).astype(np.float64)
     lsz = np.column_stack([cols[f"l{d}"] for d in range(3)]).astype(np.float64)
@@ -361,9 +364,7 @@ def to_launch_features(launches: "pd.DataFrame | LaunchColumns", sources: "pd.Da
             static[idx], work[idx], traffic[idx] = block
         if exact is not None:
             footprint[idx] = exact
-    gpu = np.array([devices[d].get("type") == "GPU" for d in cols["device_id"]], dtype=bool)
-    cpu_only = [TRAFFIC_FEATURES.index(f"traffic_{k}{t}") for k in CPU_ONLY_KEYS for t in ("", "_total")]
-    traffic[np.ix_(gpu, cpu_only)] = 0.0  # how a CPU driver runs work-items says nothing of a GPU
+    traffic[np.ix_(gpu, _CPU_ONLY_COLUMNS)] = 0.0  # how a CPU driver runs work-items says nothing of a GPU
     floors = floors_ns(work[:, 0], work[:, 1], np.where(footprint >= 0, footprint, np.nan),
                        rates_of_rows(cols["device_id"], devices))
     return np.concatenate([hw, launch, static, log_floors(floors), traffic], axis=1).astype(np.float32)

@@ -24,14 +24,10 @@ def classify(index) -> tuple[str, object]:
     if index is None:
         return "broadcast", sp.Integer(0)
     expr = normalize_ids(index)
-    if any(s.name.startswith("ld_") for s in expr.free_symbols):
-        return "indirect", None
     gid0, lid0 = work_symbol("gid", 0), work_symbol("lid", 0)
-    expr = _unclamp(expr, {gid0, lid0})
-    var = gid0 if gid0 in expr.free_symbols else (lid0 if lid0 in expr.free_symbols else None)
-    if var is None:
-        return "broadcast", sp.Integer(0)
-    stride = _almost_everywhere(sp.expand(sp.diff(expr, var)))
+    stride = _stride(expr, gid0 if gid0 in expr.free_symbols else lid0)
+    if stride is None:
+        return "indirect", None
     if stride == 0:
         return "broadcast", stride
     if stride in (1, -1):
@@ -42,9 +38,11 @@ def classify(index) -> tuple[str, object]:
 def stride_along(index, var) -> object:
     """d(index)/d(``var``) in elements where the index is differentiable (the rules of :func:`classify`, for any
     variable: a loop's as well as an id); None for a gathered index (it contains a loaded value)."""
-    if index is None:
-        return sp.Integer(0)
-    expr = normalize_ids(index)
+    return sp.Integer(0) if index is None else _stride(normalize_ids(index), var)
+
+
+def _stride(expr, var) -> object:
+    """The stride of a normalized index ``expr`` along ``var`` (:func:`stride_along`)."""
     if any(s.name.startswith("ld_") for s in expr.free_symbols):
         return None
     expr = _unclamp(expr, {var})

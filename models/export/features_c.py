@@ -141,7 +141,7 @@ static int kgraph_check_launch(int kernel, int dims, const double global[3], con
 static void kgraph_full_features(int kernel, int dims, const double global[3], const double local[3],
                                  const double *args, int n_args, int device, double *out) {{
   double w[9], c[{n_static}], items = 1.0, group = 1.0, groups = 1.0, cus;
-  int d, i, rc;
+  int d, i;
   (void)kgraph_floor_log2; /* used by some kernels' static counts only */
   cus = kgraph_device_cus(device);
   if (cus < 1.0) cus = 1.0;
@@ -164,8 +164,7 @@ static void kgraph_full_features(int kernel, int dims, const double global[3], c
     out[11 + i] = v > 0 ? log1p(v) : (v < 0 ? -log1p(-v) : 0.0);
   }}
   for (i = 0; i < {1 + 2 * n_static + 1}; ++i) out[{15} + i] = 0.0;
-  rc = kgraph_static_table[kernel] ? kgraph_static_table[kernel](w, args, n_args, c) : 0;
-  if (rc) {{
+  if (kgraph_static_table[kernel] && kgraph_static_table[kernel](w, args, n_args, c)) {{
     double flops, nbytes;
     out[15] = 1.0; /* as Python: a count that does not evaluate is 0 and the launch's counts are not known */
     for (i = 0; i < {n_static}; ++i) if (!isfinite(c[i])) {{ c[i] = 0.0; out[15] = 0.0; }}
