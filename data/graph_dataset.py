@@ -135,8 +135,13 @@ class KernelGraphs(InMemoryDataset):
         torch.save(failed, self.processed_paths[1])
 
 
-def _graph_of(row: tuple[str, str, str, str]) -> tuple[Data | None, str | None]:
-    """(graph ``Data``, None) of one ``(key, source, lang, kernel_name)``, or (None, why it failed)."""
+def _graph_of(row: tuple[str, str, str, str]) -> tuple[dict | None, str | None]:
+    """(the graph's arrays, None) of one ``(key, source, lang, kernel_name)``, or (None, why it failed).
+
+    The arrays are numpy, not tensors: a pool worker returns them through its pipe, whereas torch sends a
+    tensor through shared memory, which a container's small ``/dev/shm`` cannot hold for thousands of graphs
+    (on the GPU host every pool died of it and the cache was built in one process).
+    """
     import kgraph
     from kgraph.errors import KGraphError
 
@@ -149,14 +154,24 @@ def _graph_of(row: tuple[str, str, str, str]) -> tuple[Data | None, str | None]:
     if graph is None:
         return None, f"no kernel named {name}"
     data = kgraph.to_pyg(graph)
-    return Data(x=data.x, edge_index=data.edge_index, edge_type=data.edge_type, edge_pos=data.edge_pos,
-                num_nodes=data.num_nodes, key=key), None
+    return {k: getattr(data, k).numpy() for k in _GRAPH_ARRAYS} | {"num_nodes": data.num_nodes}, None
+
+
+#: the tensors of a kernel graph that the cache keeps
+_GRAPH_ARRAYS = ("x", "edge_index", "edge_type", "edge_pos")
 
 
 def _graphs_of(rows: list[tuple[str, str, str, str]], jobs: int | None = None,
                min_items: int | None = None) -> list[tuple[Data | None, str | None]]:
-    """:func:`_graph_of` of every row, in order, on a process pool when there are many
-    (:func:`kgraph.data.pool.parallel_map`)."""
+    """(``Data``, None) or (None, why) of every row, in order, built on a process pool when there are many
+    (:func:`kgraph.data.pool.parallel_map` of :func:`_graph_of`)."""
     from kgraph.data.pool import parallel_map
 
-    return parallel_map(_graph_of, rows, jobs, min_items)
+    out = []
+    for (key, *_), (arrays, error) in zip(rows, parallel_map(_graph_of, rows, jobs, min_items)):
+        if arrays is None:
+            out.append((None, error))
+            continue
+        tensors = {k: torch.from_numpy(arrays[k]) for k in _GRAPH_ARRAYS}
+        out.append((Data(**tensors, num_nodes=arrays["num_nodes"], key=key), None))
+    return out

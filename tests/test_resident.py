@@ -69,6 +69,9 @@ def test_graphs_built_on_a_pool_equal_the_serial_ones():
     assert [e for _, e in serial] == [e for _, e in pooled] and serial[-1][0] is None and serial[-1][1]
     for (a, _), (b, _) in zip(serial[:-1], pooled[:-1]):
         assert a.key == b.key and torch.equal(a.x, b.x) and torch.equal(a.edge_index, b.edge_index)
+    # a worker returns numpy arrays (through its pipe), never tensors (through /dev/shm)
+    arrays, _ = graph_dataset._graph_of(rows[0])
+    assert arrays and not any(isinstance(v, torch.Tensor) for v in arrays.values())
 
 
 def test_training_graphs_need_no_analysis():
