@@ -1,11 +1,11 @@
 """Predicted vs measured on the foreign test set (data/foreign_set, never trained on).
 
     .venv/bin/python -m benchmarks.foreign_predict benchmarks/results/foreign_h200/foreign_h200.csv \
-        [--device data/datasets/nvidia-h200/device.json] [--model DIR] [--csv out.csv]
+        [--device nvidia-h200] [--model DIR] [--csv out.csv]
 
 Reads the per-kernel table that ``benchmarks/foreign_measure.py --csv`` wrote on a device (``time_ms``
 of each kernel's catalog launch), asks the model (``kgraph.load_model``, the shipped default unless
-``--model``) for the same launches on that device's descriptor, and prints one line per kernel and the
+``--model``) for the same launches on that device (by the model's own descriptor of it), and prints one line per kernel and the
 time metrics of :func:`benchmarks.dataset_eval.metrics` (MAPE, median APE, share within 2x, Spearman) and
 the coverage of the 80% interval (:func:`benchmarks.dataset_eval.interval_metrics_of`). Each
 prediction and each measurement is also checked against the launch's physical floor that ``estimate``
@@ -16,9 +16,7 @@ from __future__ import annotations
 
 import argparse
 import csv
-import json
 import sys
-from pathlib import Path
 
 import numpy as np
 
@@ -31,16 +29,16 @@ def main(argv: list[str] | None = None) -> int:
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("measured", help="the CSV of benchmarks/foreign_measure.py --csv")
-    parser.add_argument("--device", default="data/datasets/nvidia-h200/device.json",
-                        help="device.json of the device that measured (default: the H200's)")
+    parser.add_argument("--device", default="nvidia-h200",
+                        help="the device that measured: an id the model knows (described by the numbers it was "
+                             "trained with) or a device.json (default: nvidia-h200)")
     parser.add_argument("--model", help="model directory (default: the shipped model)")
     parser.add_argument("--csv", help="write the per-kernel table here")
     args = parser.parse_args(argv)
     measured = {r["name"]: r for r in csv.DictReader(open(args.measured)) if r["status"] == "ok" and r["time_ms"]}
-    descriptor = json.loads(Path(args.device).read_text())
     todo = [e for e in entries("opencl") if e.name in measured]
     requests = [{"file": str(path_of(e)), "kernel": e.name, "global": list(e.global_size),
-                 "local": list(e.local_size) if e.local_size else None, "args": scalar_args(str(path_of(e)), e.name, list(e.global_size), dict(e.args)), "device": descriptor} for e in todo]
+                 "local": list(e.local_size) if e.local_size else None, "args": scalar_args(str(path_of(e)), e.name, list(e.global_size), dict(e.args)), "device": args.device} for e in todo]
     records = load_model(args.model).estimate_many(requests)
     rows = []
     for entry, record in zip(todo, records):
@@ -59,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
     pred = np.array([float(r["time_ns"]) for r in records])
     floors = np.array([float(r["floor_ns"]) for r in records])
     m = metrics(true, pred, floors)
-    print(f"\n{m['n']} kernels on {descriptor.get('device_id', args.device)}: MAPE {m['mape']:.1f}%, "
+    print(f"\n{m['n']} kernels on {args.device}: MAPE {m['mape']:.1f}%, "
           f"median APE {m['median_ape']:.1f}%, within 2x {m['within_2x']:.1f}%, Spearman {m['spearman']:.3f}")
     print(f"predictions below the physical floor: {m['below_floor']}; "
           f"measurements below it: {int(np.sum(true < floors * (1 - 1e-6)))}; "

@@ -30,6 +30,6 @@ for m in $MODELS; do
   "$PY" -m benchmarks.foreign_predict benchmarks/results/foreign_h200/foreign_h200.csv --model "$dir" \
     --csv "$OUT/foreign_h200-$name.csv" > "$OUT/foreign_h200-$name.log" 2>&1; tail -n 6 "$OUT/foreign_h200-$name.log"
   "$PY" -m benchmarks.foreign_predict benchmarks/results/h100_out_of_corpus/foreign_h100_measured.csv --model "$dir" \
-    --device data/datasets/nvidia-h100/device.json --csv "$OUT/foreign_h100-$name.csv" > "$OUT/foreign_h100-$name.log" 2>&1
+    --device nvidia-h100 --csv "$OUT/foreign_h100-$name.csv" > "$OUT/foreign_h100-$name.log" 2>&1
   tail -n 6 "$OUT/foreign_h100-$name.log"
 done

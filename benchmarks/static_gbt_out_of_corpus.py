@@ -40,7 +40,15 @@ def with_cached_features(rows, cache_dir: str | None):
                       cached_launch_features(cache_dir, rows.launches, rows.sources, rows.devices))
 
 
-def foreign_rows(measured_csv: str, device_dir: str):
+def described_as_trained(rows, devices: dict[str, dict]):
+    """``rows`` with each device the fits were trained on described by the training descriptor
+    (:func:`kgraph.data.device_descriptors.merge_descriptors`), not the holdout campaign's own measurement."""
+    from kgraph.models.baselines import LaunchRows
+
+    return LaunchRows(rows.launches, rows.sources, {k: devices.get(k, v) for k, v in rows.devices.items()})
+
+
+def foreign_rows(measured_csv: str, device: dict):
     """(LaunchRows of the foreign set's catalog launches on one device, measured ns), the launches made and
     checked by ``kgraph estimate``'s own path (:meth:`kgraph.app.api.Model.launches_of`), with the exact static
     footprint for the DRAM floor."""
@@ -53,7 +61,6 @@ def foreign_rows(measured_csv: str, device_dir: str):
     from kgraph.models.launches import static_footprints, to_tables
 
     measured = {r["name"]: r for r in csv.DictReader(open(measured_csv)) if r["status"] == "ok" and r["time_ms"]}
-    device = json.loads((D / device_dir / "device.json").read_text())
     todo = [e for e in entries("opencl") if e.name in measured]
     requests = [{"file": str(path_of(e)), "kernel": e.name, "global": list(e.global_size),
                  "local": list(e.local_size) if e.local_size else None, "device": device,
@@ -101,9 +108,9 @@ def main(argv: list[str] | None = None) -> int:
                 "corpus + generated, known counts": np.flatnonzero(known)}
     fits = {name: [StaticGBTBaseline(seed=seed).fit(everything if rows is None else everything.take(rows))
                    for seed in args.seeds] for name, rows in training.items()}
-    sets = [(h, LaunchRows.from_datasets([D / h])) for h in HOLDOUTS]
+    sets = [(h, described_as_trained(LaunchRows.from_datasets([D / h]), everything.devices)) for h in HOLDOUTS]
     sets = [(name, rows, rows.launches["median_time_ns"].to_numpy(np.float64)) for name, rows in sets]
-    sets += [(name, *foreign_rows(path, device)) for name, path, device in FOREIGN]
+    sets += [(name, *foreign_rows(path, everything.devices[device])) for name, path, device in FOREIGN]
     table = []
     for name, rows, true in sets:
         floor = floors_ns(rows)

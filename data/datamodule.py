@@ -35,6 +35,7 @@ from torch.utils.data import DataLoader, Dataset
 from torch_geometric.data import Batch
 
 from kgraph.data.batch import LaunchBatch
+from kgraph.data.device_descriptors import merge_descriptors
 from kgraph.data.feature_cache import cached_launch_features
 from kgraph.data.features import feature_names, to_targets
 from kgraph.data.graph_dataset import KernelGraphs, load_tokenizer
@@ -227,10 +228,17 @@ class KGraphDataModule(L.LightningDataModule):
         self.train_known_counts = train_known_counts
         self._resident_store = None
         self.table: pd.DataFrame | None = None
+        self.devices: dict[str, dict] = {}  # device_id -> the descriptor its features use (set by setup)
 
     @property
     def feature_names(self) -> list[str]:
         return feature_names()
+
+    def state_dict(self) -> dict:
+        """Saved in every checkpoint: the device descriptors the features were made with
+        (:func:`kgraph.data.device_descriptors.merge_descriptors`), so an exported model describes each device
+        by the numbers it was trained with."""
+        return {"devices": self.devices} if self.devices else {}
 
     def setup(self, stage: str | None = None) -> None:
         if self.table is not None:
@@ -238,7 +246,7 @@ class KGraphDataModule(L.LightningDataModule):
         parts = [read_dataset(d) for d in self.datasets]
         launches = pd.concat([p[0] for p in parts], ignore_index=True)
         sources = pd.concat([p[1] for p in parts], ignore_index=True).drop_duplicates("source_id")
-        devices = {p[2]["device_id"]: p[2] for p in parts}
+        devices = self.devices = merge_descriptors(p[2] for p in parts)
         if launches.empty:
             raise InputError(f"no ok launch in {', '.join(self.datasets)}")
         if stage in ("fit", None):

@@ -99,18 +99,19 @@ def from_checkpoint(ckpt: "str | Path | list", out: str | Path, datasets: list[s
             if (lm_dir / name).is_file():
                 shutil.copyfile(lm_dir / name, out / LM_FOLDER / name)
         arch.graph.lm_path = LM_FOLDER
+    from kgraph.data.datamodule import KGraphDataModule
+    from kgraph.data.device_descriptors import read_descriptors
+
     trained = list(trained_on or blob.get("datamodule_hyper_parameters", {}).get("datasets", []))
     datasets = list(datasets or trained)
-    devices, trained_on = {}, []
-    for ds in trained:
-        path = Path(ds) / "device.json"
-        if path.is_file():
-            trained_on.append(json.loads(path.read_text())["device_id"])
-    for ds in datasets:
-        path = Path(ds) / "device.json"
-        if path.is_file():
-            descriptor = json.loads(path.read_text())
-            devices[descriptor["device_id"]] = descriptor
+    trained_on = list(read_descriptors(trained))
+    # the descriptors the checkpoint's features were made with (Lightning saves the DataModule's state_dict
+    # under its class name); a checkpoint from before they were recorded was made by a DataModule that kept
+    # each device's last dataset's descriptor. Devices it was not trained on, from the datasets.
+    recorded = blob.get(KGraphDataModule.__qualname__, {}).get("devices") or {
+        d["device_id"]: d for d in (json.loads((Path(p) / "device.json").read_text()) for p in trained
+                                    if (Path(p) / "device.json").is_file())}
+    devices = {**read_descriptors(datasets), **recorded}
     config = {"format": FORMAT, "arch": dataclasses.asdict(arch), "feature_names": names,
               "vocab_version": VOCAB_VERSION, "devices": devices, "trained_on": sorted(set(trained_on)),
               "source": {"checkpoint": ckpts[0].name, "datasets": datasets, "global_step": blob.get("global_step")}}

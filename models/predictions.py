@@ -233,11 +233,7 @@ class PredictionWriter(_writer_base()):
         index = {name: i for i, name in enumerate(BOUND_CLASSES)}
         outputs["bound"] = np.array([index[b] for p in predictions for b in p["bound"]], dtype=np.int64)
         frame = to_frame(outputs, dm.table.iloc[rows].reset_index(drop=True), self.model_name, dm.split, rows)
-        devices = {}
-        for ds in dm.datasets:
-            descriptor = json.loads((Path(ds) / "device.json").read_text())
-            devices[descriptor["device_id"]] = descriptor
-        write_predictions(self.out_dir, frame, devices, {"datasets": list(dm.datasets), "seed": dm.seed})
+        write_predictions(self.out_dir, frame, dm.devices, {"datasets": list(dm.datasets), "seed": dm.seed})
 
 
 def summarize_frame(frame: pd.DataFrame) -> dict[str, float]:

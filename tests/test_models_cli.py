@@ -34,6 +34,8 @@ def test_fit_tiny_on_ci_tiny_writes_checkpoint_and_media(tmp_path, monkeypatch):
     media = list(tmp_path.glob("wandb/offline-run-*/files/media/**/*"))
     assert any("time_scatter" in p.name for p in media) and any("per_family" in p.name for p in media)
     assert state["hyper_parameters"]["feature_names"][0] == "hw_is_gpu"
+    # the descriptors the features were made with travel in the checkpoint (kgraph.data.device_descriptors)
+    assert list(state["KGraphDataModule"]["devices"]) == ["pocl-amd-epyc"]
     # the checkpoint loads back into the module
     from kgraph.models.lightning_module import KGraphLightningModule
 

@@ -48,12 +48,13 @@ class LaunchRows:
     def from_datasets(cls, directories: list[str | Path]) -> "LaunchRows":
         """Pool the ok launches of measured dataset directories (``data/datasets/<device_id>``)."""
         from kgraph.data.datamodule import read_dataset
+        from kgraph.data.device_descriptors import merge_descriptors
 
         parts = [read_dataset(d) for d in directories]
         launches = pd.concat([p[0] for p in parts], ignore_index=True)
         sources = pd.concat([p[1] for p in parts], ignore_index=True).drop_duplicates("source_id")
         return cls(launches.reset_index(drop=True), sources.reset_index(drop=True),
-                   {p[2]["device_id"]: p[2] for p in parts})
+                   merge_descriptors(p[2] for p in parts))
 
     def take(self, index: np.ndarray) -> "LaunchRows":
         """The rows at ``index`` (positions), sharing sources, devices and computed features."""

@@ -1,0 +1,55 @@
+"""One descriptor per device: the datasets of one device, measured in several campaigns, merged.
+
+Each measurement campaign writes the roofline it measured at its start into its dataset's ``device.json``
+(:mod:`kgraph.data.harness.roofline`). The GPUs measure the same within 1% from campaign to campaign; the GPU
+host's Xeon does not: its copy bandwidth was 101.7, 78.2 and 75.8 GB/s and its fp32 peak 706, 709 and
+568 GFLOP/s in three campaigns (each call gets a fresh host of the same kind). A model sees a device through its
+descriptor (the hardware vector and the floors), so training and every later use of the model must describe a
+device by the same numbers. Before this module each reader kept the descriptor of the last dataset it read;
+training (generated datasets last) and the exported model (corpus datasets only) then described the Xeon by
+different numbers, which cost the shipped model 9 points of MAPE on the hand-written Xeon holdout
+(docs/DATASETS.md "Devices measured more than once").
+
+The rule: each numeric ``roofline`` entry is the median of the device's measurements; every other field is the
+first dataset's (they are the device's identity and OpenCL's report, the same in every campaign).
+"""
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from pathlib import Path
+from typing import Iterable
+
+import numpy as np
+
+
+def merge_descriptors(descriptors: Iterable[dict]) -> dict[str, dict]:
+    """``device_id -> descriptor`` of the given descriptors, those of one device merged.
+
+    Args:
+        descriptors: ``device.json`` dicts, in the order the datasets were given (several may share a device).
+
+    Returns:
+        One descriptor per device id: the first one's fields, with each numeric ``roofline`` entry replaced by
+        the median over the device's descriptors that have it.
+    """
+    by_device: dict[str, list[dict]] = defaultdict(list)
+    for d in descriptors:
+        by_device[d["device_id"]].append(d)
+    merged = {}
+    for device_id, group in by_device.items():
+        out = json.loads(json.dumps(group[0]))  # a deep copy: callers' dicts stay as read
+        if len(group) > 1:
+            keys = dict.fromkeys(k for d in group for k in d.get("roofline", {}))
+            for key in keys:
+                values = [d["roofline"][key] for d in group if isinstance(d.get("roofline", {}).get(key), (int, float))]
+                if values:
+                    out.setdefault("roofline", {})[key] = float(np.median(values))
+        merged[device_id] = out
+    return merged
+
+
+def read_descriptors(datasets: Iterable[str | Path]) -> dict[str, dict]:
+    """:func:`merge_descriptors` of the ``device.json`` of each dataset folder that has one."""
+    found = [Path(d) / "device.json" for d in datasets]
+    return merge_descriptors(json.loads(p.read_text()) for p in found if p.is_file())
