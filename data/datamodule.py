@@ -5,22 +5,7 @@ built once in :meth:`KGraphDataModule.setup` (see :mod:`kgraph.data.features`), 
 distinct kernel (:class:`kgraph.data.graph_dataset.KernelGraphs`, cached). A batch holds each distinct
 kernel of its launches once (``source_index`` maps launches to them).
 
-Splits (``split``), all seeded by ``seed``; fractions are of the split's unit:
-
-- ``random``: launches (rows) shuffled, ``test_fraction`` / ``val_fraction`` of them held out.
-- ``unseen_launch``: the unit is a launch configuration = (kernel_id, sizes, global, local) across
-  devices; configurations are held out per kernel (stratified: each kernel with n configurations
-  gives round(n*test_fraction) to test, round(n*val_fraction) to val, and keeps at least one for
-  train), so test kernels are all seen in training but never with those configurations.
-- ``leave_kernel_out``: kernels (``kernel_id``) held out whole.
-- ``leave_family_out``: families held out whole.
-- ``leave_device_out``: every launch of ``test_devices`` is test; val is ``val_fraction`` of the
-  remaining launches (random rows).
-- ``generated_to_written``: train on the generated kernels (``kgraph.data.generator``, ids ``gen.*``) only,
-  val = ``val_fraction`` of them (whole kernels), test = every hand-written kernel (the 48 families);
-  ``written_to_generated`` is the reverse.
-
-Grouped splits take max(1, round(G * fraction)) of the G groups (while leaving one for training).
+Splits: :mod:`kgraph.data.splits`.
 """
 from __future__ import annotations
 
@@ -40,13 +25,8 @@ from kgraph.data.feature_cache import cached_launch_features
 from kgraph.data.features import feature_names, to_targets
 from kgraph.data.graph_dataset import KernelGraphs, load_tokenizer
 from kgraph.data.sampling import CappedSampler, group_codes
+from kgraph.data.splits import GENERATED_PREFIX, SPLITS, TEST_FRACTION, VAL_FRACTION, VAL_UNITS, to_splits  # noqa: F401
 from kgraph.errors import InputError, UsageError
-
-SPLITS = ("random", "unseen_launch", "leave_kernel_out", "leave_family_out", "leave_device_out",
-          "generated_to_written", "written_to_generated")
-#: kernel ids of the program generator (kgraph.data.generator) start with this
-GENERATED_PREFIX = "gen."
-
 
 def read_dataset(directory: str | Path) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
     """(ok launches, sources, device descriptor) of one dataset directory.
@@ -80,74 +60,6 @@ def read_dataset(directory: str | Path) -> tuple[pd.DataFrame, pd.DataFrame, dic
     except Exception as exc:  # noqa: BLE001 - pyarrow raises several types for a damaged file
         raise InputError(f"{d / 'sources.parquet'}: unreadable ({exc}); repair: kgraph dataset repair {d}") from exc
     return launches.reset_index(drop=True), sources, device
-
-
-#: shares held out of each split unit, defined once: the DataModule's defaults, which conf/split/*.yaml,
-#: the compact-head training and the baselines inherit
-VAL_FRACTION = 0.1
-TEST_FRACTION = 0.2
-
-
-def to_splits(table: pd.DataFrame, split: str, val_fraction: float, test_fraction: float,
-              seed: int, test_devices: list[str] | None = None) -> dict[str, np.ndarray]:
-    """Row indices of ``train``, ``val`` and ``test`` (sorted) for one of :data:`SPLITS`."""
-    if split not in SPLITS:
-        raise UsageError(f"--data.split: unknown split '{split}' (choose from {', '.join(SPLITS)})")
-    rng = np.random.default_rng(seed)
-    n = len(table)
-    role = np.zeros(n, dtype=np.int8)  # 0 train, 1 val, 2 test
-
-    def hold_out(values: np.ndarray, candidates: np.ndarray) -> None:
-        """Hold out whole groups among the rows ``candidates``; ``values`` are those rows' group names."""
-        names = np.unique(values)  # sorted
-        rng.shuffle(names)
-        g = len(names)
-        n_test = min(max(1, round(g * test_fraction)) if test_fraction > 0 else 0, max(g - 1, 0))
-        n_val = min(max(1, round(g * val_fraction)) if val_fraction > 0 else 0, max(g - 1 - n_test, 0))
-        role[candidates[np.isin(values, names[:n_test])]] = 2
-        role[candidates[np.isin(values, names[n_test:n_test + n_val])]] = 1
-
-    if split == "random":
-        order = rng.permutation(n)
-        n_test, n_val = round(n * test_fraction), round(n * val_fraction)
-        role[order[:n_test]], role[order[n_test:n_test + n_val]] = 2, 1
-    elif split == "leave_kernel_out":
-        hold_out(table["kernel_id"].to_numpy(object), np.arange(n))
-    elif split == "leave_family_out":
-        hold_out(table["family"].to_numpy(object), np.arange(n))
-    elif split == "unseen_launch":
-        config = table["kernel_id"].astype(str) + "|" + table["sizes"].astype(str) + "|" + table["g0"].astype(str)
-        for c in ("g1", "g2", "l0", "l1", "l2"):
-            config = config + "," + table[c].astype(str)
-        config = config.to_numpy(object)
-        kernels, owner = np.unique(table["kernel_id"].to_numpy(object), return_inverse=True)  # sorted kernels
-        order = np.argsort(owner, kind="stable")  # every kernel's rows together, in row order
-        bounds = np.searchsorted(owner[order], np.arange(len(kernels) + 1))
-        for k in range(len(kernels)):
-            rows = order[bounds[k]:bounds[k + 1]]
-            hold_out(config[rows], rows)
-    elif split in ("generated_to_written", "written_to_generated"):
-        generated = table["kernel_id"].astype(str).str.startswith(GENERATED_PREFIX).to_numpy()
-        train_side = generated if split == "generated_to_written" else ~generated
-        if not train_side.any() or train_side.all():
-            raise UsageError(f"--data.split {split}: needs both generated (gen.*) and hand-written kernels in "
-                             "data.datasets (e.g. data/datasets/generated-nvidia-h200 and nvidia-h200)")
-        role[~train_side] = 2
-        kernels = table["kernel_id"].astype(str)
-        names = np.array(sorted(kernels[train_side].unique()))
-        rng.shuffle(names)
-        n_val = max(1, round(len(names) * val_fraction)) if val_fraction > 0 else 0
-        role[train_side & kernels.isin(names[:n_val]).to_numpy()] = 1
-    else:
-        devices = sorted(table["device_id"].unique())
-        if not test_devices or set(test_devices) - set(devices):
-            raise UsageError(f"--data.test_devices: leave_device_out needs held-out devices among "
-                             f"the loaded ones ({', '.join(devices)}); got {test_devices or 'none'}")
-        test = table["device_id"].isin(test_devices).to_numpy()
-        role[test] = 2
-        rest = rng.permutation(np.flatnonzero(~test))
-        role[rest[:round(len(rest) * val_fraction)]] = 1
-    return {name: np.flatnonzero(role == r) for r, name in enumerate(("train", "val", "test"))}
 
 
 class _Rows(Dataset):
@@ -194,6 +106,9 @@ class KGraphDataModule(L.LightningDataModule):
             A launch of a kernel with a loop of data-dependent trip count has its counts as 0 (unknown), so
             its features do not describe its work; validation and test keep every launch, as ``kgraph
             estimate`` sees them.
+        val_unit: ``split`` (the split's own validation rows) or ``kernel`` (whole kernels, so a
+            validation metric and the best checkpoint reward carrying over to kernels not trained on;
+            :mod:`kgraph.data.splits`).
     """
 
     def __init__(self, datasets: list[str] | None = None, split: str = "random",
@@ -201,11 +116,14 @@ class KGraphDataModule(L.LightningDataModule):
                  test_devices: list[str] | None = None, seed: int = 0, batch_size: int = 64,
                  num_workers: int = 0, cache_dir: str = "runs/cache", with_graphs: bool = True,
                  tokenizer: str | None = None, max_tokens: int = 512, resident: bool = False,
-                 lm_features: str | None = None, kernel_cap: int | None = None, train_known_counts: bool = False):
+                 lm_features: str | None = None, kernel_cap: int | None = None, train_known_counts: bool = False,
+                 val_unit: str = "split"):
         super().__init__()
         self.save_hyperparameters()  # datasets, split, seed, ...: in checkpoints and the logger's config
         if split not in SPLITS:
             raise UsageError(f"--data.split: unknown split '{split}' (choose from {', '.join(SPLITS)})")
+        if val_unit not in VAL_UNITS:
+            raise UsageError(f"--data.val_unit: unknown unit '{val_unit}' (choose from {', '.join(VAL_UNITS)})")
         for name, value in (("val_fraction", val_fraction), ("test_fraction", test_fraction)):
             if not 0 <= value < 1:
                 raise UsageError(f"--data.{name}: must be in [0, 1), got {value}")
@@ -226,6 +144,7 @@ class KGraphDataModule(L.LightningDataModule):
             raise UsageError(f"--data.kernel_cap: must be a positive launch count or null, got {kernel_cap}")
         self.kernel_cap = kernel_cap
         self.train_known_counts = train_known_counts
+        self.val_unit = val_unit
         self._resident_store = None
         self.table: pd.DataFrame | None = None
         self.devices: dict[str, dict] = {}  # device_id -> the descriptor its features use (set by setup)
@@ -278,7 +197,7 @@ class KGraphDataModule(L.LightningDataModule):
                       if self.kernel_cap is not None else None)
         self.pad_id = int(load_tokenizer(self.tokenizer).pad_token_id or 0) if self.tokenizer else 0
         self.splits = to_splits(self.table, self.split, self.val_fraction, self.test_fraction,
-                                self.seed, self.test_devices)
+                                self.seed, self.test_devices, self.val_unit)
         if self.train_known_counts:
             known = self.features[:, feature_names().index("static_known")].numpy() > 0
             self.splits["train"] = self.splits["train"][known[self.splits["train"]]]

@@ -213,3 +213,13 @@ def test_train_known_counts_drops_unknown_count_launches_from_training_only(tmp_
     np.testing.assert_array_equal(known.splits["train"], every.splits["train"][~is_walk[every.splits["train"]]])
     for name in ("val", "test"):  # scored as `kgraph estimate` sees them: every launch
         np.testing.assert_array_equal(known.splits[name], every.splits[name])
+
+
+def test_val_unit_kernel_reaches_the_splits_and_a_bad_unit_is_a_usage_error(datasets, tmp_path):
+    from kgraph.errors import UsageError
+
+    dm = make(datasets, tmp_path, val_unit="kernel", split="unseen_launch")
+    val = set(dm.table["kernel_id"].to_numpy()[dm.splits["val"]])
+    assert len(val) == 1 and not val & set(dm.table["kernel_id"].to_numpy()[dm.splits["train"]])
+    with pytest.raises(UsageError, match="val_unit"):
+        KGraphDataModule(datasets=datasets, val_unit="launch")
