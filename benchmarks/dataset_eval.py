@@ -124,7 +124,10 @@ def evaluate(dataset: Path, models: dict[str, str]) -> tuple[pd.DataFrame, pd.Da
             summary.append({"model": name, "family": fam, **metrics(true[idx], pred[idx], floor[idx])})
         per_launch.append(pd.DataFrame({"model": name, "key": rows["key"], "family": rows["family"],
                                         "true_ns": true, "pred_ns": pred, "floor_ns": floor,
-                                        "floor": [r["floor"] for r in records]}))
+                                        "floor": [r["floor"] for r in records],
+                                        "time_lo_ns": [r.get("time_lo_ns") for r in records],
+                                        "time_hi_ns": [r.get("time_hi_ns") for r in records],
+                                        "counts_known": [r.get("flops_source") == "static" for r in records]}))
     return pd.DataFrame(summary), pd.concat(per_launch, ignore_index=True)
 
 
