@@ -11,7 +11,10 @@ different numbers, which cost the shipped model 9 points of MAPE on the hand-wri
 (docs/DATASETS.md "Devices measured more than once").
 
 The rule: each numeric ``roofline`` entry is the median of the device's measurements; every other field is the
-first dataset's (they are the device's identity and OpenCL's report, the same in every campaign).
+first dataset's (they are the device's identity and OpenCL's report, the same in every campaign). Only the
+measurements of the newest micro-benchmark version count (``roofline_method``,
+:data:`kgraph.data.harness.roofline.ROOFLINE_METHOD`; 1 where absent): version 2 measures twice the fp32 peak
+of version 1 on an AVX-512 CPU, so a median across versions would describe no real measurement.
 """
 from __future__ import annotations
 
@@ -31,13 +34,15 @@ def merge_descriptors(descriptors: Iterable[dict]) -> dict[str, dict]:
 
     Returns:
         One descriptor per device id: the first one's fields, with each numeric ``roofline`` entry replaced by
-        the median over the device's descriptors that have it.
+        the median over the device's descriptors that have it, among those of the newest ``roofline_method``.
     """
     by_device: dict[str, list[dict]] = defaultdict(list)
     for d in descriptors:
         by_device[d["device_id"]].append(d)
     merged = {}
     for device_id, group in by_device.items():
+        newest = max(d.get("roofline_method", 1) for d in group)
+        group = [d for d in group if d.get("roofline_method", 1) == newest]
         out = json.loads(json.dumps(group[0]))  # a deep copy: callers' dicts stay as read
         if len(group) > 1:
             keys = dict.fromkeys(k for d in group for k in d.get("roofline", {}))

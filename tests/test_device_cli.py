@@ -89,4 +89,5 @@ def test_describe_measures_pocl(tmp_path, capsys):
     assert main(["device", "describe", "--device", "pocl", "--out", str(tmp_path)]) == 0
     d = load_descriptor(tmp_path)
     assert d["type"] == "CPU" and d["roofline"]["copy_bw_gbs"] > 0 and d["roofline"]["fp32_gflops"] > 0
+    assert d["roofline_method"] == 2  # the micro-benchmarks' version (16-lane FMA chains on CPUs)
     assert "wrote" in capsys.readouterr().out

@@ -31,6 +31,14 @@ def test_a_device_measured_three_times_gets_the_median_of_each_peak():
     assert [a, b, c] == before  # the callers' descriptors are not changed
 
 
+def test_a_newer_roofline_method_supersedes_older_measurements():
+    old_a, old_b = _measured("x", 100.0, 700.0), _measured("x", 80.0, 560.0)
+    new = {**_measured("x", 90.0, 1500.0), "roofline_method": 2}
+    merged = merge_descriptors([old_a, old_b, new])["x"]
+    assert merged["roofline"]["fp32_gflops"] == 1500.0 and merged["roofline_method"] == 2
+    assert merge_descriptors([old_a, old_b])["x"]["roofline"]["fp32_gflops"] == 630.0
+
+
 def test_datamodule_features_and_checkpoint_state_use_the_merged_descriptor(tmp_path):
     from kgraph.data.datamodule import KGraphDataModule
     from kgraph.data.features import feature_names, hardware_feature_names

@@ -1,10 +1,13 @@
 """Roofline micro-benchmarks measured by the harness on the device itself.
 
 * copy bandwidth: ``out[i] = in[i]`` over float4 buffers far larger than the last-level cache;
-* fp32 / fp64 FMA peak: each work-item runs 8 independent chains of 8-wide vector ``a * b + c``
+* fp32 / fp64 FMA peak: each work-item runs 8 independent chains of vector ``a * b + c``
   (OpenCL contracts it to the hardware FMA where there is one; ``fma()``/``mad()`` became slow
   library calls on PoCL's generic CPU target, and explicit vectors are needed there because PoCL
-  does not vectorise this loop across work-items);
+  does not vectorise this loop across work-items). The vectors are 16 lanes wide on CPUs and 8 on GPUs
+  (:func:`fma_lanes`): with 8 lanes an AVX-512 Xeon under PoCL reached half its fp32 peak (the dev box's: 115
+  against 209 GFLOP/s with 16; the GPU host's measured fp32 568–709 GFLOP/s, below its fp64), while a GPU
+  scalarises vectors and 8 lanes already reach its peak (H200: 65.3 TFLOP/s);
 * local-memory bandwidth: work-groups stream reads and writes through ``__local`` arrays;
 * launch overhead: profiling-event duration of an empty kernel (``launch_overhead_us``) and
   host wall time per launch of back-to-back empty kernels (``launch_wall_us``).
@@ -17,6 +20,11 @@ import time
 
 import numpy as np
 
+#: version of these micro-benchmarks, written to ``device.json`` as ``roofline_method`` (a descriptor without it
+#: is version 1): 2 measures the FMA peaks with 16-lane vectors on CPUs (:func:`fma_lanes`), 1 with 8 lanes,
+#: which gave half the fp32 peak of an AVX-512 Xeon. A device's measurements by an older version are superseded
+#: (:func:`kgraph.data.device_descriptors.merge_descriptors`).
+ROOFLINE_METHOD = 2
 FMA_CHAINS = 8
 FMA_ITERS = 256
 LOCAL_ITERS = 64
@@ -27,6 +35,14 @@ __kernel void copy4(__global const float4 *restrict src, __global float4 *restri
     dst[i] = src[i];
 }
 __kernel void empty(void) { }
+#define CAT(a, b) a##b
+#define VEC(S, N) CAT(S, N)
+#define SUM8(t) ((t).s0 + (t).s1 + (t).s2 + (t).s3 + (t).s4 + (t).s5 + (t).s6 + (t).s7)
+#if LANES == 16
+#define SUM_LANES(t) SUM8((t).lo + (t).hi)
+#else
+#define SUM_LANES(t) SUM8(t)
+#endif
 #define FMA_BODY(S, V) \
     V a0 = (V)((S)(gid) * (S)1e-7), a1 = a0 + (S)0.1, a2 = a0 + (S)0.2, a3 = a0 + (S)0.3, \
       a4 = a0 + (S)0.4, a5 = a0 + (S)0.5, a6 = a0 + (S)0.6, a7 = a0 + (S)0.7; \
@@ -37,16 +53,16 @@ __kernel void empty(void) { }
         a4 = a4 * b + c; a5 = a5 * b + c; a6 = a6 * b + c; a7 = a7 * b + c; \
     } \
     V s = a0 + a1 + a2 + a3 + a4 + a5 + a6 + a7; \
-    out[gid] = s.s0 + s.s1 + s.s2 + s.s3 + s.s4 + s.s5 + s.s6 + s.s7;
+    out[gid] = SUM_LANES(s);
 __kernel void fma32(__global float *out, float b, float c, int iters) {
     size_t gid = get_global_id(0);
-    FMA_BODY(float, float8)
+    FMA_BODY(float, VEC(float, LANES))
 }
 #ifdef HAS_FP64
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 __kernel void fma64(__global double *out, double b, double c, int iters) {
     size_t gid = get_global_id(0);
-    FMA_BODY(double, double8)
+    FMA_BODY(double, VEC(double, LANES))
 }
 #endif
 __kernel void local_rw(__global float *out, __local float *buf, int iters) {
@@ -62,9 +78,17 @@ __kernel void local_rw(__global float *out, __local float *buf, int iters) {
     out[get_global_id(0)] = acc;
 }
 """
-# FLOPs per work-item and iteration of fma32/fma64: 2 per multiply-add, 2 x 8 chains of 8 lanes.
-FMA_LANES = 8
-FLOPS_PER_ITEM_PER_ITER = 2 * 2 * FMA_CHAINS * FMA_LANES
+
+
+def fma_lanes(is_gpu: bool) -> int:
+    """Vector lanes of the FMA chains: 8 on a GPU (vectors are scalarised), 16 on a CPU (two 256-bit or one
+    512-bit register per chain, what an AVX-512 core needs to reach its fp32 peak under PoCL)."""
+    return 8 if is_gpu else 16
+
+
+def flops_per_item_per_iter(lanes: int) -> int:
+    """FLOPs per work-item and loop iteration of fma32/fma64: 2 per multiply-add, 2 x 8 chains of ``lanes``."""
+    return 2 * 2 * FMA_CHAINS * lanes
 
 
 def measure_roofline(ctx, queue, device, repeats: int = 5) -> dict:
@@ -72,8 +96,9 @@ def measure_roofline(ctx, queue, device, repeats: int = 5) -> dict:
     import pyopencl as cl
 
     has_fp64 = bool(getattr(device, "double_fp_config", 0))
-    program = cl.Program(ctx, _SOURCE).build(options=["-DHAS_FP64"] if has_fp64 else [])
     is_gpu = bool(device.type & cl.device_type.GPU)
+    lanes = fma_lanes(is_gpu)
+    program = cl.Program(ctx, _SOURCE).build(options=[f"-DLANES={lanes}"] + (["-DHAS_FP64"] if has_fp64 else []))
     result = {
         "copy_bw_gbs": _copy_bw(ctx, queue, program, device, is_gpu, repeats),
         "fp32_gflops": _fma_peak(ctx, queue, cl.Kernel(program, "fma32"), np.float32, device, is_gpu, repeats),
@@ -117,7 +142,7 @@ def _fma_peak(ctx, queue, kernel, dtype, device, is_gpu, repeats) -> float:
     b, c = dtype(0.999999), dtype(1e-6)
     wg = min(128, int(device.max_work_group_size))
     ns = _best_ns(queue, lambda q: kernel(q, (items,), (wg,), out, b, c, np.int32(iters)), repeats)
-    return items * iters * FLOPS_PER_ITEM_PER_ITER / ns
+    return items * iters * flops_per_item_per_iter(fma_lanes(is_gpu)) / ns
 
 
 def _local_bw(ctx, queue, program, device, is_gpu, repeats) -> float:
