@@ -15,7 +15,9 @@
 #             longer one cut by the time limit. Their checkpoints come back one file each, in float16.
 # The LM vectors of every kernel (kgraph lm embed) are made first, beside the graph cache, when a variant
 # needs them. Back in $OUT: the unseen-launch checkpoints (ckpt-<variant>.tgz), every run's test predictions
-# (pred.tgz), logs (logs.tgz); FT_VARIANTS add one checkpoint file per run (8 files a call returns).
+# (pred-s<seed>.tgz, one per seed: three seeds' in one archive outgrew the 16 MiB a returned file may have), logs
+# (logs.tgz); FT_VARIANTS add one checkpoint file per run (8 files a call returns). A warm host's runs of an
+# earlier call are removed first (the graph cache is kept), so only this call's runs come back.
 # Usage (repo root, after `WHEELS=.whlt source benchmarks/device_env.sh`): bash benchmarks/lm_ablation_device.sh
 set -u
 OUT=${OUT:-out/lm_ablation}; mkdir -p "$OUT"
@@ -24,6 +26,7 @@ D=data/datasets
 DATASETS=${DATASETS:-"$D/nvidia-h200 $D/nvidia-h100 $D/pocl-skylake-avx512-intel-xeon $D/pocl-amd-epyc $D/generated-nvidia-h200 $D/generated-nvidia-h100 $D/generated-pocl-xeon"}
 VARIANTS=${VARIANTS:-bounded_traffic bounded_traffic_lm}; SEEDS=${SEEDS:-0 1}; SPLITS=${SPLITS:-unseen_launch}
 CACHE=runs/lmab/cache
+rm -rf runs/lmab/s* runs/lmab/ckpt
 nvidia-smi --query-gpu=timestamp,utilization.gpu,memory.used --format=csv -l 5 > runs_gpu_util.csv 2>&1 &
 SMI=$!
 start=$(date +%s)
@@ -75,7 +78,7 @@ done
 for v in $VARIANTS; do
   tar czf "$OUT/ckpt-$v.tgz" runs/lmab/ckpt/*/"$v"-unseen_launch.ckpt 2>/dev/null || rm -f "$OUT/ckpt-$v.tgz"
 done
-tar czf "$OUT/pred.tgz" runs/lmab/*/*/pred 2>/dev/null
+for seed in $SEEDS; do tar czf "$OUT/pred-s$seed.tgz" runs/lmab/s$seed*/*/pred 2>/dev/null; done
 tar czf "$OUT/logs.tgz" cache_all.log lm_embed.log grid_*.log strip.log runs_gpu_util.csv runs/lmab/*/status.json \
   runs/lmab/*/*/fit.log runs/lmab/*/*/predict.log runs/lmab/*/*/version_*/metrics.csv 2>/dev/null
 ls -la "$OUT"; cat runs/lmab/*/status.json; tail -n 3 cache_all.log grid_*.log
