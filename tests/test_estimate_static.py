@@ -93,3 +93,34 @@ def test_cli_grid_defines_and_warnings(model_dir, tmp_path, capsys):
     assert json.loads(capsys.readouterr().out)["flops"] == 1024
     assert main(args + ["-D", "TILE=8"]) == 0
     assert json.loads(capsys.readouterr().out)["flops"] == 8 * 1024
+
+
+ARGMIN = """__kernel void nearest(__global const float *d, __global int *out, int k) {
+    int i = get_global_id(0);
+    int best = 0;
+    float best_d = d[i * k];
+    for (int c = 1; c < k; c++) {
+        float v = d[i * k + c];
+        if (v < best_d) { best_d = v; best = c; }%s
+    }
+    out[i] = best;
+}
+"""
+
+
+@pytest.mark.parametrize("else_arm,exact", [
+    ("", True),                                 # an argmin: the branch only copies values
+    (" else { best = best; }", True),
+    (" else best_d += 1.0f;", False),           # arithmetic in a data-dependent arm
+    (" else break;", False),                    # a jump changes what runs after it
+    (" else out[i] = c;", False),               # a store
+])
+def test_a_data_dependent_if_that_only_copies_values_keeps_the_counts_exact(else_arm, exact):
+    unit = kgraph.parsers.parse_source(ARGMIN % else_arm, "opencl")
+    why = data_dependent(unit, unit.kernels[0])
+    assert (why == "") == exact, why
+    if exact:
+        graphs = {x.name: x for x in kgraph.from_source(ARGMIN % else_arm, "opencl", analyze=False)}
+        graph, launch = graphs["nearest"], make_launch(graphs, "nearest", [256], [64], {"k": 16}, {"device_id": "d"})
+        counts = static_counts(kernel_facts(graph), launch)
+        assert counts == {"flops": 0, "bytes": 256 * (16 * 4 + 4)}

@@ -12,7 +12,9 @@ model's where the analysis counts every statement exactly: every symbol has a va
 ``trip_<line>`` loop it could not count), every loop trip count is symbolic, the analysis left no
 approximation note, and no branch depends on data: no ``if``/``while``/``for``/``?:``/``switch``
 condition reads memory (an array subscript or a dereference) or a variable assigned from one, and no
-``?:`` arm reads global memory (the analysis counts both arms). Conditions comparing two different
+``?:`` arm reads global memory (the analysis counts both arms). An ``if`` whose branches only copy values
+(``best = c; best_dist = dist;``: the argmin of k-means assignment) is no such branch: whichever way it goes,
+the counts are the same. Conditions comparing two different
 work-item ids (triangular kernels) are still weighed 1/2 by the analysis and not detected here.
 
 **Coverage** (a heuristic; warnings only). Two signals, per NDRange dimension ``d`` of the launch:
@@ -38,6 +40,10 @@ from dataclasses import dataclass, field
 GROWTH = 2.0 ** 20
 _CONDITION_PARENTS = ("if_statement", "while_statement", "do_statement", "for_statement", "switch_statement")
 _LOOPS = ("while_statement", "do_statement", "for_statement")
+#: the syntax of a branch that only copies values (``best = c;``): no operator, access, call or jump
+_COPY_NODES = frozenset({"compound_statement", "expression_statement", "assignment_expression", "declaration",
+                         "init_declarator", "identifier", "number_literal", "true", "false", "comment",
+                         "else_clause", "primitive_type", "parenthesized_expression"})
 _ID_PREFIXES = ("gid", "lid", "grp")
 
 
@@ -296,6 +302,19 @@ def data_dependent(unit, function, loop_lines: set | None = None) -> str:
             stack.extend(x.children)
         return False
 
+    def only_copies(n) -> bool:
+        """Whether the statement ``n`` (None: an absent ``else``) only copies values: assignments and
+        declarations whose right-hand sides are names or literals, nothing the counts include, no jump."""
+        stack = [n] if n is not None else []
+        while stack:
+            x = stack.pop()
+            if x.type == "assignment_expression" and text(x.child_by_field_name("operator")) != "=":
+                return False
+            if x.type not in _COPY_NODES:
+                return False
+            stack.extend(c for c in x.children if c.is_named)
+        return True
+
     def names(n) -> set:
         out, stack = set(), [n]
         while stack:
@@ -344,5 +363,8 @@ def data_dependent(unit, function, loop_lines: set | None = None) -> str:
                     if a is not None and reads_memory(a):
                         return f"line {x.start_point[0] + 1}: a ?: arm reads memory (the analysis counts both arms)"
             if cond is not None and (reads_memory(cond) or names(cond) & tainted):
+                if x.type == "if_statement" and only_copies(x.child_by_field_name("consequence")) \
+                        and only_copies(x.child_by_field_name("alternative")):
+                    continue  # either way the same counts
                 return f"line {x.start_point[0] + 1}: a condition depends on data"
     return ""
