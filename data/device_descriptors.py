@@ -26,6 +26,15 @@ from typing import Iterable
 import numpy as np
 
 
+def measurements(descriptor: dict) -> list[dict]:
+    """Every roofline measurement a descriptor holds: its own ``roofline`` and its ``campaign_rooflines`` (the
+    folders merged into its dataset, :mod:`kgraph.data.harness.merge`), each with its ``roofline_method``
+    (1 where absent)."""
+    own = {**descriptor["roofline"], "roofline_method": descriptor.get("roofline_method", 1)}
+    return [own] + [{**r, "roofline_method": r.get("roofline_method", 1)}
+                    for r in descriptor.get("campaign_rooflines", [])]
+
+
 def merge_descriptors(descriptors: Iterable[dict]) -> dict[str, dict]:
     """``device_id -> descriptor`` of the given descriptors, those of one device merged.
 
@@ -41,15 +50,20 @@ def merge_descriptors(descriptors: Iterable[dict]) -> dict[str, dict]:
         by_device[d["device_id"]].append(d)
     merged = {}
     for device_id, group in by_device.items():
-        newest = max(d.get("roofline_method", 1) for d in group)
-        group = [d for d in group if d.get("roofline_method", 1) == newest]
+        runs = [m for d in group for m in measurements(d)]  # every campaign's roofline, merged folders' too
+        newest = max(m["roofline_method"] for m in runs)
+        runs = [m for m in runs if m["roofline_method"] == newest]
         out = json.loads(json.dumps(group[0]))  # a deep copy: callers' dicts stay as read
-        if len(group) > 1:
-            keys = dict.fromkeys(k for d in group for k in d.get("roofline", {}))
-            for key in keys:
-                values = [d["roofline"][key] for d in group if isinstance(d.get("roofline", {}).get(key), (int, float))]
+        out.pop("campaign_rooflines", None)
+        if len(runs) > 1:
+            for key in dict.fromkeys(k for m in runs for k in m if k != "roofline_method"):
+                values = [m[key] for m in runs if isinstance(m.get(key), (int, float))]
                 if values:
-                    out.setdefault("roofline", {})[key] = float(np.median(values))
+                    out["roofline"][key] = float(np.median(values))
+        elif newest != group[0].get("roofline_method", 1):
+            out["roofline"] = {k: v for k, v in runs[0].items() if k != "roofline_method"}
+        if newest > 1:
+            out["roofline_method"] = newest
         merged[device_id] = out
     return merged
 

@@ -71,3 +71,20 @@ def test_cli_merge_and_its_misuse(tmp_path, capsys):
     assert main(["dataset", "merge", str(src), "--into", str(tmp_path / "none")]) != 0
     assert "not a dataset folder" in capsys.readouterr().err
     assert not (tmp_path / "none").exists() and len(read_launches(dst)) == 2
+
+
+def test_merge_keeps_each_campaigns_roofline_once_and_the_device_median_counts_them(tmp_path):
+    from kgraph.data.device_descriptors import read_descriptors
+
+    dst = _folder(tmp_path / "dst", "dev", [1, 2])
+    b = _folder(tmp_path / "b", "dev", [3], roof=0.3)
+    c = _folder(tmp_path / "c", "dev", [4], roof=0.2)
+    for _ in range(2):  # merging twice keeps each measurement once
+        merge_datasets(dst, [b, c])
+    kept = json.loads((dst / "device.json").read_text())
+    assert kept["roofline"]["copy_bw_gbs"] == 100.0  # the target's own roofline is unchanged
+    assert [r["copy_bw_gbs"] for r in kept["campaign_rooflines"]] == [pytest.approx(30.0), pytest.approx(20.0)]
+    merged = read_descriptors([dst])["dev"]
+    assert merged["roofline"]["copy_bw_gbs"] == pytest.approx(30.0)  # the median of 100, 30 and 20
+    assert "campaign_rooflines" not in merged and "roofline_method" not in merged  # version 1 only: as before
+

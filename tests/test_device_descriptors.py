@@ -90,3 +90,4 @@ def test_exported_model_describes_each_device_as_its_checkpoint_recorded(tmp_pat
                       .read_text())
     assert old2["devices"] == {"pocl-amd-epyc": recorded}
     assert new["devices"] == {"pocl-amd-epyc": recorded} and new["trained_on"] == ["pocl-amd-epyc"]
+

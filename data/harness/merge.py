@@ -6,7 +6,9 @@ training set. The merge copies every launch row whose key the target lacks, the 
 the failed kernels and the size ceilings, through :class:`~.store.DatasetStore` (journaled, resumable: a
 cut merge leaves committed rows, and running it again adds only what is missing). The target keeps its
 own ``device.json``: the derived columns are computed on read from it, and the lines returned say by how
-much the sources' measured rooflines differ from it.
+much the sources' measured rooflines differ from it. Each source's roofline measurements (its own and those it
+had kept) are kept in the target's ``campaign_rooflines``, once each, so that one descriptor per device
+(:func:`kgraph.data.device_descriptors.merge_descriptors`) is the median over every campaign, not over folders.
 """
 from __future__ import annotations
 
@@ -17,7 +19,9 @@ import pyarrow as pa
 from kgraph.errors import UsageError
 
 from .columns import LAUNCH_SCHEMA
-from .descriptor import load_descriptor
+from kgraph.data.device_descriptors import measurements
+
+from .descriptor import load_descriptor, save_descriptor
 from .store import DatasetStore, read_launches, read_manifest, read_sources_table
 
 
@@ -25,6 +29,19 @@ def _roofline_gap(target: dict, source: dict) -> float:
     """Largest relative difference of the two descriptors' shared positive roofline numbers."""
     a, b = target["roofline"], source["roofline"]
     return max((abs(b[k] / a[k] - 1.0) for k in a if k in b and a[k] > 0), default=0.0)
+
+
+def _keep_rooflines(target: Path, source: dict) -> None:
+    """Add the source's measurements to the target's ``campaign_rooflines`` (those it already holds once)."""
+    device = load_descriptor(target)
+    held = measurements(device)
+    kept = list(device.get("campaign_rooflines", []))
+    for m in measurements(source):
+        if m not in held:
+            kept.append(m)
+            held.append(m)
+    if kept != device.get("campaign_rooflines", []):
+        save_descriptor({**device, "campaign_rooflines": kept}, target)
 
 
 def merge_datasets(target, sources) -> list[str]:
@@ -64,6 +81,7 @@ def merge_datasets(target, sources) -> list[str]:
                     store.mark_failed(kernel_id, failed["status"], failed["message"])
             for kernel_id, work in manifest.get("ceilings", {}).items():
                 store.add_ceiling(kernel_id, work)
+        _keep_rooflines(target, other)
         lines.append(f"{src}: {added} of {len(rows)} row(s) added to {target} "
                      f"(rooflines differ by up to {100 * _roofline_gap(device, other):.0f}%; "
                      f"{target / 'device.json'} is kept)")
