@@ -22,7 +22,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from kgraph.data.datamodule import SPLITS
+from kgraph.data.splits import SPLITS
 
 ROOT = Path(__file__).resolve().parents[1]
 VARIANTS = ("hybrid", "graph_only", "tokens_only", "static_only", "no_hardware", "gatv2_gated", "bounded", "bounded_traffic",

@@ -25,7 +25,7 @@ from kgraph.data.feature_cache import cached_launch_features
 from kgraph.data.features import feature_names, to_targets
 from kgraph.data.graph_dataset import KernelGraphs, load_tokenizer
 from kgraph.data.sampling import CappedSampler, group_codes
-from kgraph.data.splits import GENERATED_PREFIX, SPLITS, TEST_FRACTION, VAL_FRACTION, VAL_UNITS, to_splits  # noqa: F401
+from kgraph.data.splits import SPLITS, TEST_FRACTION, VAL_FRACTION, VAL_UNITS, to_splits
 from kgraph.errors import InputError, UsageError
 
 def read_dataset(directory: str | Path) -> tuple[pd.DataFrame, pd.DataFrame, dict]:

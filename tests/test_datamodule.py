@@ -10,7 +10,8 @@ import pandas as pd
 import pytest
 import torch
 
-from kgraph.data.datamodule import TEST_FRACTION, VAL_FRACTION, KGraphDataModule, to_splits
+from kgraph.data.datamodule import KGraphDataModule
+from kgraph.data.splits import TEST_FRACTION, VAL_FRACTION, to_splits
 from kgraph.data.features import LAUNCH_FEATURES, feature_names
 
 KERNELS = {  # kernel_id: (family, kernel_name, source)
@@ -161,7 +162,7 @@ def test_statistics_use_training_rows_only(datasets, tmp_path):
 def test_generated_and_written_splits_train_on_one_side_only():
     import pandas as pd
 
-    from kgraph.data.datamodule import to_splits
+    from kgraph.data.splits import to_splits
     from kgraph.errors import UsageError
 
     table = pd.DataFrame({"kernel_id": [f"gen.0.{i % 20}" for i in range(60)] + [f"gemm.v{i % 7}" for i in range(40)],

@@ -20,7 +20,7 @@ def run_baselines(data: list[str], split: str, out: str | Path, names: list[str]
                   test_devices: list[str] | None = None) -> dict[str, dict]:
     """Fit and evaluate ``names`` (keys of ``BASELINES``); returns per-baseline info incl. metrics.
     ``val_fraction``/``test_fraction``: None for the DataModule's (``VAL_FRACTION``/``TEST_FRACTION``)."""
-    from kgraph.data.datamodule import TEST_FRACTION, VAL_FRACTION, to_splits
+    from kgraph.data.splits import TEST_FRACTION, VAL_FRACTION, to_splits
     from kgraph.models.baselines import BASELINES, LaunchRows
     from kgraph.models.predictions import summarize_frame, to_frame, write_predictions
 
