@@ -111,3 +111,16 @@ def test_token_regressor_ci_tiny(ci_tiny):
     out = model.predict(test)
     assert model.encoder_used == "bag"
     assert np.isfinite(out["log_time"]).all() and out["bound"].min() >= 0
+
+
+def test_a_holdout_is_scored_with_the_devices_the_fit_was_trained_with():
+    """benchmarks.static_gbt_out_of_corpus describes a device the fit knows by its training descriptor (the
+    holdout campaign measured its own), and keeps a device it does not know as measured."""
+    from benchmarks.static_gbt_out_of_corpus import described_as_trained
+
+    rows = saxpy_rows([1024, 2048], [1e4, 2e4])
+    trained = {"dev": {**DEVICE, "roofline": {**DEVICE["roofline"], "copy_bw_gbs": 12.5}}}
+    seen = described_as_trained(rows, trained)
+    assert seen.devices["dev"]["roofline"]["copy_bw_gbs"] == 12.5 and len(seen) == 2
+    assert seen.roofline("copy_bw_gbs").tolist() == [12.5, 12.5]
+    assert described_as_trained(rows, {"other": DEVICE}).devices["dev"] is DEVICE
