@@ -3,7 +3,7 @@ whether a network's unseen-family miss lies in the features or in the network.
 
     PYTHONPATH=. .venv/bin/python -m benchmarks.gbt_family_probe --family gemm_tiled [--seeds 0 1] [--cache-dir DIR]
 
-Trains ``HistGradientBoostingRegressor`` (the static GBT baseline's settings) on every launch with known
+Trains one time regressor with the static GBT baseline's settings (``StaticGBTBaseline.params``) on every launch with known
 counts of the corpus and generated datasets except the family's, and prints, per device, the median log2
 ratio predicted/measured and the time MAPE on the family's launches.
 """
@@ -20,7 +20,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from benchmarks.static_gbt_out_of_corpus import CORPUS, GENERATED, D, with_cached_features
     from kgraph.models.baselines import LaunchRows
-    from kgraph.models.baselines.static_gbt import to_static_features
+    from kgraph.models.baselines.static_gbt import StaticGBTBaseline, to_static_features
 
     parser = argparse.ArgumentParser(prog="python -m benchmarks.gbt_family_probe", description=__doc__.splitlines()[0])
     parser.add_argument("--family", required=True, help="a hand-written family (e.g. gemm_tiled)")
@@ -36,8 +36,8 @@ def main(argv: list[str] | None = None) -> int:
     device = rows.launches["device_id"].astype(str).to_numpy()
     train = np.isfinite(y) & (rows.feature("static_known") > 0) & (family != args.family)
     for seed in args.seeds:
-        model = HistGradientBoostingRegressor(max_iter=300, learning_rate=0.1, max_leaf_nodes=31, min_samples_leaf=20,
-                                              random_state=seed, early_stopping=False).fit(x[train], y[train])
+        # the baseline's estimator settings, for the time target alone (the family's other targets are not asked)
+        model = HistGradientBoostingRegressor(**StaticGBTBaseline(seed=seed).params).fit(x[train], y[train])
         for d in sorted(set(device[family == args.family])):
             held = (family == args.family) & (device == d) & np.isfinite(y)
             log_ratio = model.predict(x[held]) - y[held]

@@ -52,16 +52,11 @@ def merge_descriptors(descriptors: Iterable[dict]) -> dict[str, dict]:
     for device_id, group in by_device.items():
         runs = [m for d in group for m in measurements(d)]  # every campaign's roofline, merged folders' too
         newest = max(m["roofline_method"] for m in runs)
-        runs = [m for m in runs if m["roofline_method"] == newest]
+        runs = [{k: v for k, v in m.items() if k != "roofline_method"} for m in runs if m["roofline_method"] == newest]
         out = json.loads(json.dumps(group[0]))  # a deep copy: callers' dicts stay as read
         out.pop("campaign_rooflines", None)
-        if len(runs) > 1:
-            for key in dict.fromkeys(k for m in runs for k in m if k != "roofline_method"):
-                values = [m[key] for m in runs if isinstance(m.get(key), (int, float))]
-                if values:
-                    out["roofline"][key] = float(np.median(values))
-        elif newest != group[0].get("roofline_method", 1):
-            out["roofline"] = {k: v for k, v in runs[0].items() if k != "roofline_method"}
+        out["roofline"] = runs[0] if len(runs) == 1 else {
+            key: float(np.median([m[key] for m in runs if key in m])) for key in dict.fromkeys(k for m in runs for k in m)}
         if newest > 1:
             out["roofline_method"] = newest
         merged[device_id] = out

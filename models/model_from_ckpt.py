@@ -104,13 +104,16 @@ def from_checkpoint(ckpt: "str | Path | list", out: str | Path, datasets: list[s
 
     trained = list(trained_on or blob.get("datamodule_hyper_parameters", {}).get("datasets", []))
     datasets = list(datasets or trained)
-    trained_on = list(read_descriptors(trained))
+    trained_descriptors = [json.loads((Path(p) / "device.json").read_text()) for p in trained
+                           if (Path(p) / "device.json").is_file()]
+    trained_on = [d["device_id"] for d in trained_descriptors]
     # the descriptors the checkpoint's features were made with (Lightning saves the DataModule's state_dict
     # under its class name); a checkpoint from before they were recorded was made by a DataModule that kept
-    # each device's last dataset's descriptor. Devices it was not trained on, from the datasets.
-    recorded = blob.get(KGraphDataModule.__qualname__, {}).get("devices") or {
-        d["device_id"]: d for d in (json.loads((Path(p) / "device.json").read_text()) for p in trained
-                                    if (Path(p) / "device.json").is_file())}
+    # each device's last dataset's descriptor (its own roofline, not the campaigns merged into its folder since).
+    # Devices it was not trained on, from the datasets.
+    recorded = (blob.get(KGraphDataModule.__qualname__, {}).get("devices")
+                or {d["device_id"]: {k: v for k, v in d.items() if k != "campaign_rooflines"}
+                    for d in trained_descriptors})
     devices = {**read_descriptors(datasets), **recorded}
     config = {"format": FORMAT, "arch": dataclasses.asdict(arch), "feature_names": names,
               "vocab_version": VOCAB_VERSION, "devices": devices, "trained_on": sorted(set(trained_on)),

@@ -83,7 +83,8 @@ def test_exported_model_describes_each_device_as_its_checkpoint_recorded(tmp_pat
     # before the descriptors were recorded, training kept each device's last dataset's descriptor
     two = tmp_path / "two"
     two.mkdir()
-    (two / "device.json").write_text(json.dumps(recorded))
+    # (a campaign merged into that folder later is not what the old DataModule read)
+    (two / "device.json").write_text(json.dumps({**recorded, "campaign_rooflines": [{"copy_bw_gbs": 1.0}]}))
     blob["datamodule_hyper_parameters"]["datasets"] = [str(tiny), str(two)]
     torch.save(blob, tmp_path / "old2.ckpt")
     old2 = json.loads((from_checkpoint(tmp_path / "old2.ckpt", tmp_path / "old2", [str(tiny)]) / "config.json")

@@ -16,11 +16,10 @@ from pathlib import Path
 
 import pyarrow as pa
 
+from kgraph.data.device_descriptors import measurements
 from kgraph.errors import UsageError
 
 from .columns import LAUNCH_SCHEMA
-from kgraph.data.device_descriptors import measurements
-
 from .descriptor import load_descriptor, save_descriptor
 from .store import DatasetStore, read_launches, read_manifest, read_sources_table
 
