@@ -25,9 +25,8 @@ from pathlib import Path
 from kgraph.data.splits import SPLITS
 
 ROOT = Path(__file__).resolve().parents[1]
-VARIANTS = ("hybrid", "graph_only", "tokens_only", "static_only", "no_hardware", "gatv2_gated", "bounded", "bounded_traffic",
-            "bounded_traffic_lm", "bounded_traffic_lm_finetune", "bounded_traffic_oldlm", "bounded_traffic_capped",
-            "bounded_traffic_known", "bounded_traffic_known_uncapped")
+#: every model variant: the hybrid base and each switch file of conf/model/ (read there, not listed again)
+VARIANTS = ("hybrid", *sorted(p.stem for p in (ROOT / "conf/model").glob("*.yaml") if p.stem != "hybrid"))
 
 
 def run_configs(variant: str, split: str, trainer: str | None) -> list[str]:
@@ -79,7 +78,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.ablation", description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", nargs="+", required=True, help="dataset folders")
     parser.add_argument("--out", default="runs/ablation", help="one sub-folder per run")
-    parser.add_argument("--variants", nargs="+", default=list(VARIANTS[:5]), choices=VARIANTS)
+    parser.add_argument("--variants", nargs="+", default=["hybrid", "graph_only", "tokens_only", "static_only", "no_hardware"],
+                        choices=VARIANTS)
     parser.add_argument("--splits", nargs="+", default=["unseen_launch", "leave_kernel_out", "leave_family_out"],
                         choices=SPLITS)
     parser.add_argument("--test-devices", nargs="+", default=[], help="held-out devices of leave_device_out")
