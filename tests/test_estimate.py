@@ -50,6 +50,14 @@ def test_estimate_unknown_device_and_missing_model(capsys, tmp_path):
     assert rc == 1 and f"no trained model in {tmp_path}: run `python -m kgraph.models.predictor --from-ckpt" in text
 
 
+def test_estimate_names_the_kernels_when_a_file_has_several(capsys, tmp_path):
+    two = tmp_path / "two.cl"
+    two.write_text("__kernel void first(__global float *x) { x[get_global_id(0)] = 1.0f; }\n"
+                   "__kernel void second(__global float *x) { x[get_global_id(0)] = 2.0f; }\n")
+    rc, text = err(capsys, ["estimate", str(two), "--global", "64", "--device", DEVICE])
+    assert rc == 2 and f"--kernel: required (a kernel name); kernels in {two}: first, second" in text
+
+
 def test_estimate_batch_errors(capsys, tmp_path):
     bad = tmp_path / "b.csv"
     bad.write_text("kernel,global,M,N,K\nsgemm_tiled,\"64,64\",64,64,64\nsgemm_tiled,\"64,64\",64,,64\n")
@@ -84,6 +92,10 @@ def test_estimate_end_to_end(capsys, model_dir, tmp_path):
     assert main(["estimate", SGEMM, "--kernel", "sgemm_tiled", "--global", "1024,1024", "--local", "16,16", *ARGS,
                  "--device", DEVICE, "--model", str(model_dir)]) == 0
     assert "footprint  12.0 MiB (static)" in capsys.readouterr().out
+    # a file of one kernel needs no --kernel
+    assert main(["estimate", SGEMM, "--global", "1024,1024", "--local", "16,16", *ARGS, "--device", DEVICE,
+                 "--model", str(model_dir), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["time_ns"] == pytest.approx(one["time_ns"], rel=1e-6)
 
 
 def test_estimate_warns_on_a_device_the_model_was_not_trained_on(capsys, model_dir):

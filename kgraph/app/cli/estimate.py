@@ -30,7 +30,7 @@ from kgraph.errors import InputError, UsageError
 
 def add_arguments(parser) -> None:
     parser.add_argument("file", nargs="?", metavar="FILE", help="OpenCL (.cl) or CUDA (.cu) source")
-    parser.add_argument("--kernel", help="kernel name in FILE")
+    parser.add_argument("--kernel", help="kernel name in FILE (needed when FILE has more than one)")
     parser.add_argument("--global", dest="global_size", metavar="G0[,G1[,G2]]",
                         help="global size (work-items per dimension; CUDA: grid x block)")
     parser.add_argument("--local", dest="local_size", metavar="L0[,L1[,L2]]",
@@ -149,7 +149,7 @@ def _requests(args) -> list[dict]:
             row["defines"] = {**defines, **dict(row.get("defines") or {})}
         return rows
     launch = args.global_size or args.grid or args.block
-    missing = [o for o, v in (("FILE", args.file), ("--kernel", args.kernel), ("--global", launch)) if not v]
+    missing = [o for o, v in (("FILE", args.file), ("--global", launch)) if not v]  # --kernel: when FILE has several
     if missing:
         raise UsageError(f"{', '.join(missing)}: required (or give --batch FILE)")
     return [{"where": "", "file": args.file, "kernel": args.kernel, "global": args.global_size,
