@@ -1,4 +1,4 @@
-"""An ensemble of :class:`~kgraph.models.kgraph_model.KGraphModel` members of one architecture.
+"""An ensemble of :class:`~kgraph.models.kgraph_model.KGraphModel` members, of one architecture or several.
 
 Fits of one recipe that differ only in their seed disagree most on code unlike their training data: on the
 out-of-corpus set each seed has a family or two it is off by 2-5x, and not the same ones (BENCHMARKS.md
@@ -8,7 +8,10 @@ bounded head), so their geometric mean is too.
 
 A model directory holds an ensemble when its ``config.json`` has ``"ensemble": K`` (K >= 2); its
 ``model.safetensors`` then names each member's tensors ``members.<i>.<name>``
-(:func:`kgraph.models.predictor.from_checkpoint` with several checkpoints writes one).
+(:func:`kgraph.models.predictor.from_checkpoint` with several checkpoints writes one). Members may differ in
+architecture (a graph model beside a graph-free one: each misprices kernels the other does not, BENCHMARKS.md
+section 43) as long as they read the same launch features; ``config.json`` then lists each member's under
+``member_archs``, and the inputs carry what the members together read.
 """
 from __future__ import annotations
 
@@ -23,12 +26,13 @@ MAX_MEMBERS = 16
 
 
 class KGraphEnsemble(nn.Module):
-    """``size`` members of one architecture, averaged.
+    """``size`` members, averaged.
 
     Args:
         config: the members' architecture.
         feature_names: launch feature columns (as :class:`KGraphModel`).
         size: number of members, 2 to :data:`MAX_MEMBERS`.
+        member_configs: one architecture per member when they differ (``config`` is then unused).
 
     Shapes:
         - forward: the inputs of :meth:`KGraphModel.forward`; returns a :class:`Prediction` whose log
@@ -36,24 +40,31 @@ class KGraphEnsemble(nn.Module):
           the members' mean class probabilities.
     """
 
-    def __init__(self, config: ModelConfig, feature_names: list[str], size: int):
+    def __init__(self, config: ModelConfig, feature_names: list[str], size: int,
+                 member_configs: list[ModelConfig] | None = None):
         super().__init__()
         if not 2 <= size <= MAX_MEMBERS:
             raise ValueError(f"an ensemble has 2 to {MAX_MEMBERS} members, not {size}")
-        self.members = nn.ModuleList(KGraphModel(config, feature_names) for _ in range(size))
+        configs = list(member_configs) if member_configs is not None else [config] * size
+        if len(configs) != size:
+            raise ValueError(f"{len(configs)} member architectures for {size} members")
+        self.members = nn.ModuleList(KGraphModel(c, feature_names) for c in configs)
+        # the member whose architecture says what the inputs carry: the first that encodes graphs, if any
+        self.lead = next((i for i, m in enumerate(self.members) if m.config.use_graph), 0)
 
     @property
     def config(self) -> ModelConfig:
-        return self.members[0].config
+        """The lead member's architecture (the first that encodes graphs, so callers make graph batches)."""
+        return self.members[self.lead].config
 
     @property
     def code_dim(self) -> int:
-        return self.members[0].code_dim
+        return self.members[self.lead].code_dim
 
     def encode_code(self, graph_batch, tokens: dict[str, Tensor] | None) -> Tensor:
-        """The first member's code embedding: what ``kgraph export --kernels`` embeds a user's kernel with
+        """The lead member's code embedding: what ``kgraph export --kernels`` embeds a user's kernel with
         when this directory is the encoder (``models/export/tables.py``)."""
-        return self.members[0].encode_code(graph_batch, tokens)
+        return self.members[self.lead].encode_code(graph_batch, tokens)
 
     def forward(self, *inputs) -> Prediction:
         # 1. every member on the same inputs: K x Prediction(Float[B] ..., Float[B, 3])

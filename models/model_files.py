@@ -82,7 +82,8 @@ def check_config(config, path: Path) -> None:
     a JSON object with this kgraph's ``format`` and ``vocab_version``, ``arch`` an object,
     ``feature_names`` a non-empty list of names, ``devices`` (optional) valid device descriptors by id,
     ``trained_on`` (optional) a list of device ids, ``ensemble`` (optional) the number of members of an
-    ensemble (:mod:`kgraph.models.ensemble`).
+    ensemble (:mod:`kgraph.models.ensemble`), ``member_archs`` (optional, an ensemble whose members differ)
+    one architecture object per member.
 
     Args:
         config: the parsed ``config.json``.
@@ -117,6 +118,11 @@ def check_config(config, path: Path) -> None:
     if isinstance(members, bool) or not isinstance(members, int) or not 1 <= members <= MAX_MEMBERS:
         raise ModelError(f"{path}: key 'ensemble' must be the number of members, 1 to {MAX_MEMBERS}, "
                          f"got {repr(members)[:40]}; {REPAIR}")
+    archs = config.get("member_archs")
+    if archs is not None and (not isinstance(archs, list) or len(archs) != members
+                              or not all(isinstance(a, dict) for a in archs)):
+        raise ModelError(f"{path}: key 'member_archs' must be a list of {members} architecture objects, one per "
+                         f"member; {REPAIR}")
     trained = config.get("trained_on", [])
     if not isinstance(trained, list) or not all(isinstance(t, str) for t in trained):
         raise ModelError(f"{path}: key 'trained_on' must be a list of device ids; {REPAIR}")
@@ -189,12 +195,13 @@ def _tensor_entry(name: str, entry, path: Path) -> tuple[str, tuple[int, ...], i
 LM_FOLDER = "code_lm"
 
 
-def _arch_of(config: dict, directory: Path):
-    """The ``ModelConfig`` of ``config['arch']`` (the token encoder's path resolved to ``lm/``)."""
+def _arch_of(config: dict, directory: Path, key: dict | None = None):
+    """The ``ModelConfig`` of ``config['arch']`` (or of ``key``, one of its ``member_archs``; the token encoder's
+    path resolved to ``lm/``)."""
     from kgraph.models.kgraph_model import ModelConfig
 
     try:
-        arch = ModelConfig.from_dict(config["arch"])
+        arch = ModelConfig.from_dict(config["arch"] if key is None else key)
         if arch.use_tokens:
             arch.tokens.path = str((directory / "lm").resolve())
         if arch.graph.lm_dim:
@@ -207,8 +214,8 @@ def _arch_of(config: dict, directory: Path):
 
 def _build_model(arch, config: dict, directory: Path, meta: bool = False):
     """A :class:`KGraphModel` of ``arch`` (a :class:`KGraphEnsemble` of ``config['ensemble']`` of them when
-    that is 2 or more; on the meta device: shapes only, no memory); ModelError naming ``config.json`` when
-    its ``arch`` or ``feature_names`` do not make a model.
+    that is 2 or more, of ``config['member_archs']`` where given; on the meta device: shapes only, no memory);
+    ModelError naming ``config.json`` when its ``arch`` or ``feature_names`` do not make a model.
 
     Args:
         arch: the ``ModelConfig``.
@@ -225,10 +232,11 @@ def _build_model(arch, config: dict, directory: Path, meta: bool = False):
     from kgraph.models.kgraph_model import KGraphModel
 
     members = config.get("ensemble", 1)
+    each = [_arch_of(config, directory, a) for a in config["member_archs"]] if config.get("member_archs") else None
     try:  # the PyG-free graph layers (same weights, same outputs; no torch_geometric import)
         with torch.device("meta") if meta else contextlib.nullcontext(), native_layers():
             if members > 1:
-                return KGraphEnsemble(arch, config["feature_names"], members)
+                return KGraphEnsemble(arch, config["feature_names"], members, each)
             return KGraphModel(arch, config["feature_names"])
     except KGraphError as exc:
         raise ModelError(f"{directory / 'config.json'}: {exc}") from None

@@ -48,8 +48,9 @@ def _read_checkpoint(ckpt: Path) -> tuple:
 def from_checkpoint(ckpt: "str | Path | list", out: str | Path, datasets: list[str] | None = None,
                     trained_on: list[str] | None = None, half: bool = False) -> Path:
     """Convert a ``kgraph fit`` Lightning checkpoint into a default-model directory; several checkpoints
-    of one architecture and feature set (fits that differ in their seed) into one ensemble directory
-    (:mod:`kgraph.models.ensemble`: ``"ensemble": K`` in ``config.json``).
+    of one feature set (fits that differ in their seed, or in their architecture) into one ensemble directory
+    (:mod:`kgraph.models.ensemble`: ``"ensemble": K`` in ``config.json``, and ``member_archs`` when the members'
+    architectures differ).
 
     ``datasets``: dataset dirs whose device descriptors to embed; ``trained_on``: the dataset dirs the
     checkpoint was trained on (recorded so ``kgraph estimate`` can warn on other devices); ``half``: store
@@ -65,17 +66,23 @@ def from_checkpoint(ckpt: "str | Path | list", out: str | Path, datasets: list[s
     if not 1 <= len(ckpts) <= MAX_MEMBERS:
         raise ModelError(f"--from-ckpt: give 1 to {MAX_MEMBERS} checkpoints, not {len(ckpts)}")
     read = [_read_checkpoint(c) for c in ckpts]
-    arch, state, hp, blob = read[0]
-    names = list(hp.get("feature_names") or feature_names())
-    for c, (other, _, other_hp, _) in zip(ckpts[1:], read[1:]):
-        if dataclasses.asdict(other) != dataclasses.asdict(arch) or \
-                list(other_hp.get("feature_names") or feature_names()) != names:
-            raise ModelError(f"--from-ckpt {c}: its architecture or feature columns differ from {ckpts[0]}'s; "
-                             "an ensemble's members share one architecture")
+    names = list(read[0][2].get("feature_names") or feature_names())
+    for c, (_, _, other_hp, _) in zip(ckpts[1:], read[1:]):
+        if list(other_hp.get("feature_names") or feature_names()) != names:
+            raise ModelError(f"--from-ckpt {c}: its feature columns differ from {ckpts[0]}'s; an ensemble's "
+                             "members read the same launch features")
+    archs = [dataclasses.asdict(r[0]) for r in read]
+    mixed = any(a != archs[0] for a in archs[1:])
+    # the lead member (the first that encodes graphs): its architecture is config.json's 'arch'
+    lead = next((i for i, r in enumerate(read) if r[0].use_graph), 0) if mixed else 0
+    arch, state, hp, blob = read[lead]
     if len(read) > 1:
-        if arch.use_tokens:
+        if any(r[0].use_tokens for r in read):
             raise ModelError("--from-ckpt: an ensemble of models with a token encoder is not supported "
                              "(each member would carry its own language model)")
+        if mixed and any(r[0].use_graph and r[0].graph.lm_dim for r in read):
+            raise ModelError("--from-ckpt: an ensemble of members of different architectures whose graph "
+                             "encoders read code-LM vectors is not supported")
         state = member_state([r[1] for r in read])
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -120,6 +127,8 @@ def from_checkpoint(ckpt: "str | Path | list", out: str | Path, datasets: list[s
               "source": {"checkpoint": ckpts[0].name, "datasets": datasets, "global_step": blob.get("global_step")}}
     if len(read) > 1:
         config["ensemble"] = len(read)
+        if mixed:
+            config["member_archs"] = archs
         config["source"]["checkpoints"] = [c.name for c in ckpts]
         config["source"]["global_steps"] = [r[3].get("global_step") for r in read]
     if half:

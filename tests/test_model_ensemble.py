@@ -15,18 +15,20 @@ from kgraph.errors import KGraphError
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _checkpoint(path: Path, seed: int, hidden: int = 16, bounded: bool = True) -> Path:
+def _checkpoint(path: Path, seed: int, hidden: int = 16, bounded: bool = True, graph: bool = True,
+                names: list[str] | None = None) -> Path:
     from kgraph.data.features import feature_names
     from kgraph.models.kgraph_model import ModelConfig
     from kgraph.models.lightning_module import KGraphLightningModule
 
-    arch = ModelConfig(use_tokens=False, use_traffic=True)
+    names = names or feature_names()
+    arch = ModelConfig(use_tokens=False, use_traffic=True, use_graph=graph)
     arch.graph.hidden, arch.launch.hidden, arch.fusion.hidden, arch.head.hidden = hidden, 16, 32, 16
     arch.head.time = "bounded" if bounded else arch.head.time
     torch.manual_seed(seed)
-    module = KGraphLightningModule(arch, feature_names=feature_names())
+    module = KGraphLightningModule(arch, feature_names=names)
     torch.save({"state_dict": module.state_dict(), "global_step": seed,
-                "hyper_parameters": {"arch": asdict(arch), "feature_names": feature_names()},
+                "hyper_parameters": {"arch": asdict(arch), "feature_names": names},
                 "datamodule_hyper_parameters": {"datasets": [str(ROOT / "data/datasets/ci-tiny")]}}, path)
     return path
 
@@ -64,12 +66,48 @@ def test_the_ensemble_is_the_geometric_mean_of_its_members(dirs):
     assert all(r["bound"] in ("memory", "compute", "latency") and 0 < r["bound_probability"] <= 1 for r in both)
 
 
-def test_members_of_another_architecture_are_refused(tmp_path):
+def test_members_of_different_architectures_average_too(tmp_path):
+    """A graph-free member first, then a graph member: the directory records both architectures, makes graph
+    batches for the one that reads them, and averages the two in log space."""
+    import kgraph
     from kgraph.models.predictor import from_checkpoint
 
-    a, b = _checkpoint(tmp_path / "a.ckpt", 1), _checkpoint(tmp_path / "b.ckpt", 2, hidden=8)
-    with pytest.raises(KGraphError, match="architecture or feature columns differ"):
+    a = _checkpoint(tmp_path / "a.ckpt", 1, graph=False)
+    b = _checkpoint(tmp_path / "b.ckpt", 2, hidden=8)
+    singles = [from_checkpoint(c, tmp_path / f"single{i}") for i, c in enumerate((a, b))]
+    mixed = from_checkpoint([a, b], tmp_path / "mixed")
+    config = json.loads((mixed / "config.json").read_text())
+    assert [m["use_graph"] for m in config["member_archs"]] == [False, True] and config["arch"]["use_graph"]
+    launches = _launches(4)
+    time = np.array([[r["time_ns"] for r in kgraph.load_model(d).estimate_many(launches)] for d in singles])
+    got = np.array([r["time_ns"] for r in kgraph.load_model(mixed).estimate_many(launches)])
+    assert np.allclose(got, np.exp(np.log(time).mean(0)), rtol=1e-4)
+    assert not np.allclose(time[0], time[1])
+
+
+def test_members_of_other_feature_columns_are_refused(tmp_path):
+    from kgraph.data.features import feature_names
+    from kgraph.models.predictor import from_checkpoint
+
+    a = _checkpoint(tmp_path / "a.ckpt", 1)
+    b = _checkpoint(tmp_path / "b.ckpt", 2, names=[n for n in feature_names() if n != "launch_arg3"])
+    with pytest.raises(KGraphError, match="feature columns differ"):
         from_checkpoint([a, b], tmp_path / "out")
+
+
+def test_a_member_archs_list_of_the_wrong_length_is_a_clear_error(dirs, tmp_path):
+    import shutil
+
+    from kgraph.models.predictor import Predictor
+
+    _, ensemble = dirs
+    copy = tmp_path / "m"
+    shutil.copytree(ensemble, copy)
+    config = json.loads((copy / "config.json").read_text())
+    config["member_archs"] = [config["arch"]] * 2  # three members
+    (copy / "config.json").write_text(json.dumps(config))
+    with pytest.raises(KGraphError, match="'member_archs' must be a list of 3 architecture objects"):
+        Predictor.from_directory(copy)
 
 
 @pytest.mark.parametrize("bad", [0, 17, "2", True, 1.5])
