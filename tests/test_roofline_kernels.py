@@ -10,6 +10,9 @@ from kgraph.data.harness import roofline
 def test_lanes_by_device_type_and_flops_per_iteration():
     assert (roofline.fma_lanes(is_gpu=True), roofline.fma_lanes(is_gpu=False)) == (8, 16)
     assert roofline.flops_per_item_per_iter(16) == 2 * roofline.flops_per_item_per_iter(8) == 512
+    # a GPU runs version 1's procedure (8 lanes): its descriptors keep saying so, so a merge does not let one
+    # new GPU campaign supersede every earlier one
+    assert (roofline.roofline_method(is_gpu=True), roofline.roofline_method(is_gpu=False)) == (1, 2)
 
 
 @pytest.mark.parametrize("name,dtype", [("fma32", np.float32), ("fma64", np.float64)])

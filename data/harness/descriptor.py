@@ -60,14 +60,14 @@ def measure_descriptor(info: DeviceInfo, ctx=None, queue=None) -> dict:
     """Build the full descriptor of a device: properties + roofline micro-benchmarks (a few seconds)."""
     import pyopencl as cl
 
-    from .roofline import ROOFLINE_METHOD, measure_roofline
+    from .roofline import measure_roofline, roofline_method
 
     device = info.open()
     ctx = ctx or cl.Context([device])
     queue = queue or cl.CommandQueue(ctx, properties=cl.command_queue_properties.PROFILING_ENABLE)
     descriptor = opencl_properties(info, device)
     descriptor["roofline"] = measure_roofline(ctx, queue, device)
-    descriptor["roofline_method"] = ROOFLINE_METHOD
+    descriptor["roofline_method"] = roofline_method(bool(device.type & cl.device_type.GPU))
     return descriptor
 
 
