@@ -242,9 +242,7 @@ class Model:
             if fkey not in files:
                 files[fkey] = self.kernels(file, lang, defines)
             descriptor = self._device(req.get("device") or default_device, at, devices)
-            kernel = req.get("kernel")
-            if not kernel and len(files[fkey]) == 1:  # a file of one kernel needs no name
-                kernel = next(iter(files[fkey]))
+            kernel = req.get("kernel") or (next(iter(files[fkey])) if len(files[fkey]) == 1 else None)  # one: no name
             if not kernel or not isinstance(kernel, str):
                 raise UsageError(f"{at}--kernel: required (a kernel name); kernels in {file}: "
                                  f"{', '.join(files[fkey])}")
