@@ -49,8 +49,7 @@ class KGraphEnsemble(nn.Module):
         if len(configs) != size:
             raise ValueError(f"{len(configs)} member architectures for {size} members")
         self.members = nn.ModuleList(KGraphModel(c, feature_names) for c in configs)
-        # the member whose architecture says what the inputs carry: the first that encodes graphs, if any
-        self.lead = next((i for i, m in enumerate(self.members) if m.config.use_graph), 0)
+        self.lead = lead_member(configs)
 
     @property
     def config(self) -> ModelConfig:
@@ -74,6 +73,12 @@ class KGraphEnsemble(nn.Module):
         # 3. bound class: the mean of the members' probabilities, as logits            -> Float[B, 3]
         prob = torch.stack([torch.softmax(o.bound_logits.float(), -1) for o in outs]).mean(0)
         return Prediction(*logs, torch.log(prob.clamp_min(1e-12)))
+
+
+def lead_member(configs: list[ModelConfig]) -> int:
+    """Index of the member whose architecture says what an ensemble's inputs carry: the first that encodes
+    graphs, else the first (``config.json``'s ``arch`` is its)."""
+    return next((i for i, c in enumerate(configs) if c.use_graph), 0)
 
 
 def member_state(states: list[dict]) -> dict:

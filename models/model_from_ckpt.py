@@ -59,7 +59,7 @@ def from_checkpoint(ckpt: "str | Path | list", out: str | Path, datasets: list[s
     from safetensors.torch import save_file
 
     from kgraph.data.features import feature_names
-    from kgraph.models.ensemble import MAX_MEMBERS, member_state
+    from kgraph.models.ensemble import MAX_MEMBERS, lead_member, member_state
     from kgraph.schema import VOCAB_VERSION
 
     ckpts = [Path(c) for c in (ckpt if isinstance(ckpt, (list, tuple)) else [ckpt])]
@@ -73,9 +73,7 @@ def from_checkpoint(ckpt: "str | Path | list", out: str | Path, datasets: list[s
                              "members read the same launch features")
     archs = [dataclasses.asdict(r[0]) for r in read]
     mixed = any(a != archs[0] for a in archs[1:])
-    # the lead member (the first that encodes graphs): its architecture is config.json's 'arch'
-    lead = next((i for i, r in enumerate(read) if r[0].use_graph), 0) if mixed else 0
-    arch, state, hp, blob = read[lead]
+    arch, state, hp, blob = read[lead_member([r[0] for r in read])]  # its architecture is config.json's 'arch'
     if len(read) > 1:
         if any(r[0].use_tokens for r in read):
             raise ModelError("--from-ckpt: an ensemble of models with a token encoder is not supported "

@@ -242,7 +242,8 @@ class Model:
             if fkey not in files:
                 files[fkey] = self.kernels(file, lang, defines)
             descriptor = self._device(req.get("device") or default_device, at, devices)
-            kernel = req.get("kernel") or (next(iter(files[fkey])) if len(files[fkey]) == 1 else None)  # one: no name
+            only = next(iter(files[fkey])) if len(files[fkey]) == 1 else None  # a one-kernel file needs no --kernel
+            kernel = req.get("kernel") or only
             if not kernel or not isinstance(kernel, str):
                 raise UsageError(f"{at}--kernel: required (a kernel name); kernels in {file}: "
                                  f"{', '.join(files[fkey])}")
