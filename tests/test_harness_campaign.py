@@ -29,6 +29,13 @@ HANG = """__kernel void hang(__global const float *x, __global float *y, int n) 
     int i = get_global_id(0);
     while (1) { y[i] += 1.0f; if (y[i] < -1.0f) break; }
 }"""
+DEP = """__kernel void dep(__global const float *x, __global float *y, int n) {
+    int i = get_global_id(0);
+    float acc = 0.0f;
+    int m = (int)(x[i] * 4.0f);
+    for (int k = 0; k < m; ++k) acc += 1.0f;
+    y[i] = acc;
+}"""
 SYNTAX = """__kernel void broken(__global float *y, int n) { y[get_global_id(0)] = 1.0f +; }"""
 BADSHAPE = """__attribute__((reqd_work_group_size(32, 1, 1)))
 __kernel void badshape(__global const float *x, __global float *y, int n) {
@@ -58,6 +65,8 @@ def specs():
         _spec("t.hang", "thang", "hang", HANG, xy, lambda i, s: {"y": i["x"]}),
         _spec("t.syntax", "tsyntax", "broken", SYNTAX, [Arg("y", "buffer", "float32", "n", "out"),
               Arg("n", "scalar", "int32", "n")], lambda i, s: {"y": np.ones(s["n"], np.float32)}),
+        _spec("t.dep", "tdep", "dep", DEP, xy,
+              lambda i, s: {"y": np.maximum(np.trunc(i["x"] * 4.0), 0.0).astype(np.float32)}),
         _spec("t.wrong", "twrong", "scale", WRONG, xy, lambda i, s: {"y": 2.0 * i["x"]}),
         # checked (and fine) with work-groups of 32; launches with 64 are refused by the runtime
         _spec("t.badshape", "tbadshape", "badshape", BADSHAPE, xy, lambda i, s: {"y": 2.0 * i["x"]}),
@@ -175,6 +184,20 @@ def test_counts_instrumented_in_worker_static_in_supervisor(spec_file, descripto
         assert (df.flops_fp32 == n).all() and (df.global_load_bytes == 4 * n).all()
         assert (df.global_store_bytes == 4 * n).all() and (df.atomics == 0).all()
         assert (df.footprint_bytes == (footprint * n if footprint else -1)).all()
+
+
+def test_dependent_counts_instrument_only_the_data_dependent_kernel(spec_file, descriptor, tmp_path):
+    """--counts dependent: t.scale's counts come from the analysis; t.dep's loop runs (int)(4 x[i]) times, which
+    no analysis knows, so the campaign's device counts it (one FLOP an iteration)."""
+    from kgraph.data.harness.store import read_launches
+
+    _campaign(spec_file, descriptor, tmp_path / "dep", ["t.scale", "t.dep"], counts="dependent")
+    df = read_launches(tmp_path / "dep")
+    assert len(df) == 8 and (df.status == "ok").all()
+    source = dict(zip(df.kernel_id, df.counts_source))
+    assert source == {"t.scale": "static", "t.dep": "instrumented"}
+    dep = df[df.kernel_id == "t.dep"]
+    assert (dep.flops_fp32 > 0).all() and (dep.global_load_bytes == 4 * dep.sizes.map(lambda s: json.loads(s)["n"])).all()
 
 
 def test_worker_recv_after_kill_raises_worker_died():

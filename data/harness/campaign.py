@@ -21,7 +21,7 @@ from kgraph.errors import InputError, UsageError, module_main
 
 from .builds import Prebuilder, default_jobs
 from .columns import source_id_of
-from .counts import CountCache
+from .counts import COUNT_MODES, INSTRUMENTED_MODES, CountCache
 from .descriptor import load_descriptor, save_descriptor
 from .devices import pick_device
 from .planner import PlanAhead, ReferencesAhead
@@ -192,7 +192,7 @@ def _build_jobs(specs, counts_mode: str) -> list[tuple]:
         if spec.lang != "opencl":
             continue
         jobs.append(("source", spec.source))
-        if counts_mode in ("auto", "instrumented"):
+        if counts_mode in INSTRUMENTED_MODES:
             jobs.append(("instrumented", spec.source, spec.kernel_name))
     return jobs
 
@@ -328,9 +328,10 @@ def add_arguments(parser) -> None:
     parser.add_argument("--build-timeout-s", type=float, default=120.0, help="limit on build + correctness check")
     parser.add_argument("--launch-timeout-s", type=float, default=60.0, help="limit on one launch's measurement")
     parser.add_argument("--shard-rows", type=int, default=2000, help="rows per parquet shard")
-    parser.add_argument("--counts", choices=["auto", "instrumented", "static", "none"], default="auto",
+    parser.add_argument("--counts", choices=COUNT_MODES, default="auto",
                         help="where work counts come from (auto: an instrumented run on the campaign's device "
-                             "when affordable, else static; instrumented: always try it)")
+                             "when affordable, else static; instrumented: always try it; dependent: static, "
+                             "and an instrumented run only where the counts depend on data)")
     parser.add_argument("--max-instrumented-time-s", type=float, default=0.02,
                         help="auto counts: static counts instead for launches slower than this (median)")
     parser.add_argument("--build-jobs", type=int,

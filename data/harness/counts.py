@@ -20,9 +20,12 @@ import math
 import time
 
 from .columns import COUNT_COLUMNS
+from .count_donors import REQUIRED_COUNTS
 
 UNKNOWN = {name: -1 for name in COUNT_COLUMNS}
-COUNT_MODES = ("auto", "instrumented", "static", "none")
+COUNT_MODES = ("auto", "instrumented", "dependent", "static", "none")
+# the instrumented modes: an instrumented run on the campaign's own device is tried (and built ahead)
+INSTRUMENTED_MODES = ("auto", "instrumented", "dependent")
 
 
 class CountCache:
@@ -30,7 +33,8 @@ class CountCache:
 
     Args:
         mode: "auto" (instrumented when affordable, else static), "instrumented" (no time cap),
-            "static" or "none".
+            "dependent" (static where the analysis gives every count; an instrumented run, with no
+            time cap, only for the launches whose counts depend on data), "static" or "none".
         max_instrumented_time_s: the "auto" cap on the launch's median time for an instrumented run.
     """
 
@@ -50,7 +54,9 @@ class CountCache:
         key = (spec.kernel_id, config.sizes, config.global_size, config.local_size)
         if key in self._cache:
             return self._cache[key]
-        if self.mode not in ("auto", "instrumented"):
+        if self.mode not in INSTRUMENTED_MODES:
+            return None
+        if self.mode == "dependent" and static_complete(*self.static(spec, config)):
             return None
         if self.mode == "auto" and (median_time_ns is None or median_time_ns > self.max_instrumented_time_s * 1e9):
             return None
@@ -104,6 +110,11 @@ class CountCache:
             finally:
                 self.build_s += time.perf_counter() - start
         return self._programs[spec.kernel_id]
+
+
+def static_complete(values: dict, source: str | None) -> bool:
+    """Whether static counts give every count a row needs (the footprint may stay -1)."""
+    return source is not None and all(values[name] >= 0 for name in REQUIRED_COUNTS)
 
 
 def _static_counts(spec, config) -> dict:

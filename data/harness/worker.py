@@ -171,7 +171,7 @@ class Worker:
 
     Args:
         info: the ``DeviceInfo`` to measure; provider: where the specs come from;
-        policy: ``TimingPolicy``; counts_mode: "auto" | "instrumented" | "static" | "none".
+        policy: ``TimingPolicy``; counts_mode: one of ``counts.COUNT_MODES``.
     """
 
     def __init__(self, info, provider: str, policy, seed: int = 0, counts_mode: str = "auto",
