@@ -183,16 +183,17 @@ def test_cpu_workers_get_the_c_head_prediction(cpu_export, tmp_path):
     off = run_workload(binary, "cholesky", 3, tile, "kgraph", **{**common, "env": {**common["env"],
                                                                                "KGRAPH_STARPU_CPU_MODEL": "0"}})
     assert all(t["predicted_us"] != pytest.approx(want[f"tile_{t['kind']}"], rel=1e-2) for t in off.trace)
-    # the adaptive model starts from the same prediction: from an empty history, the first task of each kind
-    # (asked before any task of its kind has finished, one CPU worker) gets the C head's answer
+    # the adaptive model starts from the same prediction: from an empty history, the first task of each kind to
+    # be costed gets the C head's answer. Which task that is depends on the order dependencies finish (records
+    # are in submission order): a later-submitted task of a kind can be costed, run and observed first, and the
+    # model may then calibrate the others (a NaN cost, recorded by StarPU as 0).
     ad = run_workload(binary, "cholesky", 3, tile, "kgraph-adaptive",
                       **{**common, "env": {**common["env"], "KGRAPH_PERFMODEL_DIR": str(tmp_path / "pm")}})
-    first = {}
-    for t in ad.trace:
-        first.setdefault(t["kind"], t)
-    assert len(first) == 4
-    for kind, t in first.items():
-        assert t["predicted_us"] == pytest.approx(want[f"tile_{kind}"], rel=1e-4), t
+    kinds = {t["kind"] for t in ad.trace}
+    assert len(kinds) == 4
+    for kind in kinds:
+        assert any(t["predicted_us"] == pytest.approx(want[f"tile_{kind}"], rel=1e-4)
+                   for t in ad.trace if t["kind"] == kind), [t for t in ad.trace if t["kind"] == kind]
     assert list((tmp_path / "pm").glob("tile_*.cpu_*.kgpm"))  # the CPU histories were written
 
 
