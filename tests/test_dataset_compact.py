@@ -21,6 +21,27 @@ def test_compact_keeps_every_row_in_one_shard(tmp_path, capsys):
     assert read_launches(folder).equals(before) and not validate_dataset(str(folder))
     assert main(["dataset", "compact", str(folder)]) == 0  # one shard: nothing to do
     assert "5 row(s), 1 shard(s) -> 1" in capsys.readouterr().out
+    assert sorted(p.name for p in folder.glob("launches-*.parquet")) == ["launches-00003.parquet"]
+
+
+def test_compact_writes_for_keeping_and_recompresses_a_single_flushed_shard(tmp_path):
+    """Compact writes zstd-19 files marked archival, the sources too; a folder of one shard from a campaign's
+    level-6 flush is rewritten once (same rows), then left alone."""
+    from kgraph.data.harness.store_files import is_archival, write_shard
+    from kgraph.data.harness.store_read import read_shard
+
+    folder = _make_dataset(tmp_path / "ds")
+    with DatasetStore(folder) as store:
+        store.compact()
+    assert is_archival(folder / "launches-00003.parquet") and is_archival(folder / "sources.parquet")
+    before = read_launches(folder)
+    write_shard(read_shard(folder, "launches-00003.parquet"), folder / "launches-00003.parquet")  # a plain flush
+    assert not is_archival(folder / "launches-00003.parquet")
+    with DatasetStore(folder) as store:
+        store.compact()
+    assert read_manifest(folder)["shards"] == [{"file": "launches-00004.parquet", "rows": 5}]
+    assert is_archival(folder / "launches-00004.parquet") and read_launches(folder).equals(before)
+    assert not validate_dataset(str(folder))
 
 
 def test_a_kill_between_the_new_shard_and_the_manifest_loses_nothing(tmp_path):

@@ -29,7 +29,7 @@ from kgraph.errors import InputError, UsageError
 from .columns import COMPUTED_ON_READ, HARNESS_VERSION, LAUNCH_COLUMNS, LAUNCH_SCHEMA, SOURCE_SCHEMA, STORED_SCHEMA
 from .store_files import (  # noqa: F401 - re-exported: defined there, imported from here by many modules
     DAMAGED, JOURNAL, MANIFEST, MANIFEST_FORMAT, SHARD_NAME, SOURCES, _first_line, _fsync_dir, atomic_write_bytes,
-    damaged, manifest_bytes, move_aside, repair_hint, write_parquet_atomic, write_shard)
+    damaged, is_archival, manifest_bytes, move_aside, repair_hint, write_parquet_atomic, write_shard)
 from .store_read import (  # noqa: F401 - re-exported: defined there, imported from here by many modules
     _shard_keys_or_none, _to_schema, check_manifest, check_shards, journal_entries, manifest_keys, read_launches,
     read_manifest, read_shard, read_sources, read_sources_table, shard_path)
@@ -303,9 +303,10 @@ class DatasetStore:
         """Rewrite the committed shards as one (rows in order, this harness's stored schema,
         ``columns.STORED_SCHEMA``; older shards' missing columns null, as every reader sees them, and their
         stored copies of the columns computed on read dropped): one file and one parquet footer instead of
-        one per flush. A single shard is rewritten only when its columns are not the stored schema (a folder
-        of an older layout is migrated); an already compact folder is left as it is. Returns
-        ``(shards before, rows)``.
+        one per flush, written for keeping (``store_files.write_parquet_atomic(archival=True)``), and the
+        sources file too. A single shard is rewritten only when its columns are not the stored schema (a
+        folder of an older layout is migrated) or it was not written for keeping; an already compact folder
+        is left as it is. Returns ``(shards before, rows)``.
 
         The new shard is written first, then the manifest naming only it, then the old shards are deleted:
         a kill in between leaves shards the manifest does not list whose rows are all committed, which the
@@ -313,19 +314,27 @@ class DatasetStore:
         self.flush()
         old = [s["file"] for s in self.manifest["shards"]]
         rows = sum(s["rows"] for s in self.manifest["shards"])
-        if not old or (len(old) == 1 and self._stored_schema(old[0])):
+        self._archive_sources()
+        if not old or (len(old) == 1 and self._stored_schema(old[0])
+                       and is_archival(shard_path(self.directory, old[0]))):
             return len(old), rows
         tables = [read_shard(self.directory, name) for name in old]
         table = pa.concat_tables([t if t.schema.equals(STORED_SCHEMA) else _to_schema(t, STORED_SCHEMA)
                                   for t in tables])
         name = f"launches-{max(int(SHARD_NAME.fullmatch(n).group(1)) for n in old) + 1:05d}.parquet"
-        write_shard(table, self.directory / name)
+        write_shard(table, self.directory / name, archival=True)
         self.manifest["shards"] = [{"file": name, "rows": table.num_rows}]
         atomic_write_bytes(self.directory / MANIFEST, manifest_bytes(self.manifest))
         for done in old:
             (self.directory / done).unlink(missing_ok=True)
         _fsync_dir(self.directory)
         return len(old), rows
+
+    def _archive_sources(self) -> None:
+        """Rewrite ``sources.parquet`` for keeping, unless it already is (same rows)."""
+        path = self.directory / SOURCES
+        if self._source_rows and not (path.exists() and is_archival(path)):
+            write_parquet_atomic(pa.Table.from_pylist(self._source_rows, schema=SOURCE_SCHEMA), path, archival=True)
 
     def _stored_schema(self, name: str) -> bool:
         """Whether shard ``name`` holds exactly the stored schema's columns and types (its footer only)."""

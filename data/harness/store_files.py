@@ -80,18 +80,37 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
     _fsync_dir(path.parent)
 
 
-def write_parquet_atomic(table: pa.Table, path: Path) -> None:
-    """Write ``table`` to ``path`` as :func:`atomic_write_bytes` does (zstd parquet)."""
+#: parquet metadata key (and value) marking a file written for keeping (``kgraph dataset compact``)
+ARCHIVAL = (b"kgraph.compression", b"zstd-19-plain")
+
+
+def write_parquet_atomic(table: pa.Table, path: Path, archival: bool = False) -> None:
+    """Write ``table`` to ``path`` as :func:`atomic_write_bytes` does (zstd parquet).
+
+    ``archival``: zstd level 19 without dictionary pages, about 20% smaller launch shards and 40% smaller
+    sources than the level-6 flushes of a running campaign (keys and source text gain nothing from
+    dictionaries), at seconds per 100k rows; marked with :data:`ARCHIVAL` in the file's metadata.
+    """
     tmp = path.with_name(path.name + ".tmp")
+    metadata = {k: v for k, v in (table.schema.metadata or {}).items() if k != ARCHIVAL[0]}
+    table = table.replace_schema_metadata({**metadata, **({ARCHIVAL[0]: ARCHIVAL[1]} if archival else {})})
     with open(tmp, "wb") as fh:
-        pq.write_table(table, fh, compression="zstd", compression_level=6)
+        if archival:
+            pq.write_table(table, fh, compression="zstd", compression_level=19, use_dictionary=False)
+        else:
+            pq.write_table(table, fh, compression="zstd", compression_level=6)
         fh.flush()
         os.fsync(fh.fileno())
     os.replace(tmp, path)
     _fsync_dir(path.parent)
 
 
-def write_shard(table: pa.Table, path: Path) -> None:
+def is_archival(path: Path) -> bool:
+    """Whether the parquet file at ``path`` was written with ``archival=True`` (its footer only)."""
+    return (pq.read_schema(path).metadata or {}).get(ARCHIVAL[0]) == ARCHIVAL[1]
+
+
+def write_shard(table: pa.Table, path: Path, archival: bool = False) -> None:
     """Write the launch shard ``table`` as :func:`write_parquet_atomic` does, without the columns computed
     on read (``columns.COMPUTED_ON_READ``): every writer of ``launches-*.parquet`` goes through here.
 
@@ -100,7 +119,8 @@ def write_shard(table: pa.Table, path: Path) -> None:
     """
     from .columns import COMPUTED_ON_READ
 
-    write_parquet_atomic(table.drop_columns([n for n in COMPUTED_ON_READ if n in table.schema.names]), path)
+    write_parquet_atomic(table.drop_columns([n for n in COMPUTED_ON_READ if n in table.schema.names]), path,
+                         archival)
 
 
 def _first_line(exc: Exception) -> str:

@@ -38,6 +38,11 @@ def add_arguments(parser) -> None:
                                      "its device.json is kept)")
     p.add_argument("dirs", nargs="+", help="dataset folders to copy from")
     p.add_argument("--into", required=True, help="dataset folder to copy into (must exist)")
+    p = sub.add_parser("relabel", help="copy a folder's rows under another device id (a host whose descriptor "
+                                       "differs from the others of its GPU model; keys recomputed)")
+    p.add_argument("dir", help="dataset folder to copy from (left as it is)")
+    p.add_argument("--device-id", required=True, help="the new device id")
+    p.add_argument("--out", required=True, help="new dataset folder to write (must not exist)")
     p = sub.add_parser("describe", help="counts per family/status and CV distribution per runtime decade")
     p.add_argument("dirs", nargs="+", help="dataset folders")
     p.add_argument("--json", action="store_true", help="print JSON instead of markdown")
@@ -46,7 +51,7 @@ def add_arguments(parser) -> None:
 def run(args) -> int:
     if args.action is None:
         raise UsageError("dataset: choose an action: campaign, validate, repair, compact, fill-counts, "
-                         "mark-elided, import, merge or describe")
+                         "mark-elided, import, merge, relabel or describe")
     if args.action == "campaign":
         from kgraph.data.harness import campaign
 
@@ -95,6 +100,11 @@ def run(args) -> int:
 
         for line in merge_datasets(args.into, args.dirs):
             print(line)
+        return 0
+    if args.action == "relabel":
+        from kgraph.data.harness.relabel import relabel_dataset
+
+        print(relabel_dataset(args.dir, args.out, args.device_id))
         return 0
     if args.action == "import":
         from kgraph.data.harness.importer import import_table
