@@ -2,7 +2,7 @@
 # Score what benchmarks/lm_ablation_device.sh brought back, here (CPU): each variant's checkpoints (one per seed)
 # become one ensemble model directory, scored on the out-of-corpus sets that no fit saw: the hand-written holdout
 # on the H200, the H100 and the Xeon (benchmarks.dataset_eval) and the foreign set on the H200 and the H100
-# (benchmarks.foreign_predict), v6 (models/default) beside them.
+# (benchmarks.foreign_predict), the shipped default (models/default, as "shipped") beside them.
 #   bash benchmarks/lm_ablation_eval.sh BACK_DIR OUT_DIR [VARIANT ...]   (default: bounded_traffic bounded_traffic_lm)
 # BACK_DIR holds ckpt-<variant>.tgz (ckpt.tgz before session 9); the ensembles go to runs/lmab_eval/models/<variant>, the tables to OUT_DIR.
 set -eu
@@ -14,7 +14,7 @@ for a in "$BACK"/ckpt*.tgz; do tar xzf "$a" -C "$W"; done   # ckpt.tgz (before s
 D=data/datasets
 CORPUS="$D/nvidia-h200 $D/nvidia-h100 $D/pocl-skylake-avx512-intel-xeon $D/pocl-amd-epyc"
 ALL="$CORPUS $D/generated-nvidia-h200 $D/generated-nvidia-h100 $D/generated-pocl-xeon $D/generated-nvidia-h200-4gpu-host"
-MODELS="v6=models/default"
+MODELS="shipped=models/default"
 for v in $VARIANTS; do
   cks=$(ls "$W"/runs/lmab/ckpt/s*/"$v"-unseen_launch.ckpt)
   "$PY" -m kgraph.models.predictor --half --from-ckpt $cks --out "$W/models/$v" --datasets $CORPUS --trained-on $ALL
