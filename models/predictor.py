@@ -242,7 +242,8 @@ class Predictor:
 def resolve_device(name: str, known: dict[str, dict] | None = None) -> dict:
     """A device descriptor from ``--device``: a ``device.json`` file (or its dataset directory), else a
     device id or unique case-insensitive part of one (``h200``) among ``known`` (the model's training
-    devices) and the datasets under ``data/datasets/``."""
+    devices) and the datasets under ``data/datasets/``. A part that several ids contain names the one it
+    ends as a whole word, when just one does (``h200`` is ``nvidia-h200``, not ``nvidia-h200-4gpu-host``)."""
     from kgraph.data import datasets_dir
     from kgraph.data.harness.descriptor import load_descriptor
     from kgraph.errors import UsageError
@@ -261,6 +262,8 @@ def resolve_device(name: str, known: dict[str, dict] | None = None) -> dict:
         matches = [name]
     else:
         matches = [k for k in candidates if name.lower() in k.lower()]
+        ending = [k for k in matches if k.lower().endswith("-" + name.lower())]
+        matches = ending if len(matches) > 1 and len(ending) == 1 else matches
     if len(matches) != 1:
         why = "matches several devices" if matches else "is neither a descriptor file nor a known device"
         raise UsageError(f"--device {name}: {why} (known: {', '.join(sorted(matches or candidates)) or 'none'}; "

@@ -41,6 +41,18 @@ def test_estimate_usage_errors(capsys, extra, code, message):
     assert rc == code and message in text and "Traceback" not in text
 
 
+def test_a_device_part_names_the_id_it_ends_when_several_contain_it():
+    from kgraph.errors import UsageError
+    from kgraph.models.predictor import resolve_device
+
+    known = {k: {"device_id": k} for k in ("nvidia-h200", "nvidia-h200-4gpu-host", "nvidia-h100")}
+    assert resolve_device("h200", known)["device_id"] == "nvidia-h200"
+    assert resolve_device("4gpu", known)["device_id"] == "nvidia-h200-4gpu-host"
+    assert resolve_device("nvidia-h200-4gpu-host", known)["device_id"] == "nvidia-h200-4gpu-host"
+    with pytest.raises(UsageError, match="matches several devices"):
+        resolve_device("nvidia", known)
+
+
 def test_estimate_unknown_device_and_missing_model(capsys, tmp_path):
     rc, text = err(capsys, ["estimate", SGEMM, "--kernel", "sgemm_tiled", "--global", "64,64", *ARGS,
                             "--device", "no-such-gpu"])

@@ -16,7 +16,7 @@ from kgraph.app.cli.main import main
 from kgraph.app.runtime.starpu_runner import build_example, example_kernel, run_example, starpu_available
 from kgraph.data.corpus import tile_kernel_files
 from kgraph.models.compact import from_checkpoint, to_checkpoint, to_compact_inputs
-from kgraph.models.shipped import COMPACT_CKPT, DEFAULT_DIR
+from kgraph.models.shipped import COMPACT_CKPT, COMPACT_DIR, DEFAULT_DIR
 
 needs_gcc = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not installed")
 CUDA_KERNEL = """__global__ void user_scale(int n, float s, float *v) {
@@ -112,10 +112,24 @@ def test_only_and_replacing(setup, capsys):
 
 
 def test_an_encoder_that_did_not_make_the_table_is_refused(setup, capsys):
+    """Another graph encoder (the head's own with its weights moved) re-encodes the table's kernels elsewhere;
+    the shipped default, which has no code encoder, is refused as such."""
+    from safetensors.torch import load_file, save_file
+
     root, ckpt = setup
+    wrong = root / "wrong_encoder"
+    shutil.copytree(COMPACT_DIR / "encoder", wrong)
+    weights = load_file(wrong / "model.safetensors")
+    generator = torch.Generator().manual_seed(0)
+    weights = {k: v + 0.1 * torch.randn(v.shape, generator=generator).to(v.dtype) if v.is_floating_point() else v
+               for k, v in weights.items()}
+    save_file(weights, wrong / "model.safetensors", metadata={"format": "pt"})
     rc, _, err = _export(capsys, ckpt, root / "wrong", "--kernels", str(root / "user_saxpy.cl"),
-                         "--encoder", str(DEFAULT_DIR))
+                         "--encoder", str(wrong))
     assert rc == 1 and "not the encoder this head was trained on" in err and "Traceback" not in err
+    rc, _, err = _export(capsys, ckpt, root / "wrong2", "--kernels", str(root / "user_saxpy.cl"),
+                         "--encoder", str(DEFAULT_DIR))
+    assert rc == 1 and "has no code encoder" in err and "Traceback" not in err
 
 
 def _bad_checkpoint(root, edit) -> str:
