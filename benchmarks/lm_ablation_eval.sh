@@ -4,6 +4,7 @@
 # on the H200, the H100 and the Xeon (benchmarks.dataset_eval) and the foreign set on the H200 and the H100
 # (benchmarks.foreign_predict), the shipped default (models/default, as "shipped") beside them.
 #   bash benchmarks/lm_ablation_eval.sh BACK_DIR OUT_DIR [VARIANT ...]   (default: bounded_traffic bounded_traffic_lm)
+# TRAINED_ON="DIR ..." names the training folders when they are not the eight of cpu_fits.sh.
 # BACK_DIR holds ckpt-<variant>.tgz (ckpt.tgz before session 9); the ensembles go to runs/lmab_eval/models/<variant>, the tables to OUT_DIR.
 set -eu
 BACK=$1; OUT=$2; shift 2
@@ -17,7 +18,7 @@ ALL="$CORPUS $D/generated-nvidia-h200 $D/generated-nvidia-h100 $D/generated-pocl
 MODELS="shipped=models/default"
 for v in $VARIANTS; do
   cks=$(ls "$W"/runs/lmab/ckpt/s*/"$v"-unseen_launch.ckpt)
-  "$PY" -m kgraph.models.predictor --half --from-ckpt $cks --out "$W/models/$v" --datasets $CORPUS --trained-on $ALL
+  "$PY" -m kgraph.models.predictor --half --from-ckpt $cks --out "$W/models/$v" --datasets $CORPUS --trained-on ${TRAINED_ON:-$ALL}
   cp models/default/interval.pt "$W/models/$v/"   # the code-free interval head, as v6's
   MODELS="$MODELS $v=$W/models/$v"
 done
