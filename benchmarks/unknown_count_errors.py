@@ -43,18 +43,17 @@ def summarise(frame: pd.DataFrame) -> dict:
             "margin_for_80_kw": max(0.0, weighted_quantile(score, weights, 0.8))}
 
 
-def evaluate(dataset: Path, model_dir: str, per_kernel: int, seed: int) -> pd.DataFrame:
-    """Per-launch predictions of the sampled launches of ``dataset`` (columns of ``summarise`` plus counts)."""
+def evaluate(dataset: Path, model, per_kernel: int, seed: int) -> pd.DataFrame:
+    """Per-launch predictions by ``model`` (``kgraph.load_model``) of the sampled launches of ``dataset``
+    (columns of ``summarise`` plus counts)."""
     import json
 
-    import kgraph
     from benchmarks.dataset_eval import launches_of, requests_of
 
     rows, files = launches_of(dataset)
     rows = rows.sample(frac=1.0, random_state=seed).groupby(["source_id", "kernel_name"]).head(per_kernel)
     rows = rows.reset_index(drop=True)
     device = json.loads((dataset / "device.json").read_text())
-    model = kgraph.load_model(model_dir)
     records = model.estimate_many(requests_of(rows, files, model.devices.get(device["device_id"], device)))
     return pd.DataFrame({"folder": dataset.name, "kernel": rows.source_id + ":" + rows.kernel_name,
                          "true_ns": rows.median_time_ns.to_numpy(np.float64),
@@ -72,7 +71,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0, help="seed of the draw")
     parser.add_argument("--out", required=True, help="folder for predictions.parquet and summary.csv")
     args = parser.parse_args(argv)
-    frames = [evaluate(Path(d), args.model, args.per_kernel, args.seed) for d in args.data]
+    import kgraph
+
+    model = kgraph.load_model(args.model)
+    frames = [evaluate(Path(d), model, args.per_kernel, args.seed) for d in args.data]
     per_launch = pd.concat(frames, ignore_index=True)
     summary = pd.DataFrame([{"folder": folder, "counts": counts, **summarise(group)}
                             for (folder, counts), group in per_launch.groupby(["folder", "counts"])])

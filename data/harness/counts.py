@@ -50,14 +50,16 @@ class CountCache:
 
     def instrumented(self, spec, config, device_launch, median_time_ns: float | None = None):
         """``(counts, "instrumented")`` from ``device_launch(kernel, program) -> WorkCounts`` (which
-        runs the instrumented program on the measured buffers), or None when not done here."""
+        runs the instrumented program on the measured buffers), or None when not done here. In "dependent"
+        mode the static counts, already evaluated here to decide, are returned when they are complete
+        (``(counts, "static")``), so the supervisor does not analyse the launch again."""
         key = (spec.kernel_id, config.sizes, config.global_size, config.local_size)
         if key in self._cache:
             return self._cache[key]
         if self.mode not in INSTRUMENTED_MODES:
             return None
         if self.mode == "dependent" and static_complete(*self.static(spec, config)):
-            return None
+            return self.static(spec, config)
         if self.mode == "auto" and (median_time_ns is None or median_time_ns > self.max_instrumented_time_s * 1e9):
             return None
         program = self.program(spec, device_launch.context)

@@ -43,6 +43,24 @@ def _keep_rooflines(target: Path, source: dict) -> None:
         save_descriptor({**device, "campaign_rooflines": kept}, target)
 
 
+def copy_rows(store: DatasetStore, rows: list[dict], sources: dict, manifest: dict) -> int:
+    """Append to ``store`` the ``rows`` whose key it lacks, with the sources they name (``sources``: source rows by
+    id), then ``manifest``'s failed kernels and size ceilings; returns the number of rows added."""
+    added = 0
+    for row in rows:
+        if row["key"] in store.completed_keys:
+            continue
+        if row["source_id"] in sources:
+            store.add_source(sources[row["source_id"]])
+        added += store.append(row)
+    for kernel_id, failed in manifest.get("failed_kernels", {}).items():
+        if kernel_id not in store.failed_kernels:
+            store.mark_failed(kernel_id, failed["status"], failed["message"])
+    for kernel_id, work in manifest.get("ceilings", {}).items():
+        store.add_ceiling(kernel_id, work)
+    return added
+
+
 def merge_datasets(target, sources) -> list[str]:
     """Copy the rows of ``sources`` that ``target`` lacks into it; returns one line per source.
 
@@ -67,19 +85,8 @@ def merge_datasets(target, sources) -> list[str]:
                              f"{device.get('device_id')!r}; only folders of one device are merged")
         rows = pa.Table.from_pandas(read_launches(src), schema=LAUNCH_SCHEMA, preserve_index=False).to_pylist()
         source_rows = {r["source_id"]: r for r in read_sources_table(src).to_pylist()}
-        added = 0
         with DatasetStore(target, device_id=device.get("device_id")) as store:
-            for row in rows:
-                if row["key"] in store.completed_keys:
-                    continue
-                if row["source_id"] in source_rows:
-                    store.add_source(source_rows[row["source_id"]])
-                added += store.append(row)
-            for kernel_id, failed in manifest.get("failed_kernels", {}).items():
-                if kernel_id not in store.failed_kernels:
-                    store.mark_failed(kernel_id, failed["status"], failed["message"])
-            for kernel_id, work in manifest.get("ceilings", {}).items():
-                store.add_ceiling(kernel_id, work)
+            added = copy_rows(store, rows, source_rows, manifest)
         _keep_rooflines(target, other)
         lines.append(f"{src}: {added} of {len(rows)} row(s) added to {target} "
                      f"(rooflines differ by up to {100 * _roofline_gap(device, other):.0f}%; "

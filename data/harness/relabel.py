@@ -7,7 +7,8 @@ Merged under one id, one median descriptor would describe both hosts and fit nei
 keeps its own descriptor and the model sees the difference in its hardware vector.
 
 The new folder gets every row with ``device_id`` set and ``key`` recomputed (:func:`~.keys.launch_key`: the
-key hashes the device id), the sources, failed kernels and size ceilings, and the source's ``device.json``
+key hashes the device id), the sources, failed kernels and size ceilings (:func:`~.merge.copy_rows`, as a merge
+copies them), and the source's ``device.json``
 with the new ``device_id`` (its measured roofline unchanged). The source folder is left as it is. Rows whose
 stored key cannot be recomputed from their own columns are refused: their keys were made another way.
 """
@@ -23,6 +24,7 @@ from kgraph.errors import InputError, UsageError
 from .columns import LAUNCH_SCHEMA
 from .descriptor import load_descriptor, save_descriptor
 from .keys import launch_key
+from .merge import copy_rows
 from .store import DatasetStore, read_launches, read_manifest, read_sources_table
 
 
@@ -60,12 +62,6 @@ def relabel_dataset(source, out, device_id: str) -> str:
     save_descriptor({**descriptor, "device_id": device_id}, out)
     sources = {r["source_id"]: r for r in read_sources_table(source).to_pylist()}
     with DatasetStore(out, device_id=device_id) as store:
-        for row in rows:
-            if row["source_id"] in sources:
-                store.add_source(sources[row["source_id"]])
-            store.append({**row, "device_id": device_id, "key": row_key(row, device_id)})
-        for kernel_id, failed in manifest.get("failed_kernels", {}).items():
-            store.mark_failed(kernel_id, failed["status"], failed["message"])
-        for kernel_id, work in manifest.get("ceilings", {}).items():
-            store.add_ceiling(kernel_id, work)
+        copy_rows(store, [{**row, "device_id": device_id, "key": row_key(row, device_id)} for row in rows],
+                  sources, manifest)
     return f"{source}: {len(rows)} row(s) of {old!r} written to {out} as {device_id!r}"
