@@ -14,7 +14,7 @@ W=runs/lmab_eval; mkdir -p "$W" "$OUT"
 for a in "$BACK"/ckpt*.tgz; do tar xzf "$a" -C "$W"; done   # ckpt.tgz (before session 9) or ckpt-<variant>.tgz
 D=data/datasets
 CORPUS="$D/nvidia-h200 $D/nvidia-h100 $D/pocl-skylake-avx512-intel-xeon $D/pocl-amd-epyc"
-ALL="$CORPUS $D/generated-nvidia-h200 $D/generated-nvidia-h100 $D/generated-pocl-xeon $D/generated-nvidia-h200-4gpu-host"
+ALL="$CORPUS $D/generated-nvidia-h200 $D/generated-nvidia-h100 $D/generated-pocl-xeon"
 MODELS="shipped=models/default"
 for v in $VARIANTS; do
   cks=$(ls "$W"/runs/lmab/ckpt/s*/"$v"-unseen_launch.ckpt)

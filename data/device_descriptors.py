@@ -14,7 +14,8 @@ The rule: each numeric ``roofline`` entry is the median of the device's measurem
 first dataset's (they are the device's identity and OpenCL's report, the same in every campaign). Only the
 measurements of the newest micro-benchmark version count (``roofline_method``,
 :data:`kgraph.data.harness.roofline.ROOFLINE_METHOD`; 1 where absent): version 2 measures twice the fp32 peak
-of version 1 on an AVX-512 CPU, so a median across versions would describe no real measurement.
+of version 1 on an AVX-512 CPU, so a median across versions would describe no real measurement. A folder's
+``uncounted_rooflines`` (rows moved from another host, :mod:`kgraph.data.harness.relabel`) never count.
 """
 from __future__ import annotations
 
@@ -55,6 +56,7 @@ def merge_descriptors(descriptors: Iterable[dict]) -> dict[str, dict]:
         runs = [{k: v for k, v in m.items() if k != "roofline_method"} for m in runs if m["roofline_method"] == newest]
         out = json.loads(json.dumps(group[0]))  # a deep copy: callers' dicts stay as read
         out.pop("campaign_rooflines", None)
+        out.pop("uncounted_rooflines", None)  # another host's, kept as a record only (harness.relabel)
         out["roofline"] = runs[0] if len(runs) == 1 else {
             key: float(np.median([m[key] for m in runs if key in m])) for key in dict.fromkeys(k for m in runs for k in m)}
         if newest > 1:

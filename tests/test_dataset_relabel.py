@@ -60,3 +60,28 @@ def test_cli_relabel_and_its_misuse(tmp_path, capsys):
     with pytest.raises(SystemExit) as exit_:  # argparse names the missing option
         main(["dataset", "relabel", str(src), "--out", str(tmp_path / "p")])
     assert exit_.value.code == 2 and "--device-id" in capsys.readouterr().err
+
+
+def test_relabel_under_an_existing_device_keeps_its_descriptor(tmp_path):
+    """``--descriptor-of``: a host's rows moved under an existing id; that id's median descriptor does not move,
+    the host's rooflines survive the merge as a record, and a folder of another id is refused."""
+    from kgraph.data.device_descriptors import read_descriptors
+    from kgraph.data.harness.merge import merge_datasets
+
+    main_ = _folder(tmp_path / "main", "dev", [1, 2])
+    host = tmp_path / "host"  # another host's rows, 150 GB/s where main measured 100, under their own id
+    relabel_dataset(_folder(tmp_path / "h", "dev", [3, 4, 5], roof=1.5), host, "dev-host2")
+    relabel_dataset(host, tmp_path / "moved", "dev", described_by=main_)
+    moved = json.loads((tmp_path / "moved" / "device.json").read_text())
+    assert moved["roofline"]["copy_bw_gbs"] == 100.0
+    assert [m["copy_bw_gbs"] for m in moved["uncounted_rooflines"]] == [150.0]
+    assert (read_launches(tmp_path / "moved").device_id == "dev").all()
+    merge_datasets(main_, [tmp_path / "moved"])
+    assert len(read_launches(main_)) == 5
+    merged = json.loads((main_ / "device.json").read_text())
+    assert [m["copy_bw_gbs"] for m in merged["uncounted_rooflines"]] == [150.0]
+    descriptor = read_descriptors([main_])["dev"]
+    assert descriptor["roofline"]["copy_bw_gbs"] == 100.0 and "uncounted_rooflines" not in descriptor
+    with pytest.raises(UsageError, match="holds device 'dev-host2'"):
+        relabel_dataset(main_, tmp_path / "x", "dev-host3", described_by=host)
+    assert not (tmp_path / "x").exists()

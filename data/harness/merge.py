@@ -31,7 +31,8 @@ def _roofline_gap(target: dict, source: dict) -> float:
 
 
 def _keep_rooflines(target: Path, source: dict) -> None:
-    """Add the source's measurements to the target's ``campaign_rooflines`` (those it already holds once)."""
+    """Add the source's measurements to the target's ``campaign_rooflines`` (those it already holds once), and
+    its ``uncounted_rooflines`` (:mod:`.relabel`'s record of another host's) to the target's, once each."""
     device = load_descriptor(target)
     held = measurements(device)
     kept = list(device.get("campaign_rooflines", []))
@@ -39,8 +40,13 @@ def _keep_rooflines(target: Path, source: dict) -> None:
         if m not in held:
             kept.append(m)
             held.append(m)
-    if kept != device.get("campaign_rooflines", []):
-        save_descriptor({**device, "campaign_rooflines": kept}, target)
+    uncounted = list(device.get("uncounted_rooflines", []))
+    uncounted += [m for m in source.get("uncounted_rooflines", []) if m not in uncounted]
+    updated = {**device, "campaign_rooflines": kept}
+    if uncounted:
+        updated["uncounted_rooflines"] = uncounted
+    if updated != device:
+        save_descriptor(updated, target)
 
 
 def copy_rows(store: DatasetStore, rows: list[dict], sources: dict, manifest: dict) -> int:

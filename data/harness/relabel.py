@@ -11,6 +11,14 @@ key hashes the device id), the sources, failed kernels and size ceilings (:func:
 copies them), and the source's ``device.json``
 with the new ``device_id`` (its measured roofline unchanged). The source folder is left as it is. Rows whose
 stored key cannot be recomputed from their own columns are refused: their keys were made another way.
+
+``--descriptor-of DIR`` (``described_by``) does the reverse: it moves a host's rows under an existing device id
+while that device's descriptor stays as its own campaigns measured it. The new folder takes DIR's
+``device.json`` (a folder of that id), and the source's roofline measurements are kept only as a record,
+``uncounted_rooflines``, which :func:`kgraph.data.device_descriptors.merge_descriptors` does not count. Session 15
+moved the four-H200 host's rows back under ``nvidia-h200`` this way: as a device of their own they taught the
+model to key on the launch overhead, the one number in which the two hosts' descriptors differ, and an unseen
+GPU was then mispriced (docs/DATASETS.md).
 """
 from __future__ import annotations
 
@@ -19,6 +27,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
+from kgraph.data.device_descriptors import measurements
 from kgraph.errors import InputError, UsageError
 
 from .columns import LAUNCH_SCHEMA
@@ -36,11 +45,27 @@ def row_key(row: dict, device_id: str) -> str:
     return launch_key(device_id, row["kernel_id"], json.loads(row["sizes"]), global_size, local_size)
 
 
-def relabel_dataset(source, out, device_id: str) -> str:
+def _described_by(folder: Path, device_id: str, source: dict) -> dict:
+    """``folder``'s descriptor with ``source``'s measurements added to its ``uncounted_rooflines``."""
+    read_manifest(folder)  # a folder that is not a dataset is refused
+    other = load_descriptor(folder)
+    if other.get("device_id") != device_id:
+        raise UsageError(f"relabel: --descriptor-of {folder} holds device {other.get('device_id')!r}, "
+                         f"not {device_id!r}")
+    uncounted = list(other.get("uncounted_rooflines", []))
+    for m in measurements(source) + list(source.get("uncounted_rooflines", [])):
+        if m not in uncounted:
+            uncounted.append(m)
+    return {**other, "uncounted_rooflines": uncounted}
+
+
+def relabel_dataset(source, out, device_id: str, described_by=None) -> str:
     """Copy ``source`` into the new folder ``out`` with every row's device id set to ``device_id``.
 
     Args:
         source: a dataset folder. out: a folder that does not exist yet. device_id: the new id.
+        described_by: a dataset folder of ``device_id`` whose ``device.json`` the new folder takes (the source's
+            rooflines then kept as ``uncounted_rooflines``); None keeps the source's own descriptor.
 
     Returns one line saying what was written. Raises UsageError for an existing ``out``, an empty id or the
     source's own id, InputError for rows whose keys cannot be recomputed.
@@ -54,12 +79,15 @@ def relabel_dataset(source, out, device_id: str) -> str:
         raise UsageError(f"relabel: --device-id must name a new device (the source holds {old!r})")
     if out.exists():
         raise UsageError(f"relabel: --out {out} exists; give a new folder")
+    new_descriptor = {**descriptor, "device_id": device_id}
+    if described_by is not None:
+        new_descriptor = _described_by(Path(described_by), device_id, descriptor)
     rows = pa.Table.from_pandas(read_launches(source), schema=LAUNCH_SCHEMA, preserve_index=False).to_pylist()
     stale = [r["key"] for r in rows if row_key(r, r["device_id"]) != r["key"]]
     if stale:
         raise InputError(f"relabel: {source}: {len(stale)} row(s) whose key is not made from their own columns "
                          f"(first: {stale[0]}); nothing written")
-    save_descriptor({**descriptor, "device_id": device_id}, out)
+    save_descriptor(new_descriptor, out)
     sources = {r["source_id"]: r for r in read_sources_table(source).to_pylist()}
     with DatasetStore(out, device_id=device_id) as store:
         copy_rows(store, [{**row, "device_id": device_id, "key": row_key(row, device_id)} for row in rows],

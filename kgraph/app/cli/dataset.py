@@ -43,6 +43,8 @@ def add_arguments(parser) -> None:
     p.add_argument("dir", help="dataset folder to copy from (left as it is)")
     p.add_argument("--device-id", required=True, help="the new device id")
     p.add_argument("--out", required=True, help="new dataset folder to write (must not exist)")
+    p.add_argument("--descriptor-of", metavar="DIR", help="describe the rows by DIR's device.json (a folder of "
+                   "--device-id), the source's rooflines kept as uncounted_rooflines")
     p = sub.add_parser("describe", help="counts per family/status and CV distribution per runtime decade")
     p.add_argument("dirs", nargs="+", help="dataset folders")
     p.add_argument("--json", action="store_true", help="print JSON instead of markdown")
@@ -104,7 +106,7 @@ def run(args) -> int:
     if args.action == "relabel":
         from kgraph.data.harness.relabel import relabel_dataset
 
-        print(relabel_dataset(args.dir, args.out, args.device_id))
+        print(relabel_dataset(args.dir, args.out, args.device_id, args.descriptor_of))
         return 0
     if args.action == "import":
         from kgraph.data.harness.importer import import_table
