@@ -30,10 +30,12 @@ SPECS=kgraph.data.generator:specs_from_env
 # One GPU campaign per GPU (CUDA_VISIBLE_DEVICES=i; generator seed GPU_SEED+i; folder GPU_DS, or GPU_DS-s<seed>
 # when there are several GPUs, merged later with `kgraph dataset merge`). Each gets 3 cores beside a CPU
 # campaign, else an equal share of the host's cores.
-NGPU=${NGPU:-$(nvidia-smi -L 2>/dev/null | wc -l)}; [ "$NGPU" -ge 1 ] || NGPU=1
+# NGPU=0 runs the CPU campaign alone, on every core (no GPU campaign contending with its timing).
+NGPU=${NGPU:-$(nvidia-smi -L 2>/dev/null | wc -l)}
+[ "$NGPU" -ge 1 ] || [ -n "$CPU_DS" ] || { echo "generated_campaign: no GPU and CPU_DS= empty: nothing to measure" >&2; exit 2; }
 NCPU=$(nproc); PER=3; [ -z "$CPU_DS" ] && PER=$((NCPU / NGPU))
 GPU_DIRS=""; pids=""
-for i in $(seq 0 $((NGPU - 1))); do
+for i in $(seq 0 $((NGPU - 1))); do  # none when NGPU=0
   seed=$((${GPU_SEED:-1} + i)); ds=$GPU_DS; [ "$NGPU" -gt 1 ] && ds=$GPU_DS-s$seed
   GPU_DIRS="$GPU_DIRS $ds"
   CUDA_VISIBLE_DEVICES=$i KGRAPH_GENERATOR_SEED=$seed KGRAPH_GENERATOR_COUNT=${GPU_COUNT:-1500} \
@@ -51,10 +53,11 @@ if [ -n "$CPU_DS" ]; then
 fi
 wait $pids
 # one shard per folder (a campaign flushes one a minute, each with its own footer), then the check
+GPU_DIRS=${GPU_DIRS# }
 python3 -m kgraph.app.cli.main dataset compact $GPU_DIRS $CPU_DS > "$OUT/compact.txt" 2>&1
 # kernels whose counted work the compiler removed (data/harness/elided.py) leave the ok rows
 python3 -m kgraph.app.cli.main dataset mark-elided $GPU_DIRS $CPU_DS >> "$OUT/compact.txt" 2>&1
 for ds in $GPU_DIRS $CPU_DS; do python3 -m kgraph.app.cli.main dataset validate "$ds"; done > "$OUT/validate.txt" 2>&1
-tar czf "$OUT/gpu.tgz" $GPU_DIRS
+[ -n "$GPU_DIRS" ] && tar czf "$OUT/gpu.tgz" $GPU_DIRS
 [ -n "$CPU_DS" ] && tar czf "$OUT/cpu.tgz" "$CPU_DS"
 tail -n 3 "$OUT"/*.log "$OUT/validate.txt"
