@@ -174,8 +174,8 @@ class KGraphDataModule(L.LightningDataModule):
             held = sorted({k for k in launches["kernel_id"].astype(str) if is_holdout(k)})
             if held:
                 raise InputError(f"{', '.join(self.datasets)}: the out-of-corpus kernels ({held[0]}, ... {len(held)} "
-                                 "in all, data/holdout) are never trained on; give their dataset to `kgraph test` "
-                                 "or benchmarks/dataset_eval.py instead")
+                                 "in all, data/holdout, data/holdout2) are never trained on; give their dataset to "
+                                 "`kgraph test` or benchmarks/dataset_eval.py instead")
         kernels = launches[["source_id", "kernel_name"]].merge(sources[["source_id", "lang", "source"]],
                                                                on="source_id")
         self.graphs = KernelGraphs(self.cache_dir, kernels, self.tokenizer, self.max_tokens)

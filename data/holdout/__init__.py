@@ -14,10 +14,14 @@ from __future__ import annotations
 from functools import lru_cache
 
 from kgraph.data.corpus.spec import KernelSpec
+from kgraph.data.holdout2.common import PREFIX as PREFIX2
 from kgraph.parsers.errors import InputError
 
 from .catalog import BUILDERS
 from .common import PREFIX
+
+#: Id prefixes of rows that must never be trained on.
+_HELD_OUT = (PREFIX + ".", PREFIX2 + ".", "foreign_set.")
 
 
 @lru_cache(maxsize=1)
@@ -48,9 +52,10 @@ def get_spec(kernel_id: str) -> KernelSpec:
 
 
 def is_holdout(kernel_id: str) -> bool:
-    """True for the id of a holdout kernel, or of the foreign test set's (``foreign_set.<name>``,
+    """True for the id of a holdout kernel, of the second holdout set's (``holdout2.<name>``,
+    :mod:`kgraph.data.holdout2`) or of the foreign test set's (``foreign_set.<name>``,
     :mod:`kgraph.data.foreign_set`): such rows must never reach a training split."""
-    return kernel_id.startswith((PREFIX + ".", "foreign_set."))
+    return kernel_id.startswith(_HELD_OUT)
 
 
 __all__ = ["specs", "get_spec", "is_holdout"]
