@@ -28,7 +28,7 @@ def _ref_hamming(inp, sz):
 
 def hamming_popcount_ulong() -> KernelSpec:
     return _spec(
-        "hamming_popcount_ulong", precision="uint64", idiom="Hamming distances: ulong XOR + popcount, runtime word loop, size_t index",
+        "hamming_popcount_ulong", precision="uint64", idiom="Hamming distances: ulong XOR + popcount, word loop, size_t index",
         sizes={"N": pow2(10, 22, 2), "W": [1, 4, 16, 64]}, check={"N": 1000, "W": 5}, constraints=["N * W <= 2**24"],
         args=[Arg("nrows", "scalar", "int32", "N"), Arg("nwords", "scalar", "int32", "W"),
               Arg("query", "buffer", "uint64", "W"), Arg("db", "buffer", "uint64", "N * W"),
@@ -47,7 +47,7 @@ def _ref_crc(inp, sz):
 
 def crc32_bitwise() -> KernelSpec:
     return _spec(
-        "crc32_bitwise", precision="uint32", idiom="bitwise CRC-32 (no table) per message: byte loop x 8 shift/xor steps",
+        "crc32_bitwise", precision="uint32", idiom="bitwise CRC-32 per message: byte loop x 8 shift/xor steps",
         sizes={"M": [64, 1024, 16384, 262144], "L": [16, 256, 4096, 65536, 2**20]}, check={"M": 200, "L": 37},
         constraints=["M * L <= 2**26"],
         args=[Arg("nmsg", "scalar", "int32", "M"), Arg("msg_len", "scalar", "int32", "L"),
@@ -98,7 +98,7 @@ def _ref_match(inp, sz):
 
 def pattern_match_uchar() -> KernelSpec:
     return _spec(
-        "pattern_match_uchar", precision="uint8", idiom="naive substring search: early-exit while loop per position, atomic_inc of matches",
+        "pattern_match_uchar", precision="uint8", idiom="naive substring search: early-exit while, atomic_inc of matches",
         sizes={"n": pow2(12, 24, 2), "P": [8, 64]}, check={"n": 5000, "P": 6},
         args=[Arg("text_len", "scalar", "int32", "n"), Arg("pat_len", "scalar", "int32", "P"),
               Arg("text", "buffer", "uint8", "n"), Arg("pattern", "buffer", "uint8", "P"),

@@ -139,7 +139,7 @@ def _inputs_bytes(rng, sz):
 
 def integral_cols_uint() -> KernelSpec:
     return _spec(
-        "integral_cols_uint", precision="uint32", idiom="summed-area column pass: one column per item, serial down rows",
+        "integral_cols_uint", precision="uint32", idiom="summed-area column pass, one column per item",
         sizes={"W": [64, 256, 1024, 4096, 16384], "H": [64, 1024, 16384, 131072]}, check={"W": 72, "H": 50},
         constraints=["W * H <= 2**26"],
         args=[Arg("width", "scalar", "int32", "W"), Arg("height", "scalar", "int32", "H"),

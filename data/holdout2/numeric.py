@@ -83,7 +83,7 @@ def _ref_mat3(inp, sz):
 
 def mat3x3_inverse_fp64() -> KernelSpec:
     return _spec(
-        "mat3x3_inverse_fp64", precision="fp64", idiom="batched 3x3 inverse by cofactors, fp64, pointer offsets, singular branch",
+        "mat3x3_inverse_fp64", precision="fp64", idiom="batched 3x3 inverse by cofactors, pointer offsets, singular branch",
         sizes={"n": pow2(8, 22, 2)}, check={"n": 1000},
         args=[Arg("nmat", "scalar", "int32", "n"), Arg("eps", "scalar", "float64", "1e-9"),
               Arg("a", "buffer", "float64", "9 * n"), Arg("inv", "buffer", "float64", "9 * n", "out"),
@@ -113,7 +113,7 @@ def _ref_newton(inp, sz):
 
 def newton_cubic_fp64() -> KernelSpec:
     return _spec(
-        "newton_cubic_fp64", precision="fp64", idiom="Newton iterations with data-dependent convergence (while + break), fp64",
+        "newton_cubic_fp64", precision="fp64", idiom="Newton iterations, do-while exit on data-dependent convergence, fp64",
         sizes={"n": pow2(10, 22, 2), "M": [8, 100]}, check={"n": 4096, "M": 100},
         args=[Arg("n", "scalar", "int32", "n"), Arg("max_iter", "scalar", "int32", "M"),
               Arg("tol", "scalar", "float64", "1e-12"), Arg("p", "buffer", "float64", "n"),
@@ -166,7 +166,7 @@ def _ref_bags(inp, sz):
 
 def embedding_bag_sum() -> KernelSpec:
     return _spec(
-        "embedding_bag_sum", idiom="embedding-bag sum: rows of a table gathered through an index list, loop over bag length",
+        "embedding_bag_sum", idiom="embedding-bag sum: table rows gathered through an index list, bag-length loop",
         sizes={"D": [16, 64, 256], "B": [64, 1024, 16384], "L": [4, 32, 128], "V": [65536]},
         check={"D": 16, "B": 32, "L": 9, "V": 1000}, constraints=["B * L * D <= 2**26"],
         args=[Arg("dim", "scalar", "int32", "D"), Arg("bag_len", "scalar", "int32", "L"),
@@ -236,5 +236,6 @@ def im2col_pad() -> KernelSpec:
         constraints=["C * K * K * S * S <= 2**26"],
         args=[Arg("width", "scalar", "int32", "S"), Arg("height", "scalar", "int32", "S"),
               Arg("ksize", "scalar", "int32", "K"), Arg("pad", "scalar", "int32", "K // 2"),
-              Arg("img", "buffer", "float32", "C * S * S"), Arg("cols", "buffer", "float32", "C * K * K * S * S", "out")],
+              Arg("img", "buffer", "float32", "C * S * S"),
+              Arg("cols", "buffer", "float32", "C * K * K * S * S", "out")],
         gsize=["S", "S", "C"], local=[[16, 16, 1], [8, 8, 4]], reference=_ref_im2col)

@@ -86,7 +86,7 @@ def _ref_binning(inp, sz):
 
 def particle_binning_atomic() -> KernelSpec:
     return _spec(
-        "particle_binning_atomic", precision="fp32", idiom="cell-list binning: float2 positions, atomic_inc + atomic_min",
+        "particle_binning_atomic", precision="fp32", idiom="cell binning: float2, atomic_inc + atomic_min",
         sizes={"n": pow2(12, 24, 3), "G": [16, 256, 2048]}, check={"n": 5000, "G": 24},
         args=[Arg("n", "scalar", "int32", "n"), Arg("gx", "scalar", "int32", "G"), Arg("gy", "scalar", "int32", "G"),
               Arg("inv_cell", "scalar", "float32", "4.0"), Arg("pos", "buffer", "float32", "2 * n"),
