@@ -69,12 +69,12 @@ def test_one_parse_and_one_analysis_per_kernel(counted):
 
 
 def test_kgraph_estimate_many_parses_and_analyses_each_kernel_once(counted, tmp_path):
-    from kgraph.app.api import _with_static_checks
+    from kgraph.app.static_outputs import with_static_outputs
 
     graphs = kernels_of(GEMM_CU)
     sizes = {"M": 2048, "N": 2048, "K": 2048}
     launches = [make_launch(graphs, "sgemm_shared", g, [32, 32], sizes, DEVICE) for g in ([2048, 2048], [64, 64])]
-    out = _with_static_checks(launches, [{}, {}], [False, False])
+    out = with_static_outputs(launches, [{}, {}], [False, False])
     assert counted == {"parse": 1, "analyze": 1}
     assert out[0]["flops_source"] == "static" and out[0]["flops"] == 2 * 2048 ** 3 and out[0]["warnings"] == []
     assert out[1]["warnings"][0].startswith("dimension 1: the stores step by 2048 elements")

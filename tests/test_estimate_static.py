@@ -38,7 +38,7 @@ def test_guard_coverage_and_data_dependence():
     facts = kernel_facts(graph)
     assert "covers about 1/1024" in coverage_warnings(facts, short)[0]
     _, exact = _launch(SAXPY, "saxpy", [1 << 20], [256], {"n": 1 << 20, "a": 2.0})
-    assert coverage_warnings(facts, exact) == [] and static_counts(facts, exact) == {"flops": 2 << 20, "bytes": 12 << 20}
+    assert coverage_warnings(facts, exact) == [] and static_counts(facts, exact) == {"flops": 2 << 20, "bytes": 12 << 20, "flops_fp64": 0.0}
     # grid-stride loops cover any problem with fewer threads: no warning
     gs = str(ROOT / "examples/cuda/saxpy_grid_stride.cu")
     graph, launch = _launch(gs, "saxpy_grid_stride", [4096], [256], {"n": 1 << 20, "a": 2.0})
@@ -123,4 +123,4 @@ def test_a_data_dependent_if_that_only_copies_values_keeps_the_counts_exact(else
         graphs = {x.name: x for x in kgraph.from_source(ARGMIN % else_arm, "opencl", analyze=False)}
         graph, launch = graphs["nearest"], make_launch(graphs, "nearest", [256], [64], {"k": 16}, {"device_id": "d"})
         counts = static_counts(kernel_facts(graph), launch)
-        assert counts == {"flops": 0, "bytes": 256 * (16 * 4 + 4)}
+        assert counts == {"flops": 0, "bytes": 256 * (16 * 4 + 4), "flops_fp64": 0}

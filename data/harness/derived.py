@@ -25,6 +25,31 @@ def bound_class(bw_util, flop_util):
     return str(out) if out.ndim == 0 else out.astype(object)
 
 
+def utilisations(time_ns, fp32, fp64, nbytes, roofline: dict):
+    """``(bw_util, flop_util)`` Float64[N] of launches taking ``time_ns``: bytes loaded + stored per ns over the
+    copy bandwidth, FLOPs per ns over the peak (fp64's where a launch does more fp64 than fp32 FLOPs). The one
+    rule of the measured rows (:func:`derive_frame`) and of the predicted ones (``kgraph.models.predictor``,
+    from the predicted time and the static counts).
+
+    Args:
+        time_ns: Float[N] > 0; fp32, fp64, nbytes: Float[N] counts (FLOPs, bytes loaded + stored);
+        roofline: ``device.json``'s ``roofline`` (``copy_bw_gbs``, ``fp32_gflops``, ``fp64_gflops``: numbers, or
+            Float[N] arrays, each launch's device's).
+    """
+    import numpy as np
+
+    t = np.asarray(time_ns, dtype=np.float64)
+    fp32, fp64 = np.asarray(fp32, dtype=np.float64), np.asarray(fp64, dtype=np.float64)
+    copy_bw, fp32_peak, fp64_peak = (np.asarray(roofline[k], dtype=np.float64)
+                                     for k in ("copy_bw_gbs", "fp32_gflops", "fp64_gflops"))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        bw_util = np.where(copy_bw > 0, np.asarray(nbytes, dtype=np.float64) / t / np.where(copy_bw > 0, copy_bw, 1.0),
+                           0.0)
+        peak = np.where(fp64 > fp32, fp64_peak, fp32_peak)
+        flop_util = np.where(peak > 0, (fp32 + fp64) / t / np.where(peak > 0, peak, 1.0), 0.0)
+    return bw_util, flop_util
+
+
 def _missing(value) -> bool:
     """None or NaN (a null read back through pandas)."""
     return value is None or (isinstance(value, float) and math.isnan(value))
@@ -76,10 +101,7 @@ def derive_frame(frame, roofline: dict):
     with np.errstate(divide="ignore", invalid="ignore"):
         bw, gflops = nbytes / t, flops / t
         intensity = np.where(nbytes > 0, flops / np.where(nbytes > 0, nbytes, 1.0), (flops > 0) * 1e9)
-        copy_bw = float(roofline["copy_bw_gbs"])
-        bw_util = bw / copy_bw if copy_bw > 0 else np.zeros(n)
-        peak = np.where(fp64 > fp32, float(roofline["fp64_gflops"]), float(roofline["fp32_gflops"]))
-        flop_util = np.where(peak > 0, gflops / np.where(peak > 0, peak, 1.0), 0.0)
+    bw_util, flop_util = utilisations(t, fp32, fp64, nbytes, roofline)
     bound = bound_class(bw_util, flop_util)
     bound[~valid] = None
     out = {"achieved_bw_gbs": bw, "achieved_gflops": gflops, "arithmetic_intensity": intensity,

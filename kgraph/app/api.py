@@ -12,7 +12,8 @@ kernels of a file are kept (up to ``KERNEL_CACHE`` files, keyed by the file's co
 and its includes' stamps), so a later call on the same file reuses its graphs and their one analysis;
 each distinct device is resolved once per call; launches are validated before the model is loaded; the footprint is the exact static one where the analysis proves it
 (``footprint_source``), else the model's; so are the FLOPs and bytes (``flops_source``, ``bytes_source``:
-the kernel's static counts evaluated at the launch, where they are exact; :mod:`kgraph.app.static_checks`).
+the kernel's static counts evaluated at the launch, where they are exact; :mod:`kgraph.app.static_checks`), and
+there the bound class follows from them and the predicted time (``bound_source``, :mod:`kgraph.app.static_outputs`).
 ``warnings`` lists launches that cover only part of the problem their scalar arguments describe.
 CUDA launches can be given as ``grid=``/``block=`` (blocks per grid and threads per block) instead of
 ``global_size`` (threads per dimension, grid x block) and ``local_size``; ``defines`` are ``-D`` macros.
@@ -266,6 +267,7 @@ class Model:
         prefixes its error messages. A request may give ``grid``/``block`` instead of ``global``/``local``
         and ``defines`` (``-D`` macros)."""
         from kgraph.app.launch_checks import peak_warnings
+        from kgraph.app.static_outputs import with_static_outputs
         from kgraph.data.floors import device_rates
 
         launches, inputs, as_grid = self.launches_of(requests, lang, default_file, default_device)
@@ -276,7 +278,7 @@ class Model:
                               tuple(launch.args.items()), id(launch.device), grid), i)
         distinct = list(first.values())
         unique = [launches[i] for i in distinct]
-        predictions = _with_static_checks(unique, self.predictor.predict(unique), [as_grid[i] for i in distinct])
+        predictions = with_static_outputs(unique, self.predictor.predict(unique), [as_grid[i] for i in distinct])
         per_device: dict = {}  # each device's rates, derived once per batch
         for launch, pred in zip(unique, predictions):  # a prediction past the device's peaks is flagged
             rates = per_device.get(id(launch.device))
@@ -359,39 +361,6 @@ def _includes_unchanged(includes: list) -> bool:
 
 def _with_defines(source: str, defines: dict[str, str]) -> str:
     return "".join(f"#define {k} {v}\n" for k, v in defines.items()) + source
-
-
-def _with_static_checks(launches: list, predictions: list[dict], as_grid: list[bool]) -> list[dict]:
-    """``predictions`` with ``flops``/``bytes`` replaced by the exact static counts where the analysis has
-    them (``flops_source``/``bytes_source`` ``"static"``, else ``"model"``) and ``warnings`` for launches
-    that do not cover their problem (:mod:`kgraph.app.static_checks`). Each distinct kernel's facts come
-    from its one analysis; its launches are evaluated together."""
-    from kgraph.app.static_checks import coverage_warnings_many, kernel_facts, static_counts_many
-
-    by_kernel: dict[int, list[int]] = {}
-    for i, launch in enumerate(launches):
-        by_kernel.setdefault(id(launch.graph), []).append(i)
-    exact, warnings, why = [None] * len(launches), [None] * len(launches), [""] * len(launches)
-    for idx in by_kernel.values():
-        facts = kernel_facts(launches[idx[0]].graph)
-        group = [launches[i] for i in idx]
-        for i, counts, messages in zip(idx, static_counts_many(facts, group), coverage_warnings_many(facts, group)):
-            exact[i], warnings[i], why[i] = counts, messages, facts.reason
-    out = []
-    for launch, pred, grid, counts, messages, reason in zip(launches, predictions, as_grid, exact, warnings, why):
-        pred = dict(pred)
-        for name in ("flops", "bytes"):
-            if counts is not None:
-                pred[name] = counts[name]
-            pred[f"{name}_source"] = "static" if counts is not None else "model"
-        # why the static counts were not used (an unknown trip count names its loop), "" when they were
-        pred["counts_note"] = "" if counts is not None else (reason or "a symbol has no value at this launch")
-        if messages and launch.lang == "cuda" and not grid:
-            messages.append("for CUDA, --global is threads per dimension (grid x block); to pass the grid "
-                            "give --grid BLOCKS --block THREADS")
-        pred["warnings"] = messages
-        out.append(pred)
-    return out
 
 
 def load_model(directory: str | Path | None = None) -> Model:

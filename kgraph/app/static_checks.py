@@ -147,12 +147,15 @@ def static_counts_many(facts: KernelFacts, launches: list) -> list:
     flops = (c["flops_fp32"] + c["flops_fp64"]) * items
     nbytes = (c["global_load_bytes"] + c["global_store_bytes"]) * items
     ok = np.isfinite(flops) & np.isfinite(nbytes)
+    fp64 = np.round(np.where(ok, c["flops_fp64"] * items, 0.0))
     flops, nbytes = np.round(np.where(ok, flops, 0.0)), np.round(np.where(ok, nbytes, 0.0))
-    return [{"flops": float(f), "bytes": float(b)} if k else None for f, b, k in zip(flops, nbytes, ok)]
+    return [{"flops": float(f), "bytes": float(b), "flops_fp64": float(d)} if k else None
+            for f, b, d, k in zip(flops, nbytes, fp64, ok)]
 
 
 def static_counts(facts: KernelFacts, launch) -> dict | None:
-    """``{"flops": ..., "bytes": ...}`` for the whole launch when the counts are exact, else None."""
+    """``{"flops": ..., "bytes": ..., "flops_fp64": ...}`` for the whole launch when the counts are exact (FLOPs
+    of both types, global bytes loaded + stored, and the fp64 FLOPs among them), else None."""
     return static_counts_many(facts, [launch])[0]
 
 

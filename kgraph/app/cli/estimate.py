@@ -220,7 +220,9 @@ def run(args) -> int:
         print(f"  bytes      {_count(r['bytes'], r['bytes_source'])} ({r['bytes_source']})")
         if r.get("counts_note"):
             print(f"  counts     the model's estimates, not exact: {r['counts_note']}")
-        print(f"  bound      {r['bound']} (p={r['bound_probability']:.2f})")
+        how = ("from the exact counts and the predicted time" if r.get("bound_source") == "static"
+               else "the model's classifier")
+        print(f"  bound      {r['bound']} (p={r['bound_probability']:.2f}, {how})")
     return 0
 
 

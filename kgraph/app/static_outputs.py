@@ -1,0 +1,98 @@
+"""What the static analysis gives a prediction exactly: the launch's FLOPs and bytes, and the bound class that
+follows from them and the predicted time.
+
+The model predicts the time; where the analysis counts a kernel exactly (:mod:`kgraph.app.static_checks`), the
+FLOPs and bytes of the launch are known, and the bound class is then a function of the two. It is defined once,
+for measured rows, in :mod:`kgraph.data.harness.derived`: ``latency`` when both utilisations (bytes ÷ time ÷
+copy bandwidth, FLOPs ÷ time ÷ peak) are below 5%, else the larger one's resource. Applied to the predicted time,
+that rule gives the class the prediction itself implies, where the classifier head guesses it from the same
+inputs and can contradict the predicted time (on the second hand-written holdout the head called none of the
+H200's 8 compute-bound launches, BENCHMARKS.md section 45). Compute against memory does not depend on the time at
+all (the ratio of the two utilisations is the counts' intensity against the ridge point); only latency does, so
+the class's probability is that of the time falling on its side of the 5% threshold under the model's 80%
+interval, read as a log-normal spread (the head's own probability where there is no interval).
+Launches without exact counts keep the model's FLOPs, bytes and class (``*_source`` ``"model"``).
+"""
+from __future__ import annotations
+
+import math
+
+Z90 = 1.2815515655446004  # the standard normal's 90% quantile: an 80% interval spans 2 * Z90 sigmas
+
+
+def derived_bound(time_ns: float, counts: dict, roofline: dict, interval: tuple | None) -> tuple[str, float | None]:
+    """(class, probability) of one launch from its predicted time and exact counts.
+
+    Args:
+        time_ns: the predicted time; counts: :func:`~kgraph.app.static_checks.static_counts` (``flops``,
+            ``bytes``, ``flops_fp64``); roofline: the device's ``roofline``; interval: the time's 80%
+            interval ``(lo, hi)`` in ns, or None (the probability is then None).
+    """
+    from kgraph.data.harness.derived import LATENCY_UTIL, bound_class, utilisations
+
+    fp64 = counts["flops_fp64"]
+    args = ([counts["flops"] - fp64], [fp64], [counts["bytes"]], roofline)
+    bw, fl = utilisations([time_ns], *args)
+    bound = str(bound_class(bw[0], fl[0]))
+    if interval is None or not all(v and v > 0 for v in interval) or interval[1] <= interval[0]:
+        return bound, None
+    # latency exactly when the time exceeds the one where the larger utilisation is 5%: t* = t * max(util) / 5%
+    top = max(float(bw[0]), float(fl[0]))
+    if top <= 0:
+        return bound, 1.0
+    sigma = math.log(interval[1] / interval[0]) / (2 * Z90)
+    z = math.log(top / LATENCY_UTIL) / sigma  # ln(t*) - ln(t) in sigmas
+    p_latency = 0.5 * math.erfc(z / math.sqrt(2))  # P(ln T > ln t*) with ln T ~ N(ln t, sigma)
+    return bound, p_latency if bound == "latency" else 1.0 - p_latency
+
+
+def with_static_outputs(launches: list, predictions: list[dict], as_grid: list[bool]) -> list[dict]:
+    """``predictions`` with ``flops``/``bytes`` replaced by the exact static counts where the analysis has
+    them (``flops_source``/``bytes_source`` ``"static"``, else ``"model"``), the bound class derived from them
+    and the predicted time there (``bound_source`` ``"static"``, else ``"model"``: the classifier head's), and
+    ``warnings`` for launches that do not cover their problem (:mod:`kgraph.app.static_checks`). Each distinct
+    kernel's facts come from its one analysis; its launches are evaluated together.
+
+    Args:
+        launches: the launches predicted; predictions: the model's dicts for them (``time_ns``, the interval's
+            ends, ``bound``, ``bound_probability``; absent keys are left absent); as_grid: per launch, whether a
+            CUDA launch was given as ``grid``/``block``.
+    """
+    from kgraph.app.static_checks import coverage_warnings_many, kernel_facts, static_counts_many
+    from kgraph.data.targets import TIME_INTERVAL
+
+    by_kernel: dict[int, list[int]] = {}
+    for i, launch in enumerate(launches):
+        by_kernel.setdefault(id(launch.graph), []).append(i)
+    exact, warnings, why = [None] * len(launches), [None] * len(launches), [""] * len(launches)
+    for idx in by_kernel.values():
+        facts = kernel_facts(launches[idx[0]].graph)
+        group = [launches[i] for i in idx]
+        for i, counts, messages in zip(idx, static_counts_many(facts, group), coverage_warnings_many(facts, group)):
+            exact[i], warnings[i], why[i] = counts, messages, facts.reason
+    lo_key, hi_key = TIME_INTERVAL.keys
+    out = []
+    for launch, pred, grid, counts, messages, reason in zip(launches, predictions, as_grid, exact, warnings, why):
+        pred = dict(pred)
+        for name in ("flops", "bytes"):
+            if counts is not None:
+                pred[name] = counts[name]
+            pred[f"{name}_source"] = "static" if counts is not None else "model"
+        roofline = (launch.device or {}).get("roofline")
+        if counts is not None and roofline and pred.get("time_ns"):
+            interval = (pred.get(lo_key), pred.get(hi_key))
+            bound, probability = derived_bound(pred["time_ns"], counts, roofline,
+                                               interval if None not in interval else None)
+            pred["bound"], pred["bound_source"] = bound, "static"
+            if probability is not None:
+                pred["bound_probability"] = probability
+        else:
+            pred["bound_source"] = "model"
+        # why the static counts were not used (an unknown trip count names its loop), "" when they were
+        pred["counts_note"] = "" if counts is not None else (reason or "a symbol has no value at this launch")
+        if messages and launch.lang == "cuda" and not grid:
+            messages.append("for CUDA, --global is threads per dimension (grid x block); to pass the grid "
+                            "give --grid BLOCKS --block THREADS")
+        pred["warnings"] = messages
+        out.append(pred)
+    return out
