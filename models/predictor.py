@@ -45,6 +45,9 @@ class Predictor:
 
     def __init__(self, model, config: dict, directory: Path, interval=None):
         self.model, self.config, self.directory = model, config, Path(directory)
+        #: clip a device's hardware vector to the training devices' range (:meth:`hardware_range`)
+        self.clamp_hardware = True
+        self._hw_range: dict = {}
         self.interval = interval  # a code-free compact head whose spreads give the time interval, or None
         self.tokenizer = None
         self.code_lm = None  # (LM, tokenizer) whose vectors the graph encoder reads (graph.lm_dim > 0)
@@ -101,6 +104,27 @@ class Predictor:
         """Device ids whose measured launches the model was trained on (others are extrapolation)."""
         return list(self.config.get("trained_on", []))
 
+    def hardware_range(self, names: list[str]) -> tuple | None:
+        """``(columns, lo, hi)``: the positions in ``names`` (feature names) of the ``hw_`` columns, and the least
+        and greatest value each takes over the devices the model was trained on (their descriptors in
+        ``config.json``); None when the model names no such device. A device outside that range (a GPU twice
+        as fast as any trained on, a 2-core CPU) is given to the network clipped to it, so the efficiencies it
+        predicts are those of the nearest devices it knows, while the floors keep the device's own roofline:
+        extrapolated, the network had priced the generated-only split's unseen EPYC at 68× its time
+        (BENCHMARKS.md section 44). Computed once per list of names."""
+        key = tuple(names)
+        if key not in self._hw_range:
+            from kgraph.data.harness.descriptor import DEVICE_FEATURES, to_feature_vector
+
+            vectors = [to_feature_vector(self.devices[d]) for d in self.trained_on if d in self.devices]
+            columns = [i for i, n in enumerate(names) if n.startswith("hw_") and n[3:] in DEVICE_FEATURES]
+            if not vectors or not columns:
+                self._hw_range[key] = None
+            else:
+                values = np.asarray(vectors, dtype=np.float64)[:, [DEVICE_FEATURES.index(names[i][3:]) for i in columns]]
+                self._hw_range[key] = (np.array(columns), values.min(0), values.max(0))
+        return self._hw_range[key]
+
     def predict(self, launches: list[Launch]) -> list[dict]:
         """Predictions per launch: ``time_ns, floor_ns, bandwidth_gbs, dram_bw_gbs, footprint_bytes,
         footprint_source, flops, bytes, bound, bound_probability`` (natural units, the model's log outputs
@@ -153,6 +177,10 @@ class Predictor:
         for start in range(0, len(launches), chunk):
             rows, sources, devices, kernels = to_tables(launches[start:start + chunk], footprints[start:start + chunk])
             full = to_launch_features(rows, sources, devices)
+            clip = self.hardware_range(names) if self.clamp_hardware else None
+            if clip is not None:  # the network sees at most the trained devices' range; the floors are the device's
+                cols, lo, hi = clip
+                full[:, cols] = np.clip(full[:, cols], lo, hi)
             features = torch.from_numpy(full[:, columns])
             # a launch of fewer work-groups than compute units has only that share of the FLOP peak: its
             # FLOP floors scaled up (the model's own floor features stay device-wide, as in training)
