@@ -22,24 +22,6 @@ import numpy as np
 import pandas as pd
 
 
-def outside(predictor, descriptor: dict) -> list[str]:
-    """The device's hardware features that lie outside the model's trained range (name: value [lo, hi])."""
-    from kgraph.data.features import feature_names
-    from kgraph.data.harness.descriptor import DEVICE_FEATURES, to_feature_vector
-
-    names = feature_names()
-    clip = predictor.hardware_range(names)
-    if clip is None:
-        return []
-    vector = to_feature_vector(descriptor)
-    out = []
-    for col, lo, hi in zip(*clip):
-        value = vector[DEVICE_FEATURES.index(names[col][3:])]
-        if value < lo - 1e-9 or value > hi + 1e-9:
-            out.append(f"{names[col]}={value:.3g} [{lo:.3g}, {hi:.3g}]")
-    return out
-
-
 def main(argv: list[str] | None = None) -> int:
     import kgraph
 
@@ -61,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
         known = model.devices.get(device["device_id"], device)
         trained = device["device_id"] in model.predictor.trained_on
         print(f"{folder}: {device['device_id']} ({'trained on' if trained else 'never trained on'}); "
-              f"outside the trained range: {', '.join(outside(model.predictor, known)) or 'nothing'}")
+              f"outside the trained range: {', '.join(model.predictor.outside_range(known)) or 'nothing'}")
         true = rows["median_time_ns"].to_numpy(np.float64)
         for clamp in (False, True):
             model.predictor.clamp_hardware = clamp

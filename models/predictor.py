@@ -125,6 +125,21 @@ class Predictor:
                 self._hw_range[key] = (np.array(columns), values.min(0), values.max(0))
         return self._hw_range[key]
 
+    def outside_range(self, descriptor: dict) -> list[str]:
+        """The hardware features (``hw_`` names) in which ``descriptor`` lies outside the trained devices' range,
+        each as ``name=value [lo, hi]``; [] inside it or when the model is not clipping."""
+        from kgraph.data.features import feature_names
+        from kgraph.data.harness.descriptor import DEVICE_FEATURES, to_feature_vector
+
+        names = feature_names()
+        clip = self.hardware_range(names) if self.clamp_hardware else None
+        if clip is None:
+            return []
+        vector = to_feature_vector(descriptor)
+        return [f"{names[c]}={vector[DEVICE_FEATURES.index(names[c][3:])]:.3g} [{lo:.3g}, {hi:.3g}]"
+                for c, lo, hi in zip(*clip)
+                if not lo - 1e-9 <= vector[DEVICE_FEATURES.index(names[c][3:])] <= hi + 1e-9]
+
     def predict(self, launches: list[Launch]) -> list[dict]:
         """Predictions per launch: ``time_ns, floor_ns, bandwidth_gbs, dram_bw_gbs, footprint_bytes,
         footprint_source, flops, bytes, bound, bound_probability`` (natural units, the model's log outputs

@@ -65,3 +65,14 @@ def test_trained_devices_are_unchanged_and_every_range_is_ordered(model):
         finally:
             predictor.clamp_hardware = True
         assert np.array_equal(on, off), device_id
+
+
+def test_estimate_warns_when_a_device_is_read_clipped(model, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    h200 = model.predictor.devices["nvidia-h200"]
+    fast = {**h200, "device_id": "gpu-x10", "roofline": {**h200["roofline"], "copy_bw_gbs": 10 * h200["roofline"]["copy_bw_gbs"]}}
+    request = dict(kernel="saxpy", global_size=1 << 20, local_size=256, args={"n": 1 << 20, "a": 2.0})
+    warned = model.estimate("examples/opencl/saxpy.cl", device=fast, **request)["warnings"]
+    assert any("gpu-x10 lies outside the trained devices' range in hw_log10_copy_bw_gbs" in w for w in warned)
+    assert not any("outside the trained" in w for w in model.estimate("examples/opencl/saxpy.cl", device="h200",
+                                                                      **request)["warnings"])

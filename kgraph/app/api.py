@@ -279,12 +279,16 @@ class Model:
         distinct = list(first.values())
         unique = [launches[i] for i in distinct]
         predictions = with_static_outputs(unique, self.predictor.predict(unique), [as_grid[i] for i in distinct])
-        per_device: dict = {}  # each device's rates, derived once per batch
+        per_device: dict = {}  # each device's rates and range warning, derived once per batch
         for launch, pred in zip(unique, predictions):  # a prediction past the device's peaks is flagged
-            rates = per_device.get(id(launch.device))
-            if rates is None:
-                rates = per_device[id(launch.device)] = device_rates(launch.device)
-            pred["warnings"] = list(pred["warnings"] or []) + peak_warnings(launch, pred, rates)
+            if id(launch.device) not in per_device:
+                outside = self.predictor.outside_range(launch.device)
+                per_device[id(launch.device)] = (device_rates(launch.device), [
+                    f"device {launch.device.get('device_id')} lies outside the trained devices' range in "
+                    f"{', '.join(outside)}; the model reads it clipped to that range (its floors are its own)"]
+                    if outside else [])
+            rates, clipped = per_device[id(launch.device)]
+            pred["warnings"] = list(pred["warnings"] or []) + peak_warnings(launch, pred, rates) + clipped
         if len(unique) < len(launches):
             slot = {key: j for j, key in enumerate(first)}
             predictions = [predictions[slot[(id(l.graph), l.source, tuple(l.global_size), tuple(l.local_size),
