@@ -22,6 +22,20 @@ def pocl_context():
 
 
 @pytest.fixture(scope="module")
+def cpu_queue():
+    """``(context, queue)`` on the first CPU OpenCL device (PoCL); skips without pyopencl or such a device."""
+    cl = pytest.importorskip("pyopencl")
+    try:
+        devices = [d for p in cl.get_platforms() for d in p.get_devices() if d.type & cl.device_type.CPU]
+    except cl.Error:
+        devices = []
+    if not devices:
+        pytest.skip("no CPU OpenCL device (install pocl-binary-distribution)")
+    ctx = cl.Context([devices[0]])
+    return ctx, cl.CommandQueue(ctx)
+
+
+@pytest.fixture(scope="module")
 def model_dir(tmp_path_factory):
     """A default-model directory converted from a Lightning-format checkpoint of a small untrained model
     (trained_on: ci-tiny's device)."""

@@ -11,11 +11,8 @@ and the rules are in ``docs/HOLDOUT.md``.
 """
 from __future__ import annotations
 
-from functools import lru_cache
-
-from kgraph.data.corpus.spec import KernelSpec
+from kgraph.data.handwritten import SpecSet
 from kgraph.data.holdout2.common import PREFIX as PREFIX2
-from kgraph.parsers.errors import InputError
 
 from .catalog import BUILDERS
 from .common import PREFIX
@@ -24,31 +21,9 @@ from .common import PREFIX
 _HELD_OUT = (PREFIX + ".", PREFIX2 + ".", "foreign_set.")
 
 
-@lru_cache(maxsize=1)
-def _load() -> tuple[KernelSpec, ...]:
-    out: list[KernelSpec] = []
-    seen: set[str] = set()
-    for build in BUILDERS:
-        spec = build()
-        if spec.kernel_id in seen:
-            raise InputError(f"holdout kernel id {spec.kernel_id} defined twice")
-        seen.add(spec.kernel_id)
-        out.append(spec)
-    return tuple(out)
-
-
-def specs() -> list[KernelSpec]:
-    """Every holdout kernel (ids ``holdout.<name>``), in a fixed order."""
-    return list(_load())
-
-
-def get_spec(kernel_id: str) -> KernelSpec:
-    """The holdout spec with this id (``holdout.<name>`` or just ``<name>``)."""
-    want = kernel_id if kernel_id.startswith(PREFIX + ".") else f"{PREFIX}.{kernel_id}"
-    for spec in _load():
-        if spec.kernel_id == want:
-            return spec
-    raise InputError(f"no holdout kernel {kernel_id!r}")
+_SET = SpecSet(PREFIX, BUILDERS)
+specs = _SET.specs  # every holdout kernel (ids ``holdout.<name>``), in a fixed order
+get_spec = _SET.get_spec  # the spec of ``holdout.<name>`` or just ``<name>``
 
 
 def is_holdout(kernel_id: str) -> bool:

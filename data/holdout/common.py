@@ -9,11 +9,11 @@ bound (e.g. ``N * K * D <= 2**28``) keeps the largest point in check.
 """
 from __future__ import annotations
 
-from importlib import resources
-
 import numpy as np
 
+from kgraph.data import handwritten
 from kgraph.data.corpus.spec import KernelSpec
+from kgraph.data.handwritten import kernel_spec, pow2  # noqa: F401 - pow2: the groups' size lists
 
 PREFIX = "holdout"
 
@@ -29,21 +29,12 @@ L2 = [[16, 16], [32, 8], [64, 4]]
 
 def source_of(name: str) -> str:
     """The text of ``cl/<name>.cl``."""
-    return resources.files(__package__).joinpath("cl", f"{name}.cl").read_text(encoding="utf-8")
+    return handwritten.source_of(__package__, name)
 
 
-def pow2(lo: int, hi: int, step: int = 1) -> list[int]:
-    return [2**e for e in range(lo, hi + 1, step)]
-
-
-def _spec(name, *, sizes, check, args, gsize, local, reference, make_inputs=None, constraints=(),
-          tol=ELEMWISE, precision="fp32", idiom="") -> KernelSpec:
-    return KernelSpec(
-        kernel_id=f"{PREFIX}.{name}", family=f"{PREFIX}.{name}",
-        variant={"precision": precision, "idiom": idiom}, kernel_name=name, source=source_of(name),
-        sizes=sizes, check_sizes=check, constraints=list(constraints), args=args, global_size=gsize,
-        local_sizes=local, reference=reference, make_inputs=make_inputs, rtol=tol[0], atol=tol[1],
-        tags=[PREFIX])
+def _spec(name, *, tol=ELEMWISE, **fields) -> KernelSpec:
+    """:func:`kgraph.data.handwritten.kernel_spec` of ``cl/<name>.cl``, id and family ``holdout.<name>``."""
+    return kernel_spec(PREFIX, source_of(name), name, tol=tol, **fields)
 
 
 def _f64(a) -> np.ndarray:

@@ -14,53 +14,15 @@ in ``docs/HOLDOUT2.md``.
 """
 from __future__ import annotations
 
-from functools import lru_cache
-
-from kgraph.data.corpus.spec import KernelSpec
-from kgraph.parsers.errors import InputError
+from kgraph.data.handwritten import SpecSet
 
 from .catalog import BUILDERS
 from .common import PREFIX
 
-
-@lru_cache(maxsize=1)
-def _load() -> tuple[KernelSpec, ...]:
-    out: list[KernelSpec] = []
-    seen: set[str] = set()
-    for build in BUILDERS:
-        spec = build()
-        if spec.kernel_id in seen:
-            raise InputError(f"holdout2 kernel id {spec.kernel_id} defined twice")
-        seen.add(spec.kernel_id)
-        out.append(spec)
-    return tuple(out)
-
-
-def specs() -> list[KernelSpec]:
-    """Every holdout2 kernel (ids ``holdout2.<name>``), in a fixed order."""
-    return list(_load())
-
-
-def get_spec(kernel_id: str) -> KernelSpec:
-    """The holdout2 spec with this id.
-
-    Args:
-        kernel_id: ``holdout2.<name>`` or just ``<name>``.
-    """
-    want = kernel_id if kernel_id.startswith(PREFIX + ".") else f"{PREFIX}.{kernel_id}"
-    for spec in _load():
-        if spec.kernel_id == want:
-            return spec
-    raise InputError(f"no holdout2 kernel {kernel_id!r}")
-
-
-def is_holdout2(kernel_id: str) -> bool:
-    """True for the id of a holdout2 kernel (``holdout2.<name>``).
-
-    Args:
-        kernel_id: a dataset row's ``kernel_id``.
-    """
-    return kernel_id.startswith(PREFIX + ".")
+_SET = SpecSet(PREFIX, BUILDERS)
+specs = _SET.specs  # every holdout2 kernel (ids ``holdout2.<name>``), in a fixed order
+get_spec = _SET.get_spec  # the spec of ``holdout2.<name>`` or just ``<name>``
+is_holdout2 = _SET.holds  # True for a holdout2 row's ``kernel_id``
 
 
 __all__ = ["specs", "get_spec", "is_holdout2"]

@@ -9,11 +9,11 @@ a ``constraints`` bound keeps the largest point in check.
 """
 from __future__ import annotations
 
-from importlib import resources
-
 import numpy as np
 
+from kgraph.data import handwritten
 from kgraph.data.corpus.spec import KernelSpec
+from kgraph.data.handwritten import kernel_spec, pow2  # noqa: F401 - pow2: the groups' size lists
 
 PREFIX = "holdout2"
 
@@ -32,16 +32,7 @@ def source_of(name: str) -> str:
     Args:
         name: the kernel's name (the file's stem).
     """
-    return resources.files(__package__).joinpath("cl", f"{name}.cl").read_text(encoding="utf-8")
-
-
-def pow2(lo: int, hi: int, step: int = 1) -> list[int]:
-    """Powers of two ``2**lo .. 2**hi`` every ``step`` exponents.
-
-    Args:
-        lo, hi: the first and last exponent; step: the exponent stride.
-    """
-    return [2**e for e in range(lo, hi + 1, step)]
+    return handwritten.source_of(__package__, name)
 
 
 def round_up(expr: str, multiple: int = 256) -> str:
@@ -53,22 +44,9 @@ def round_up(expr: str, multiple: int = 256) -> str:
     return f"({expr} + {multiple - 1}) // {multiple} * {multiple}"
 
 
-def _spec(name, *, sizes, check, args, gsize, local, reference, make_inputs=None, constraints=(),
-          tol=ELEMWISE, precision="fp32", idiom="") -> KernelSpec:
-    """The KernelSpec of ``cl/<name>.cl`` with id and family ``holdout2.<name>``.
-
-    Args:
-        name: kernel name and file stem; sizes, check: candidate and check sizes per parameter;
-        args: the arguments in parameter order; gsize: global size expressions; local: work-group shapes;
-        reference, make_inputs: numpy reference and input maker; constraints: size expressions that must
-        hold; tol: (rtol, atol); precision, idiom: stored in the variant.
-    """
-    return KernelSpec(
-        kernel_id=f"{PREFIX}.{name}", family=f"{PREFIX}.{name}",
-        variant={"precision": precision, "idiom": idiom}, kernel_name=name, source=source_of(name),
-        sizes=sizes, check_sizes=check, constraints=list(constraints), args=args, global_size=gsize,
-        local_sizes=local, reference=reference, make_inputs=make_inputs, rtol=tol[0], atol=tol[1],
-        tags=[PREFIX])
+def _spec(name, *, tol=ELEMWISE, **fields) -> KernelSpec:
+    """:func:`kgraph.data.handwritten.kernel_spec` of ``cl/<name>.cl``, id and family ``holdout2.<name>``."""
+    return kernel_spec(PREFIX, source_of(name), name, tol=tol, **fields)
 
 
 def _f64(a) -> np.ndarray:

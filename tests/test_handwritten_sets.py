@@ -1,0 +1,65 @@
+"""What both hand-written test sets (kgraph.data.holdout, kgraph.data.holdout2) must do, kernel by kernel: each
+reference changes its outputs (so a kernel that wrote nothing would fail), each kernel matches its reference on
+a CPU OpenCL device, a broken kernel is caught, and each set's page lists every kernel and its campaign."""
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from kgraph.data import holdout, holdout2
+
+ROOT = Path(__file__).resolve().parents[1]
+SETS = {"holdout": holdout, "holdout2": holdout2}
+SPECS = [*holdout.specs(), *holdout2.specs()]
+IDS = [s.kernel_id for s in SPECS]
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=IDS)
+def test_reference_changes_the_outputs(spec):
+    from kgraph.data.corpus.check import compare
+
+    sizes = spec.check_sizes
+    inputs = spec.inputs(np.random.default_rng(0), sizes)
+    untouched = {a.name: inputs[a.name].copy() for a in spec.args if a.kind == "buffer" and a.role in ("out", "inout")}
+    assert untouched
+    ok, max_err = compare(spec, inputs, untouched, sizes)
+    assert not ok and max_err > 0, spec.kernel_id
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=IDS)
+def test_matches_reference_on_cpu_opencl(spec, cpu_queue):
+    from kgraph.data.corpus.check import check_spec
+
+    ok, max_err = check_spec(spec, *cpu_queue)
+    assert ok, f"{spec.kernel_id}: max abs error {max_err}"
+
+
+@pytest.mark.parametrize("kernel_id, old, new", [
+    ("holdout.stream_triad_float4", "b[i] + q * c[i]", "b[i] + c[i]"),
+    ("holdout.scan_blelloch_cf_uint", "temp[b + CF(b)] += t;", "temp[b + CF(b)] = t;"),
+    ("holdout.kmeans_assign", "if (dist < best_dist) {", "if (dist > best_dist) {"),
+    ("holdout2.pcr_tridiag_local", "nd += gamma * ld[lid + s];", "nd -= gamma * ld[lid + s];"),
+    ("holdout2.median3x3_rowsort", "med3(mid[0], mid[1], mid[2])", "mid[1]"),
+    ("holdout2.newton_cubic_fp64", "it < max_iter);", "it < 2);"),
+    ("holdout2.crc32_bitwise", "crc[i] = ~c;", "crc[i] = c;"),
+])
+def test_broken_kernel_is_detected(kernel_id, old, new, cpu_queue):
+    from kgraph.data.corpus.check import check_spec
+
+    spec = SETS[kernel_id.split(".")[0]].get_spec(kernel_id)
+    assert old in spec.source
+    broken = replace(spec, kernel_id=kernel_id + ".broken", source=spec.source.replace(old, new))
+    ok, max_err = check_spec(broken, *cpu_queue)
+    assert not ok and max_err > 0
+
+
+@pytest.mark.parametrize("name", SETS)
+def test_docs_list_every_kernel_and_the_campaign(name):
+    text = (ROOT / "docs" / f"{name.upper()}.md").read_text(encoding="utf-8")
+    for spec in SETS[name].specs():
+        assert f"`{spec.kernel_id}`" in text, spec.kernel_id
+    assert f"--specs kgraph.data.{name}:specs" in text
+    assert "never trained on" in text.lower()
