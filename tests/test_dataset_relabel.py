@@ -85,3 +85,12 @@ def test_relabel_under_an_existing_device_keeps_its_descriptor(tmp_path):
     with pytest.raises(UsageError, match="holds device 'dev-host2'"):
         relabel_dataset(main_, tmp_path / "x", "dev-host3", described_by=host)
     assert not (tmp_path / "x").exists()
+
+
+def test_cli_descriptor_of_names_a_bad_folder(tmp_path, capsys):
+    from kgraph.app.cli.main import main
+
+    src = _folder(tmp_path / "src", "dev", [1])
+    rc = main(["dataset", "relabel", str(src), "--device-id", "dev2", "--out", str(tmp_path / "o"),
+               "--descriptor-of", str(tmp_path / "missing")])
+    assert rc != 0 and "missing" in capsys.readouterr().err and not (tmp_path / "o").exists()
