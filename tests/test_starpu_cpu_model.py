@@ -185,10 +185,14 @@ def test_cpu_workers_get_the_c_head_prediction(cpu_export, tmp_path):
     assert all(t["predicted_us"] != pytest.approx(want[f"tile_{t['kind']}"], rel=1e-2) for t in off.trace)
     # the adaptive model starts from the same prediction: from an empty history, the first task of each kind to
     # be costed gets the C head's answer. Which task that is depends on the order dependencies finish (records
-    # are in submission order): a later-submitted task of a kind can be costed, run and observed first, and the
-    # model may then calibrate the others (a NaN cost, recorded by StarPU as 0).
+    # are in submission order): a later-submitted task of a kind can be costed, run and observed first. The
+    # rule's calibrate-when-wide answer (a NaN cost, recorded by StarPU as 0) is turned off here: with it, the
+    # misses of the kinds observed first widen an unobserved kind's prior on the same arch, and whether the one
+    # gemm task of a 3-tile Cholesky is costed before or after those depends on the timing (it failed once in
+    # session 15). Calibration has its own tests (test_adaptive_rule.py).
     ad = run_workload(binary, "cholesky", 3, tile, "kgraph-adaptive",
-                      **{**common, "env": {**common["env"], "KGRAPH_PERFMODEL_DIR": str(tmp_path / "pm")}})
+                      **{**common, "env": {**common["env"], "KGRAPH_PERFMODEL_DIR": str(tmp_path / "pm"),
+                                           "KGRAPH_PERFMODEL_CALIBRATE_WIDTH": "0"}})
     kinds = {t["kind"] for t in ad.trace}
     assert len(kinds) == 4
     for kind in kinds:
