@@ -36,6 +36,14 @@ def measurements(descriptor: dict) -> list[dict]:
                     for r in descriptor.get("campaign_rooflines", [])]
 
 
+def with_uncounted(descriptor: dict, rooflines: Iterable[dict]) -> dict:
+    """``descriptor`` with ``rooflines`` added to its ``uncounted_rooflines`` (each once; the key left out while
+    there are none): another host's measurements kept as a record, never counted (:func:`merge_descriptors`)."""
+    uncounted = list(descriptor.get("uncounted_rooflines", []))
+    uncounted += [m for m in rooflines if m not in uncounted]
+    return {**descriptor, "uncounted_rooflines": uncounted} if uncounted else dict(descriptor)
+
+
 def merge_descriptors(descriptors: Iterable[dict]) -> dict[str, dict]:
     """``device_id -> descriptor`` of the given descriptors, those of one device merged.
 

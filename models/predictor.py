@@ -34,6 +34,17 @@ from kgraph.models.model_files import (  # noqa: F401 - re-exported: the loaders
 from kgraph.models.model_from_ckpt import from_checkpoint  # noqa: F401 - re-exported: its CLI is this module's
 from kgraph.models.shipped import DEFAULT_DIR
 
+def _hardware_columns() -> tuple[list[int], list[int]]:
+    """(positions of the ``hw_`` columns among ``feature_names()``, each one's position in the descriptor's
+    feature vector, :data:`~kgraph.data.harness.descriptor.DEVICE_FEATURES`)."""
+    from kgraph.data.features import feature_names
+    from kgraph.data.harness.descriptor import DEVICE_FEATURES
+
+    names = feature_names()
+    columns = [i for i, n in enumerate(names) if n.startswith("hw_") and n[3:] in DEVICE_FEATURES]
+    return columns, [DEVICE_FEATURES.index(names[i][3:]) for i in columns]
+
+
 class Predictor:
     """The default model, ready to predict.
 
@@ -47,7 +58,7 @@ class Predictor:
         self.model, self.config, self.directory = model, config, Path(directory)
         #: clip a device's hardware vector to the training devices' range (:meth:`hardware_range`)
         self.clamp_hardware = True
-        self._hw_range: dict = {}
+        self._hw_range: tuple | None | bool = False  # hardware_range(), made once (False: not yet)
         self.interval = interval  # a code-free compact head whose spreads give the time interval, or None
         self.tokenizer = None
         self.code_lm = None  # (LM, tokenizer) whose vectors the graph encoder reads (graph.lm_dim > 0)
@@ -104,41 +115,36 @@ class Predictor:
         """Device ids whose measured launches the model was trained on (others are extrapolation)."""
         return list(self.config.get("trained_on", []))
 
-    def hardware_range(self, names: list[str]) -> tuple | None:
-        """``(columns, lo, hi)``: the positions in ``names`` (feature names) of the ``hw_`` columns, and the least
-        and greatest value each takes over the devices the model was trained on (their descriptors in
+    def hardware_range(self) -> tuple | None:
+        """``(columns, lo, hi)``: the positions of the ``hw_`` columns among ``feature_names()``, and the least and
+        greatest value each takes over the devices the model was trained on (their descriptors in
         ``config.json``); None when the model names no such device. A device outside that range (a GPU twice
         as fast as any trained on, a 2-core CPU) is given to the network clipped to it, so the efficiencies it
         predicts are those of the nearest devices it knows, while the floors keep the device's own roofline:
         extrapolated, the network had priced the generated-only split's unseen EPYC at 68× its time
-        (BENCHMARKS.md section 44). Computed once per list of names."""
-        key = tuple(names)
-        if key not in self._hw_range:
-            from kgraph.data.harness.descriptor import DEVICE_FEATURES, to_feature_vector
+        (BENCHMARKS.md section 44). Computed once."""
+        if self._hw_range is False:
+            from kgraph.data.harness.descriptor import to_feature_vector
 
+            columns, positions = _hardware_columns()
             vectors = [to_feature_vector(self.devices[d]) for d in self.trained_on if d in self.devices]
-            columns = [i for i, n in enumerate(names) if n.startswith("hw_") and n[3:] in DEVICE_FEATURES]
-            if not vectors or not columns:
-                self._hw_range[key] = None
-            else:
-                values = np.asarray(vectors, dtype=np.float64)[:, [DEVICE_FEATURES.index(names[i][3:]) for i in columns]]
-                self._hw_range[key] = (np.array(columns), values.min(0), values.max(0))
-        return self._hw_range[key]
+            values = np.asarray(vectors, dtype=np.float64)[:, positions] if vectors and columns else None
+            self._hw_range = None if values is None else (np.array(columns), values.min(0), values.max(0))
+        return self._hw_range
 
     def outside_range(self, descriptor: dict) -> list[str]:
         """The hardware features (``hw_`` names) in which ``descriptor`` lies outside the trained devices' range,
         each as ``name=value [lo, hi]``; [] inside it or when the model is not clipping."""
         from kgraph.data.features import feature_names
-        from kgraph.data.harness.descriptor import DEVICE_FEATURES, to_feature_vector
+        from kgraph.data.harness.descriptor import to_feature_vector
 
-        names = feature_names()
-        clip = self.hardware_range(names) if self.clamp_hardware else None
+        clip = self.hardware_range() if self.clamp_hardware else None
         if clip is None:
             return []
-        vector = to_feature_vector(descriptor)
-        return [f"{names[c]}={vector[DEVICE_FEATURES.index(names[c][3:])]:.3g} [{lo:.3g}, {hi:.3g}]"
-                for c, lo, hi in zip(*clip)
-                if not lo - 1e-9 <= vector[DEVICE_FEATURES.index(names[c][3:])] <= hi + 1e-9]
+        names, (columns, lo, hi) = feature_names(), clip
+        values = np.asarray(to_feature_vector(descriptor), dtype=np.float64)[_hardware_columns()[1]]
+        return [f"{names[c]}={v:.3g} [{a:.3g}, {b:.3g}]"
+                for c, v, a, b in zip(columns, values, lo, hi) if not a - 1e-9 <= v <= b + 1e-9]
 
     def predict(self, launches: list[Launch]) -> list[dict]:
         """Predictions per launch: ``time_ns, floor_ns, bandwidth_gbs, dram_bw_gbs, footprint_bytes,
@@ -192,7 +198,7 @@ class Predictor:
         for start in range(0, len(launches), chunk):
             rows, sources, devices, kernels = to_tables(launches[start:start + chunk], footprints[start:start + chunk])
             full = to_launch_features(rows, sources, devices)
-            clip = self.hardware_range(names) if self.clamp_hardware else None
+            clip = self.hardware_range() if self.clamp_hardware else None
             if clip is not None:  # the network sees at most the trained devices' range; the floors are the device's
                 cols, lo, hi = clip
                 full[:, cols] = np.clip(full[:, cols], lo, hi)

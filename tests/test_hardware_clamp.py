@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 
 import kgraph
-from kgraph.data.features import feature_names
 from kgraph.data.floors import FLOORS
 from kgraph.models.launches import kernels_of, make_launch
 
@@ -35,7 +34,7 @@ def test_a_faster_gpu_than_any_trained_on_is_seen_clipped_with_its_own_floors(mo
     fast = {**h200, "device_id": "gpu-x10", "roofline": {**h200["roofline"], "copy_bw_gbs": 10 * h200["roofline"]["copy_bw_gbs"],
                                                           "fp32_gflops": 10 * h200["roofline"]["fp32_gflops"]}}
     names = list(predictor.config["feature_names"])
-    cols, lo, hi = predictor.hardware_range(feature_names())
+    cols, lo, hi = predictor.hardware_range()
     hw = [i for i, n in enumerate(names) if n.startswith("hw_")]
     bw = names.index("hw_log10_copy_bw_gbs")
     clipped, fast_floors = _features(predictor, fast)
@@ -55,7 +54,7 @@ def test_a_faster_gpu_than_any_trained_on_is_seen_clipped_with_its_own_floors(mo
 
 def test_trained_devices_are_unchanged_and_every_range_is_ordered(model):
     predictor = model.predictor
-    cols, lo, hi = predictor.hardware_range(feature_names())
+    cols, lo, hi = predictor.hardware_range()
     assert len(cols) and np.all(lo <= hi)
     for device_id in predictor.trained_on:
         on, _ = _features(predictor, predictor.devices[device_id])

@@ -5,10 +5,8 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import replace
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from kgraph.data.corpus import FAMILY_MODULES, all_specs

@@ -4,11 +4,8 @@ CPU OpenCL device; and its rows are refused as training data."""
 from __future__ import annotations
 
 import json
-import re
-from dataclasses import replace
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from kgraph.data import holdout
@@ -17,15 +14,12 @@ from kgraph.data.corpus.spec import Arg, MAX_LAUNCH_BYTES
 from kgraph.data.holdout import is_holdout
 from kgraph.data.holdout2 import get_spec, is_holdout2, specs
 from kgraph.data.holdout2.common import source_of
+from test_holdout import _normalised  # one whitespace normalisation for both sets
 
 ROOT = Path(__file__).resolve().parents[1]
 HOLDOUT2 = specs()
 IDS = [s.kernel_id for s in HOLDOUT2]
 NVIDIA = (1024, [1024, 1024, 64])
-
-
-def _normalised(source: str) -> str:
-    return re.sub(r"\s+", " ", source).strip()
 
 
 def test_at_least_24_distinct_kernels():

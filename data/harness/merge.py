@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from kgraph.data.device_descriptors import measurements
+from kgraph.data.device_descriptors import measurements, with_uncounted
 from kgraph.errors import UsageError
 
 from .columns import LAUNCH_SCHEMA
@@ -40,11 +40,9 @@ def _keep_rooflines(target: Path, source: dict) -> None:
         if m not in held:
             kept.append(m)
             held.append(m)
-    uncounted = list(device.get("uncounted_rooflines", []))
-    uncounted += [m for m in source.get("uncounted_rooflines", []) if m not in uncounted]
-    updated = {**device, "campaign_rooflines": kept}
-    if uncounted:
-        updated["uncounted_rooflines"] = uncounted
+    updated = with_uncounted(device, source.get("uncounted_rooflines", []))
+    if kept != device.get("campaign_rooflines", []):
+        updated["campaign_rooflines"] = kept
     if updated != device:
         save_descriptor(updated, target)
 

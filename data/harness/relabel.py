@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from kgraph.data.device_descriptors import measurements
+from kgraph.data.device_descriptors import measurements, with_uncounted
 from kgraph.errors import InputError, UsageError
 
 from .columns import LAUNCH_SCHEMA
@@ -52,11 +52,7 @@ def _described_by(folder: Path, device_id: str, source: dict) -> dict:
     if other.get("device_id") != device_id:
         raise UsageError(f"relabel: --descriptor-of {folder} holds device {other.get('device_id')!r}, "
                          f"not {device_id!r}")
-    uncounted = list(other.get("uncounted_rooflines", []))
-    for m in measurements(source) + list(source.get("uncounted_rooflines", [])):
-        if m not in uncounted:
-            uncounted.append(m)
-    return {**other, "uncounted_rooflines": uncounted}
+    return with_uncounted(other, measurements(source) + list(source.get("uncounted_rooflines", [])))
 
 
 def relabel_dataset(source, out, device_id: str, described_by=None) -> str:
@@ -79,9 +75,8 @@ def relabel_dataset(source, out, device_id: str, described_by=None) -> str:
         raise UsageError(f"relabel: --device-id must name a new device (the source holds {old!r})")
     if out.exists():
         raise UsageError(f"relabel: --out {out} exists; give a new folder")
-    new_descriptor = {**descriptor, "device_id": device_id}
-    if described_by is not None:
-        new_descriptor = _described_by(Path(described_by), device_id, descriptor)
+    new_descriptor = ({**descriptor, "device_id": device_id} if described_by is None
+                      else _described_by(Path(described_by), device_id, descriptor))
     rows = pa.Table.from_pandas(read_launches(source), schema=LAUNCH_SCHEMA, preserve_index=False).to_pylist()
     stale = [r["key"] for r in rows if row_key(r, r["device_id"]) != r["key"]]
     if stale:
