@@ -102,10 +102,10 @@ class KGraphDataModule(L.LightningDataModule):
             each epoch (:mod:`kgraph.data.sampling`): every kernel weighs about the same in the loss, not
             in proportion to its launch count. None: every training launch every epoch. Validation and
             test are never capped.
-        train_known_counts: train only on launches whose static counts all evaluate (``static_known`` = 1).
-            A launch of a kernel with a loop of data-dependent trip count has its counts as 0 (unknown), so
-            its features do not describe its work; validation and test keep every launch, as ``kgraph
-            estimate`` sees them.
+        train_known_counts: train only on launches whose static counts all evaluate (``static_known`` > 0:
+            exact, or at an assumed trip count for a loop of data-dependent count, :mod:`kgraph.analysis.trips`).
+            A launch whose counts do not evaluate has them as 0, so its features do not describe its work;
+            validation and test keep every launch, as ``kgraph estimate`` sees them.
         val_unit: ``split`` (the split's own validation rows) or ``kernel`` (whole kernels, so a
             validation metric and the best checkpoint reward carrying over to kernels not trained on;
             :mod:`kgraph.data.splits`).

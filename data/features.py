@@ -8,8 +8,10 @@ Feature columns (their name prefix is the group an ablation can drop, see kgraph
   ``launch_log2_items`` (g0*g1*g2), ``launch_log2_group_size`` (l0*l1*l2), ``launch_log2_groups``
   (number of work-groups), ``launch_log2_groups_per_cu`` (work-groups per compute unit, may be < 0);
   ``launch_arg0..3``: the first four scalar arguments (``args`` JSON order), sign(x)*log1p(|x|), 0 if absent.
-- ``static_known`` (1 when every count of the kernel's static analysis evaluated to a number at that
-  launch, else 0; counts that did not are 0, and all are 0 when the kernel has no analysis);
+- ``static_known``: :data:`KNOWN_EXACT` (1) when every count of the kernel's static analysis evaluated to a number
+  at that launch; :data:`KNOWN_ASSUMED` (0.5) when they did with a loop's trip count assumed (a loop of unknown
+  count the launch does not give, :mod:`kgraph.analysis.trips`); else 0 (counts that did not evaluate are 0, and
+  all are 0 when the kernel has no analysis);
   for each count of ``kgraph.analysis`` (``STATIC_COUNTS``): ``static_<count>`` = log1p(per-work-item
   count) and ``static_<count>_total`` = log1p(count * work items), evaluated at each launch's sizes;
   ``static_log_intensity`` = log1p(total flops / total global bytes).
@@ -55,6 +57,8 @@ LAUNCH_FEATURES = (
     "launch_log2_groups", "launch_log2_groups_per_cu",
     *(f"launch_arg{i}" for i in range(NUM_SCALAR_ARGS)),
 )
+#: ``static_known`` of a launch whose counts are exact, and of one whose counts take an assumed trip count
+KNOWN_EXACT, KNOWN_ASSUMED = 1.0, 0.5
 STATIC_FEATURES = (
     "static_known",
     *(f"static_{c}" for c in STATIC_COUNTS),
@@ -109,16 +113,23 @@ def to_targets(launches: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
 
 
 # ---------------------------------------------------------------------------------- static counts
-def static_count_exprs(source: str, lang: str, kernel_name: str) -> tuple[list, list[str]] | None:
+def static_count_exprs(source: str, lang: str, kernel_name: str) -> tuple[list, list[str], bool] | None:
     """(sympy per-work-item count expressions in ``STATIC_COUNTS`` order, the kernel's scalar parameter
-    names in order), or None when the kernel does not parse or has no analysis (its static features are
-    then 0 with ``static_known`` = 0). Parses ``source``: for callers that have only the text (the C
-    export, dataset rows); a caller holding the kernel's graph passes its analysis to :func:`compile_counts`.
+    names in order, whether a loop's trip count is assumed), or None when the kernel does not parse or has no
+    analysis (its static features are then 0 with ``static_known`` = 0). Each unknown trip count is replaced by
+    its assumption (:mod:`kgraph.analysis.trips`), as :func:`static_block` does for a launch that does not give
+    it. Parses ``source``: for callers that have only the text (the C export); a caller holding the kernel's
+    graph passes its analysis to :func:`static_block`.
     """
+    from kgraph.analysis.trips import trip_assumptions
+
     graph = _graph_of(source, lang, kernel_name)
     if graph is None or graph.analysis is None:
         return None
-    return count_exprs(graph.analysis), [p.name for p in graph.function.params if not p.is_pointer]
+    assumptions = trip_assumptions(graph.analysis)
+    exprs = [e.xreplace({s: assumptions[s.name] for s in e.free_symbols if s.name in assumptions})
+             for e in count_exprs(graph.analysis)]
+    return exprs, [p.name for p in graph.function.params if not p.is_pointer], bool(assumptions)
 
 
 def count_exprs(analysis) -> list:
@@ -245,35 +256,66 @@ def _launch_env(cols: dict, idx: np.ndarray, args: list[dict]) -> dict[str, np.n
     return env
 
 
-def static_block(evaluate: Callable[[dict], np.ndarray] | None, env: dict[str, np.ndarray],
+def static_block(analysis, env: dict[str, np.ndarray],
                  items: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """The static-count feature columns Float[n, len(STATIC_FEATURES)], total (fp32, fp64) FLOPs
     Float[n, 2] and traffic feature columns Float[n, len(TRAFFIC_FEATURES)] of n launches of one kernel,
-    from its compiled counts ``evaluate`` (None: unknown kernel).
+    from its analysis (None: unknown kernel).
+
+    A loop of unknown trip count that a launch does not give (``trip_<line>`` in its args) takes its assumed
+    count (:mod:`kgraph.analysis.trips`) in the feature columns, with ``static_known`` = :data:`KNOWN_ASSUMED`;
+    the FLOPs (for the floors) take it at 0 iterations, so a floor stays a lower bound.
 
     Args:
-        evaluate: :func:`compile_counts` of the kernel.
+        analysis: the kernel's ``KernelAnalysis`` (:func:`compile_counts` and its trip assumptions are made once
+            per analysis).
         env: :func:`_launch_env` of the launches.
         items: Float[n] work-items of each launch.
     """
-    if evaluate is None:
+    if analysis is None:
         return None
-    values = evaluate(env)  # [C + T, n]: the counts, then the traffic
+    from kgraph.analysis.trips import trip_assumptions
+
+    evaluate = compile_counts(analysis)
+    n = len(items)
+    assumed = np.zeros(n, dtype=bool)  # a row with a trip count it did not give
+    at_prior, at_zero = dict(env), dict(env)
+    assumptions = trip_assumptions(analysis)
+    if assumptions:
+        priors = analysis.derived("features.trip_priors", lambda: _lambdify_named(assumptions))
+        for name, prior in priors(env).items():
+            given = env.get(name, np.full(n, np.nan))
+            missing = ~np.isfinite(given)
+            assumed |= missing
+            at_prior[name] = np.where(missing, prior, given)
+            at_zero[name] = np.where(missing, 0.0, given)
+    values = evaluate(at_prior)  # [C + T, n]: the counts, then the traffic
     per_item, traffic = values[:len(STATIC_COUNTS)], values[len(STATIC_COUNTS):]
-    known = np.isfinite(per_item).all(0).astype(np.float64)  # unknown symbols (e.g. trip_<line>) -> NaN
+    known = np.where(np.isfinite(per_item).all(0), np.where(assumed, KNOWN_ASSUMED, KNOWN_EXACT), 0.0)
     per_item = np.maximum(np.nan_to_num(per_item, nan=0.0, posinf=0.0, neginf=0.0), 0.0)
     traffic = np.maximum(np.nan_to_num(traffic, nan=0.0, posinf=0.0, neginf=0.0), 0.0)
     total = per_item * items
     traffic_total = traffic * items
     flops = total[STATIC_COUNTS.index("flops_fp32")] + total[STATIC_COUNTS.index("flops_fp64")]
     nbytes = total[STATIC_COUNTS.index("global_load_bytes")] + total[STATIC_COUNTS.index("global_store_bytes")]
-    work = total[[STATIC_COUNTS.index("flops_fp32"), STATIC_COUNTS.index("flops_fp64")]].T
+    fp = [STATIC_COUNTS.index("flops_fp32"), STATIC_COUNTS.index("flops_fp64")]
+    lower = total[fp] if not assumed.any() else \
+        np.maximum(np.nan_to_num(evaluate(at_zero)[fp], nan=0.0, posinf=0.0, neginf=0.0), 0.0) * items
+    work = lower.T
     static = np.column_stack([known, np.log1p(per_item.T), np.log1p(total.T),
                               np.log1p(flops / np.maximum(nbytes, 1.0))])
     sectors = traffic_total[TRAFFIC_KEYS.index("global_sector_bytes")]
     traffic_cols = np.column_stack([np.log1p(traffic.T), np.log1p(traffic_total.T),
                                     np.log1p(flops / np.maximum(sectors, 1.0))])
     return static, work, traffic_cols
+
+
+def _lambdify_named(exprs: dict) -> Callable[[dict], dict[str, np.ndarray]]:
+    """``fn(env) -> {name: Float[n]}`` evaluating each of ``exprs`` (name → sympy) over ``env`` as
+    :func:`compile_counts` does (NaN where a symbol has no value)."""
+    names = list(exprs)
+    evaluate = _lambdify_counts([exprs[k] for k in names])
+    return lambda env: dict(zip(names, evaluate(env)))
 
 
 def _static_block_of_source(task: tuple) -> tuple:
@@ -283,7 +325,7 @@ def _static_block_of_source(task: tuple) -> tuple:
 
     graph = _graph_of(*task[:3])
     env, items = task[3:]
-    return (static_block(None if graph is None else compile_counts(graph.analysis), env, items),
+    return (static_block(None if graph is None else graph.analysis, env, items),
             exact_footprints(graph, env))
 
 
@@ -296,8 +338,8 @@ def _static_blocks(cols: dict, sources, items: np.ndarray, args: list[dict]):
     groups = list(_groups(cols["source_id"], cols["kernel_name"]).items())
     if "analysis" in cols:
         for _, idx in groups:
-            evaluate = compile_counts(cols["analysis"][idx[0]])
-            yield idx, static_block(evaluate, _launch_env(cols, idx, [args[i] for i in idx]), items[idx]), None
+            yield idx, static_block(cols["analysis"][idx[0]], _launch_env(cols, idx, [args[i] for i in idx]),
+                                    items[idx]), None
         return
     from kgraph.data.pool import parallel_map
 

@@ -12,7 +12,7 @@ import torch
 
 from kgraph.data.datamodule import KGraphDataModule
 from kgraph.data.splits import TEST_FRACTION, VAL_FRACTION, to_splits
-from kgraph.data.features import LAUNCH_FEATURES, feature_names
+from kgraph.data.features import KNOWN_ASSUMED, KNOWN_EXACT, LAUNCH_FEATURES, feature_names
 
 KERNELS = {  # kernel_id: (family, kernel_name, source)
     "saxpy": ("blas1", "saxpy", "__kernel void saxpy(__global float* y, __global const float* x, float a, int n)"
@@ -202,16 +202,23 @@ def test_campaign_folder_is_read_through_the_store_and_damage_is_a_clean_error(t
 def test_train_known_counts_drops_unknown_count_launches_from_training_only(tmp_path, monkeypatch):
     walk = ("graph", "walk", "__kernel void walk(__global const int* p, __global float* d, int n)"
             "{int i = get_global_id(0); if (i < n) {float s = 0.0f; for (int j = p[i]; j < p[i + 1]; j++) s += 1.0f;"
-            " d[i] = s;}}")  # a loop of data-dependent trip count: its counts do not evaluate
+            " d[i] = s;}}")  # a loop of data-dependent trip count: its counts evaluate at an assumed count
+    blind = ("graph", "blind", "__kernel void blind(__global float* d, int n, int m)"
+             "{int i = get_global_id(0); if (i < n) for (int j = 0; j < m; j++) d[i] += 1.0f;}")  # no value for m
     monkeypatch.setitem(KERNELS, "walk", walk)
+    monkeypatch.setitem(KERNELS, "blind", blind)
     data = [str(write_dataset(tmp_path / "data", "gpu-a", True))]
     every = make(data, tmp_path, split="random")
     known = make(data, tmp_path, split="random", train_known_counts=True)
-    is_walk = (every.table.kernel_id == "walk").to_numpy()
+    kernel = every.table.kernel_id.to_numpy()
     col = feature_names().index("static_known")
-    assert (every.features[is_walk, col] == 0).all() and (every.features[~is_walk, col] == 1).all()
-    assert is_walk[every.splits["train"]].any() and not is_walk[known.splits["train"]].any()
-    np.testing.assert_array_equal(known.splits["train"], every.splits["train"][~is_walk[every.splits["train"]]])
+    assert (every.features[kernel == "walk", col] == KNOWN_ASSUMED).all()
+    assert (every.features[kernel == "blind", col] == 0).all()
+    assert (every.features[~np.isin(kernel, ["walk", "blind"]), col] == KNOWN_EXACT).all()
+    unknown = kernel == "blind"
+    assert unknown[every.splits["train"]].any() and not unknown[known.splits["train"]].any()
+    assert (kernel[known.splits["train"]] == "walk").any()  # an assumed trip count trains
+    np.testing.assert_array_equal(known.splits["train"], every.splits["train"][~unknown[every.splits["train"]]])
     for name in ("val", "test"):  # scored as `kgraph estimate` sees them: every launch
         np.testing.assert_array_equal(known.splits[name], every.splits[name])
 

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 import torch
 
-from kgraph.data.features import to_launch_features
+from kgraph.data.features import KNOWN_ASSUMED, to_launch_features
 from kgraph.data.corpus import tile_kernel_files
 from kgraph.models.compact import CompactConfig, CompactHead, to_compact_inputs
 from kgraph.models.export import to_c
@@ -68,8 +68,8 @@ def test_c_features_equal_python(tmp_path):
 
 @pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not installed")
 def test_c_features_of_a_loop_of_unknown_trip_count_equal_python(tmp_path):
-    """A loop whose trip count depends on data: the counts it changes are 0 in both, the others kept, and
-    ``static_known`` is 0."""
+    """A loop whose trip count depends on data: both take its assumed count (``kgraph.analysis.trips``) and
+    ``static_known`` is ``KNOWN_ASSUMED``."""
     src = """__kernel void chase(__global const int *next, __global float *out, int n)
     {
         int i = get_global_id(0);
@@ -88,9 +88,9 @@ def test_c_features_of_a_loop_of_unknown_trip_count_equal_python(tmp_path):
     cfg = CompactConfig.for_dataset_features(code_dim=0, size="tiny")
     py = to_compact_inputs(features).numpy()
     n_launch = len(cfg.launch_names)
-    assert py[:, cfg.launch_names.index("static_known")].tolist() == [0.0, 0.0]
-    assert (py[:, cfg.launch_names.index("static_int_ops")] == 0).all()  # it depends on the loop
-    assert (py[:, cfg.launch_names.index("static_int_divmod")] > 0).all()  # it does not
+    assert py[:, cfg.launch_names.index("static_known")].tolist() == [KNOWN_ASSUMED, KNOWN_ASSUMED]
+    assert (py[:, cfg.launch_names.index("static_int_ops")] > 0).all()  # one iteration of the loop's
+    assert (py[:, cfg.launch_names.index("static_int_divmod")] > 0).all()  # outside the loop
     to_c(CompactHead(cfg).eval(), tmp_path, {"chase": torch.zeros(0)}, {"pocl-cpu": torch.tensor(py[0, n_launch:])},
          to_features_c(["chase"], {"chase": (src, "opencl")}, cfg.device_names))
     got = features_c(build_driver(tmp_path), [(k, 0, d, g, l, list(a.values())) for k, d, g, l, a in launches])

@@ -17,6 +17,9 @@ of ``i`` in the body, ``i``'s start value known where the loop starts) follow th
 loop runs at least once: ``Max(1, trip)``). ``break``/``continue`` in a body leave a note (the count
 is then an upper bound). Anything else (a bound loaded from memory, a data-dependent exit, a
 variable written elsewhere in the body) is the symbol ``trip_<line>`` with ``symbolic=False``. ``#pragma unroll`` never changes a count.
+Where such a loop's condition is a conjunction with one affine conjunct (``it < max_iter && err > tol``, either
+side, ``for``, ``while`` or ``do``), that conjunct's count is kept as the loop's ``upper`` bound
+(:mod:`kgraph.analysis.trips` assumes a trip count from it).
 """
 from __future__ import annotations
 
@@ -50,6 +53,8 @@ class Loop:
         unroll: the ``#pragma unroll`` value written before the loop (information only).
         bound: the bound the variable is compared with; raw_trip: the trip count before averaging over
             work-item ids (used by :mod:`kgraph.analysis.footprint` for the variable's exact range).
+        upper: for a loop of unknown trip count whose condition has an affine conjunct, that conjunct's
+            trip count (an upper bound, averaged over work items like ``trip``); else None.
     """
 
     line: int
@@ -66,11 +71,12 @@ class Loop:
     unroll: object = None
     bound: object = None
     raw_trip: object = None
+    upper: object = None
 
     def to_dict(self) -> dict:
         return {"line": self.line, "kind": self.kind, "var": self.var, "trip": str(self.trip),
                 "symbolic": self.symbolic, "depth": self.depth, "parent": self.parent, "note": self.note,
-                "unroll": self.unroll}
+                "unroll": self.unroll, "upper": None if self.upper is None else str(self.upper)}
 
 
 def opaque_loop(node, kind: str, note: str, var: str = "") -> Loop:
@@ -114,6 +120,10 @@ def for_loop(node, env, loop_symbol) -> Loop:
     var, start = _init(init, env, cond)
     if not var or cond is None or update is None:
         return opaque_loop(node, "for", "not an affine for loop (missing init, condition or update)", var or "")
+    parts = _conjuncts(cond)
+    if len(parts) > 1:  # i < b && <data>: the affine conjunct's count bounds the loop's
+        return _bounded_exit(node, "for", var, start, [_condition(p, var, env) for p in parts],
+                             _update(_part_updating(update, var), var, env), env, _exits(node.child_by_field_name("body")))
     op, bound = _condition(cond, var, env)
     step_kind, step = _update(_part_updating(update, var), var, env)
     if op is None or step_kind is None:
@@ -144,18 +154,20 @@ def while_loop(node, env, start_of) -> Loop:
     extra = _exits(body)
     if cond is None:
         return _noted(opaque_loop(node, kind, f"{kind} loop: no condition"), extra)
-    affine = cond
-    if cond.type == "binary_expression" and node_text(cond.child_by_field_name("operator")) == "&&":
-        affine = condition_value(cond.child_by_field_name("left"))
+    parts = _conjuncts(cond)
     found, var = None, ""
-    for side in ("left", "right"):
-        n = affine.child_by_field_name(side) if affine.type == "binary_expression" else None
-        if found is None and n is not None and n.type == "identifier":
-            found, var = _top_update(body, node_text(n)), node_text(n)
+    for part in parts:  # the first conjunct comparing a variable the body updates once at its top level
+        for side in ("left", "right"):
+            n = part.child_by_field_name(side) if part.type == "binary_expression" else None
+            if found is None and n is not None and n.type == "identifier":
+                found, var = _top_update(body, node_text(n)), node_text(n)
     if found is None:
         return _noted(opaque_loop(node, kind, f"{kind} loop: trip count not derived"), extra)
     start = start_of(var)
-    op, bound = _condition(affine, var, env)
+    if len(parts) > 1:
+        return _bounded_exit(node, kind, var, start, [_condition(p, var, env) for p in parts],
+                             _update(found, var, env), env, extra)
+    op, bound = _condition(cond, var, env)
     step_kind, step = _update(found, var, env)
     if start is None or op is None or step_kind is None or is_opaque(start) or is_opaque(bound) or is_opaque(step):
         return _noted(opaque_loop(node, kind, f"{kind} loop on '{var}': start, bound or step not derivable", var), extra)
@@ -165,13 +177,39 @@ def while_loop(node, env, start_of) -> Loop:
     raw, (trip, avg_note) = trip, _average(trip, start, bound, step_kind, step, op, env)
     if kind == "do":
         trip, raw = sp.Max(1, trip), sp.Max(1, raw)
-    if affine is not cond:
-        loop = opaque_loop(node, kind, f"{kind} loop: data-dependent exit; at most {tidy(trip)} iterations", var)
-        return _noted(loop, extra)
     note = "; ".join(n for n in (f"{kind} loop: {note}", avg_note, extra) if n)
     return Loop(node.start_point[0] + 1, kind, var, tidy(trip), True, note=note,
                 start=start, step=step if step_kind == "add" else None, geometric=step_kind != "add",
                 bound=bound, raw_trip=raw)
+
+
+def _conjuncts(cond) -> list:
+    """The operands of a chain of ``&&`` (``[cond]`` when it is not one)."""
+    if cond.type == "binary_expression" and node_text(cond.child_by_field_name("operator")) == "&&":
+        return _conjuncts(cond.child_by_field_name("left")) + _conjuncts(cond.child_by_field_name("right"))
+    if cond.type == "parenthesized_expression" and cond.named_child_count == 1:
+        return _conjuncts(cond.named_children[0])
+    return [cond]
+
+
+def _bounded_exit(node, kind: str, var: str, start, conditions: list, update, env, extra: str) -> Loop:
+    """The loop ``trip_<line>`` of a condition ``c1 && c2 && ...`` (a data-dependent exit): where exactly one
+    conjunct compares ``var`` (``conditions``: :func:`_condition` of each) with a derivable bound and ``update``
+    (:func:`_update`) steps it, that conjunct's trip count is the loop's ``upper`` bound."""
+    found = [(op, b) for op, b in conditions if op is not None]
+    step_kind, step = update
+    if len(found) != 1 or start is None or step_kind is None or \
+            any(is_opaque(v) for v in (start, found[0][1], step)):
+        return _noted(opaque_loop(node, kind, f"{kind} loop: data-dependent exit", var), extra)
+    op, bound = found[0]
+    trip, note = _trip(op, start, bound, step_kind, step)
+    if trip is None:
+        return _noted(opaque_loop(node, kind, f"{kind} loop: data-dependent exit; {note}", var), extra)
+    trip = _average(trip, start, bound, step_kind, step, op, env)[0]
+    upper = tidy(sp.Max(1, trip) if kind == "do" else trip)
+    loop = opaque_loop(node, kind, f"{kind} loop: data-dependent exit; at most {upper} iterations", var)
+    loop.upper = upper
+    return _noted(loop, extra)
 
 
 def _top_update(body, var: str):

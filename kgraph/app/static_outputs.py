@@ -46,6 +46,24 @@ def derived_bound(time_ns: float, counts: dict, roofline: dict, interval: tuple 
     return bound, p_latency if bound == "latency" else 1.0 - p_latency
 
 
+def assumed_trips(launch) -> str:
+    """The trip counts the model's inputs assumed for ``launch`` (:mod:`kgraph.analysis.trips`: the loops of
+    unknown count it did not give), described; "" when none."""
+    from kgraph.analysis.trips import describe_assumptions, trip_assumptions
+    from kgraph.models.launches import analysis_of
+
+    analysis = analysis_of(launch.graph)
+    assumptions = {k: v for k, v in (trip_assumptions(analysis) if analysis is not None else {}).items()
+                   if k not in launch.args}
+    if not assumptions:
+        return ""
+    env = {**analysis.resolve_env({"global_size": launch.global_size, "local_size": launch.local_size}),
+           **launch.args}
+    values = {k: float(v.subs({s: env[s.name] for s in v.free_symbols if s.name in env}))
+              for k, v in assumptions.items()}
+    return describe_assumptions(assumptions, values)
+
+
 def with_static_outputs(launches: list, predictions: list[dict], as_grid: list[bool]) -> list[dict]:
     """``predictions`` with ``flops``/``bytes`` replaced by the exact static counts where the analysis has
     them (``flops_source``/``bytes_source`` ``"static"``, else ``"model"``), the bound class derived from them
@@ -88,8 +106,10 @@ def with_static_outputs(launches: list, predictions: list[dict], as_grid: list[b
                 pred["bound_probability"] = probability
         else:
             pred["bound_source"] = "model"
-        # why the static counts were not used (an unknown trip count names its loop), "" when they were
-        pred["counts_note"] = "" if counts is not None else (reason or "a symbol has no value at this launch")
+        # why the static counts were not used (an unknown trip count names its loop, and what the model assumed
+        # for it), "" when they were
+        pred["counts_note"] = "" if counts is not None else \
+            "; ".join(filter(None, (reason or "a symbol has no value at this launch", assumed_trips(launch))))
         if messages and launch.lang == "cuda" and not grid:
             messages.append("for CUDA, --global is threads per dimension (grid x block); to pass the grid "
                             "give --grid BLOCKS --block THREADS")

@@ -20,7 +20,8 @@ from __future__ import annotations
 import sympy
 
 from kgraph.analysis.result import C_FUNCTIONS, FLOOR_LOG2_C
-from kgraph.data.features import LAUNCH_FEATURES, NUM_SCALAR_ARGS, STATIC_COUNTS, STATIC_FEATURES, static_count_exprs
+from kgraph.data.features import (KNOWN_ASSUMED, KNOWN_EXACT, LAUNCH_FEATURES, NUM_SCALAR_ARGS, STATIC_COUNTS,
+                                  STATIC_FEATURES, static_count_exprs)
 from kgraph.parsers.errors import ModelError
 
 FEATURE_ORDER = (*LAUNCH_FEATURES, *STATIC_FEATURES)
@@ -30,7 +31,9 @@ _C_HELPERS = FLOOR_LOG2_C
 _WORK_SYMBOLS = tuple(f"{p}{d}" for p in ("gsz", "lsz", "ngrp") for d in range(3))
 
 
-def _static_function(index: int, exprs: list, scalars: list[str]) -> str:
+def _static_function(index: int, exprs: list, scalars: list[str], assumed: bool) -> str:
+    """C of one kernel's static counts; returns 1 (2 when a trip count is assumed: ``static_known`` is then
+    ``KNOWN_ASSUMED``)."""
     head = f"static int kgraph_static_{index}(const double *kg_w, const double *kg_args, int kg_n, double *kg_c) {{"
     known = set(_WORK_SYMBOLS) | set(scalars)
     lines = [head]
@@ -52,7 +55,7 @@ def _static_function(index: int, exprs: list, scalars: list[str]) -> str:
         lines.append(f"  kg_c[{i}] = {code};")
     used = " ".join(f"(void)v_{n};" for n in (*_WORK_SYMBOLS, *scalars))
     lines.append(f"  {used}")
-    lines.append("  return 1;")
+    lines.append(f"  return {2 if assumed else 1};{' /* a trip count is assumed (kgraph.analysis.trips) */' if assumed else ''}")
     lines.append("}")
     return "\n".join(lines) + "\n"
 
@@ -141,7 +144,7 @@ static int kgraph_check_launch(int kernel, int dims, const double global[3], con
 static void kgraph_full_features(int kernel, int dims, const double global[3], const double local[3],
                                  const double *args, int n_args, int device, double *out) {{
   double w[9], c[{n_static}], items = 1.0, group = 1.0, groups = 1.0, cus;
-  int d, i;
+  int d, i, rc;
   (void)kgraph_floor_log2; /* used by some kernels' static counts only */
   cus = kgraph_device_cus(device);
   if (cus < 1.0) cus = 1.0;
@@ -164,9 +167,11 @@ static void kgraph_full_features(int kernel, int dims, const double global[3], c
     out[11 + i] = v > 0 ? log1p(v) : (v < 0 ? -log1p(-v) : 0.0);
   }}
   for (i = 0; i < {1 + 2 * n_static + 1}; ++i) out[{15} + i] = 0.0;
-  if (kgraph_static_table[kernel] && kgraph_static_table[kernel](w, args, n_args, c)) {{
+  if (kgraph_static_table[kernel] && (rc = kgraph_static_table[kernel](w, args, n_args, c)) != 0) {{
     double flops, nbytes;
-    out[15] = 1.0; /* as Python: a count that does not evaluate is 0 and the launch's counts are not known */
+    /* as Python: a count that does not evaluate is 0 and the counts are not known (0); with a trip count
+       assumed (rc 2) they are known at the assumption */
+    out[15] = rc == 1 ? {KNOWN_EXACT!r} : {KNOWN_ASSUMED!r};
     for (i = 0; i < {n_static}; ++i) if (!isfinite(c[i])) {{ c[i] = 0.0; out[15] = 0.0; }}
     for (i = 0; i < {n_static}; ++i) {{
       double per_item = c[i] > 0.0 ? c[i] : 0.0;
