@@ -22,7 +22,7 @@ from torch_geometric.data import Batch
 from kgraph.data.batch import LaunchBatch
 from kgraph.data.device_descriptors import merge_descriptors
 from kgraph.data.feature_cache import cached_launch_features
-from kgraph.data.features import feature_names, to_targets
+from kgraph.data.features import KNOWN_EXACT, feature_names, to_targets
 from kgraph.data.graph_dataset import KernelGraphs, load_tokenizer
 from kgraph.data.sampling import CappedSampler, group_codes
 from kgraph.data.splits import SPLITS, TEST_FRACTION, VAL_FRACTION, VAL_UNITS, to_splits
@@ -102,10 +102,11 @@ class KGraphDataModule(L.LightningDataModule):
             each epoch (:mod:`kgraph.data.sampling`): every kernel weighs about the same in the loss, not
             in proportion to its launch count. None: every training launch every epoch. Validation and
             test are never capped.
-        train_known_counts: train only on launches whose static counts all evaluate (``static_known`` > 0:
-            exact, or at an assumed trip count for a loop of data-dependent count, :mod:`kgraph.analysis.trips`).
-            A launch whose counts do not evaluate has them as 0, so its features do not describe its work;
-            validation and test keep every launch, as ``kgraph estimate`` sees them.
+        train_known_counts: train only on launches whose static counts are exact (``static_known`` =
+            ``KNOWN_EXACT``). A launch whose counts do not evaluate has them as 0, and one with a loop of
+            data-dependent trip count has them at an assumed count (:mod:`kgraph.analysis.trips`), so neither's
+            features describe its work (trained on, the assumed ones taught v23 to scale every assumed count
+            up: docs/MODELS.md); validation and test keep every launch, as ``kgraph estimate`` sees them.
         val_unit: ``split`` (the split's own validation rows) or ``kernel`` (whole kernels, so a
             validation metric and the best checkpoint reward carrying over to kernels not trained on;
             :mod:`kgraph.data.splits`).
@@ -199,7 +200,7 @@ class KGraphDataModule(L.LightningDataModule):
         self.splits = to_splits(self.table, self.split, self.val_fraction, self.test_fraction,
                                 self.seed, self.test_devices, self.val_unit)
         if self.train_known_counts:
-            known = self.features[:, feature_names().index("static_known")].numpy() > 0
+            known = self.features[:, feature_names().index("static_known")].numpy() == KNOWN_EXACT
             self.splits["train"] = self.splits["train"][known[self.splits["train"]]]
             if not len(self.splits["train"]):
                 raise InputError("--data.train_known_counts: no training launch has static counts that all evaluate")

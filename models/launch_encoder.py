@@ -73,9 +73,20 @@ class LaunchEncoder(nn.Module):
 
     @torch.no_grad()
     def set_statistics(self, mean: Tensor, std: Tensor) -> None:
-        """Store the training split's per-column mean and std (std below 1e-6 counts as 1)."""
+        """Store the training split's per-column mean and std (std below 1e-6 counts as 1), and zero the first
+        layer's weights of those constant columns: their standardised value is 0 on every training launch, so
+        their weights would never get a gradient and would stay at their random start, which a launch unlike
+        every training one (``static_known`` < 1 when only exact counts trained) would then read as signal."""
         self.feature_mean.copy_(mean)
-        self.feature_std.copy_(torch.where(std > 1e-6, std, torch.ones_like(std)))
+        constant = ~(std > 1e-6)
+        self.feature_std.copy_(torch.where(constant, torch.ones_like(std), std))
+        self.mlp[0].weight[:, constant[self.keep]] = 0.0
+
+    def constant_columns(self) -> list[str]:
+        """Names of the kept columns that were constant over the training split (``feature_std`` exactly 1
+        and a zero first-layer weight column: what :meth:`set_statistics` leaves)."""
+        zero = (self.mlp[0].weight == 0).all(0)
+        return [self.feature_names[int(c)] for c, z in zip(self.keep, zero) if z and self.feature_std[c] == 1.0]
 
     def forward(self, features: Tensor) -> Tensor:
         z = (features - self.feature_mean) / self.feature_std  # [B, F]

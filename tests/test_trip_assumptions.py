@@ -1,5 +1,5 @@
-"""Loops of data-dependent trip count: the bound an affine conjunct gives, the count assumed from it, and where
-the assumption is used (features) and where not (floors, exact counts)."""
+"""Loops of data-dependent trip count: the bound an affine conjunct gives, the one iteration assumed, and where
+the assumption is used (features) and where not (floors, exact counts, training)."""
 from __future__ import annotations
 
 import json
@@ -11,7 +11,7 @@ import pytest
 import sympy as sp
 
 import kgraph
-from kgraph.analysis.trips import NO_BOUND_TRIP, trip_assumptions
+from kgraph.analysis.trips import ASSUMED_TRIP, trip_assumptions, trip_bounds
 from kgraph.app.cli.main import main
 from kgraph.data.features import KNOWN_ASSUMED, feature_names, to_launch_features
 from kgraph.data.floors import NO_FLOOR_LOG_NS
@@ -69,18 +69,19 @@ def analysis(source: str):
     return kgraph.from_source(source, "opencl")[0].analysis
 
 
-@pytest.mark.parametrize("source, symbol, upper, assumed", [
-    (NEWTON, "trip_6", "Max(1, max_iter)", "sqrt(Max(1, max_iter))"),  # do ... while (<data> && it < max_iter)
-    (ESCAPE_FOR, "trip_6", "limit", "sqrt(Max(1, limit))"),            # for (...; <data> && k < limit; ...)
-    (COLLATZ, "trip_6", "10000", "100"),                               # while (<data> && count < MAX_STEPS)
-    (WALK, "trip_5", None, str(NO_BOUND_TRIP)),                        # a pointer chase: no bound at all
+@pytest.mark.parametrize("source, symbol, upper", [
+    (NEWTON, "trip_6", "Max(1, max_iter)"),  # do ... while (<data> && it < max_iter)
+    (ESCAPE_FOR, "trip_6", "limit"),         # for (...; <data> && k < limit; ...)
+    (COLLATZ, "trip_6", "10000"),            # while (<data> && count < MAX_STEPS)
+    (WALK, "trip_5", None),                  # a pointer chase: no bound at all
 ])
-def test_an_affine_conjunct_bounds_the_loop_and_gives_its_assumed_count(source, symbol, upper, assumed):
+def test_an_affine_conjunct_bounds_the_loop_and_one_iteration_is_assumed(source, symbol, upper):
     a = analysis(source)
     (loop,) = a.loops
     assert not loop.symbolic and f"trip_{loop.line}" == symbol and symbol in a.symbols
     assert (None if loop.upper is None else str(loop.upper)) == upper
-    assert str(trip_assumptions(a)[symbol]) == assumed
+    assert {k: str(v) for k, v in trip_bounds(a).items()} == ({} if upper is None else {symbol: upper})
+    assert trip_assumptions(a) == {symbol: ASSUMED_TRIP}
     assert trip_assumptions(a) is trip_assumptions(a)  # made once per analysis
 
 
@@ -102,9 +103,9 @@ def test_features_take_the_assumption_and_floors_take_zero_iterations():
                                      {"n": 4096, "max_iter": 100, "trip_6": 7}])
     assert f["static_known"].tolist() == [KNOWN_ASSUMED, KNOWN_ASSUMED, 1.0]
     flops = np.expm1(f["static_flops_fp32"].astype(np.float64))
-    # the loop's fp32 FLOPs per iteration, times sqrt(100) = 10, sqrt(400) = 20 and the given 7
+    # the loop's fp32 FLOPs per iteration, once whatever max_iter is, and 7 times where the mean is given
     per_iteration = flops[2] / 7
-    np.testing.assert_allclose(flops, [10 * per_iteration, 20 * per_iteration, 7 * per_iteration], rtol=1e-4)
+    np.testing.assert_allclose(flops, [per_iteration, per_iteration, 7 * per_iteration], rtol=1e-4)
     # every FLOP is in the loop: no fp32 floor where the count is assumed (0 iterations), one where it is given
     assert (f["floor_fp32"] == NO_FLOOR_LOG_NS).tolist() == [True, True, False]
 
@@ -112,8 +113,7 @@ def test_features_take_the_assumption_and_floors_take_zero_iterations():
 def test_the_assumed_counts_evaluate_as_sympy_does():
     a = analysis(NEWTON)
     counts = {k: sp.sympify(v) for k, v in a.counts.items()}
-    rule = trip_assumptions(a)["trip_6"]
-    by_hand = counts["flops_fp32"].subs({s: rule for s in counts["flops_fp32"].free_symbols if s.name == "trip_6"})
+    by_hand = counts["flops_fp32"].subs({s: 1 for s in counts["flops_fp32"].free_symbols if s.name == "trip_6"})
     value = float(by_hand.subs({s: 100 for s in by_hand.free_symbols}))
     f = _features(NEWTON, "newton", [{"n": 4096, "max_iter": 100}])
     assert np.expm1(float(f["static_flops_fp32"][0])) == pytest.approx(value, rel=1e-4)
@@ -127,7 +127,7 @@ def test_estimate_names_the_assumption_and_keeps_the_counts_the_models(capsys, m
     assert main(base) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["flops_source"] == "model"
-    assert "the model's inputs assume trip_6 = 20 (sqrt(Max(1, max_iter)))" in out["counts_note"]
+    assert "the model's inputs assume trip_6 = 1 (at most Max(1, max_iter))" in out["counts_note"]
     assert main(base + ["--arg", "trip_6=7"]) == 0  # a given mean: exact counts, nothing assumed
     given = json.loads(capsys.readouterr().out)
     assert given["flops_source"] == "static" and given["counts_note"] == ""

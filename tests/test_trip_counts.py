@@ -10,7 +10,7 @@ import pytest
 
 import kgraph
 from kgraph.app.cli.main import main
-from kgraph.analysis.trips import NO_BOUND_TRIP
+from kgraph.analysis.trips import ASSUMED_TRIP
 from kgraph.data.features import KNOWN_ASSUMED, KNOWN_EXACT, feature_names, to_launch_features
 from kgraph.data.floors import NO_FLOOR_LOG_NS
 from kgraph.models.launches import make_launch, trip_symbols
@@ -59,9 +59,9 @@ def test_a_given_trip_count_feeds_the_static_features_not_the_scalar_ones():
     x = to_launch_features(rows, pd.DataFrame([{"source_id": "s", "lang": "opencl", "source": CSR}]), {"d": device})
     f = {n: x[:, i] for i, n in enumerate(feature_names())}
     assert f["static_known"].tolist() == [KNOWN_ASSUMED, KNOWN_EXACT]
-    # without a given mean the loop's count is assumed (no bound in the source: 1 iteration), and the floors
-    # take it at 0: one fp32 multiply-add against none
-    assert np.expm1(f["static_flops_fp32"][0]) == pytest.approx(2 * NO_BOUND_TRIP, rel=1e-5)
+    # without a given mean the loop's count is assumed (one iteration), and the floors take it at 0: one fp32
+    # multiply-add against none
+    assert np.expm1(f["static_flops_fp32"][0]) == pytest.approx(2 * ASSUMED_TRIP, rel=1e-5)
     assert (f["floor_fp32"] == NO_FLOOR_LOG_NS).tolist() == [True, False]
     for i in range(4):
         assert f[f"launch_arg{i}"][0] == f[f"launch_arg{i}"][1]  # trip_7 is not a fifth... or second scalar

@@ -61,7 +61,7 @@ def assumed_trips(launch) -> str:
            **launch.args}
     values = {k: float(v.subs({s: env[s.name] for s in v.free_symbols if s.name in env}))
               for k, v in assumptions.items()}
-    return describe_assumptions(assumptions, values)
+    return describe_assumptions(analysis, values)
 
 
 def with_static_outputs(launches: list, predictions: list[dict], as_grid: list[bool]) -> list[dict]:
