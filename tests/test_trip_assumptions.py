@@ -131,3 +131,18 @@ def test_estimate_names_the_assumption_and_keeps_the_counts_the_models(capsys, m
     assert main(base + ["--arg", "trip_6=7"]) == 0  # a given mean: exact counts, nothing assumed
     given = json.loads(capsys.readouterr().out)
     assert given["flops_source"] == "static" and given["counts_note"] == ""
+
+
+def test_estimate_gives_the_time_with_every_assumed_loop_at_its_bound(model_dir, tmp_path):
+    import kgraph as kg
+
+    (tmp_path / "newton.cl").write_text(NEWTON)
+    (tmp_path / "walk.cl").write_text(WALK)
+    m = kg.load_model(model_dir)
+    launch = dict(global_size=[4096], local_size=[64], device=DEVICE)
+    low = m.estimate(tmp_path / "newton.cl", "newton", args={"n": 4096, "max_iter": 400}, **launch)
+    high = m.estimate(tmp_path / "newton.cl", "newton", args={"n": 4096, "max_iter": 400, "trip_6": 400}, **launch)
+    assert low["time_at_bound_ns"] == pytest.approx(high["time_ns"], rel=1e-6)  # the same as giving the bound
+    assert high["time_at_bound_ns"] is None  # nothing assumed
+    walk = m.estimate(tmp_path / "walk.cl", "walk", **launch)
+    assert walk["time_at_bound_ns"] is None and "trip_5 = 1" in walk["counts_note"]  # no bound: no upper end

@@ -46,22 +46,47 @@ def derived_bound(time_ns: float, counts: dict, roofline: dict, interval: tuple 
     return bound, p_latency if bound == "latency" else 1.0 - p_latency
 
 
-def assumed_trips(launch) -> str:
-    """The trip counts the model's inputs assumed for ``launch`` (:mod:`kgraph.analysis.trips`: the loops of
-    unknown count it did not give), described; "" when none."""
-    from kgraph.analysis.trips import describe_assumptions, trip_assumptions
+def trip_values(launch) -> tuple[dict[str, float], dict[str, float]]:
+    """``(assumed, bounds)`` of ``launch``: each loop of unknown trip count the launch does not give, with the count
+    the model's inputs assume (:mod:`kgraph.analysis.trips`), and, for those whose condition bounds them, the bound
+    at this launch (a number; left out where it does not evaluate)."""
+    from kgraph.analysis.trips import trip_assumptions, trip_bounds
     from kgraph.models.launches import analysis_of
 
     analysis = analysis_of(launch.graph)
     assumptions = {k: v for k, v in (trip_assumptions(analysis) if analysis is not None else {}).items()
                    if k not in launch.args}
     if not assumptions:
-        return ""
+        return {}, {}
     env = {**analysis.resolve_env({"global_size": launch.global_size, "local_size": launch.local_size}),
            **launch.args}
-    values = {k: float(v.subs({s: env[s.name] for s in v.free_symbols if s.name in env}))
-              for k, v in assumptions.items()}
-    return describe_assumptions(analysis, values)
+
+    def value(expr) -> float:
+        out = expr.subs({s: env[s.name] for s in expr.free_symbols if s.name in env})
+        return float(out) if out.is_number and out.is_finite else math.nan
+
+    bounds = {k: value(v) for k, v in trip_bounds(analysis).items() if k in assumptions}
+    return {k: value(v) for k, v in assumptions.items()}, {k: v for k, v in bounds.items() if v >= 0}
+
+
+def assumed_trips(launch) -> str:
+    """The trip counts the model's inputs assumed for ``launch``, described; "" when none."""
+    from kgraph.analysis.trips import describe_assumptions
+    from kgraph.models.launches import analysis_of
+
+    assumed, _ = trip_values(launch)
+    return describe_assumptions(analysis_of(launch.graph), assumed) if assumed else ""
+
+
+def at_bounds(launch):
+    """``launch`` with every assumed loop at its bound (given as its mean trip count), or None when a loop is
+    assumed without a bound (its work has no upper end) or nothing is assumed."""
+    from dataclasses import replace
+
+    assumed, bounds = trip_values(launch)
+    if not assumed or set(bounds) != set(assumed):
+        return None
+    return replace(launch, args={**launch.args, **bounds})
 
 
 def with_static_outputs(launches: list, predictions: list[dict], as_grid: list[bool]) -> list[dict]:

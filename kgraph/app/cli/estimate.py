@@ -220,6 +220,8 @@ def run(args) -> int:
         print(f"  bytes      {_count(r['bytes'], r['bytes_source'])} ({r['bytes_source']})")
         if r.get("counts_note"):
             print(f"  counts     the model's estimates, not exact: {r['counts_note']}")
+        if r.get("time_at_bound_ns") is not None:
+            print(f"  at bound   {_time(r['time_at_bound_ns'])} if every loop of unknown trip count ran to its bound")
         how = ("from the exact counts and the predicted time" if r.get("bound_source") == "static"
                else "the model's classifier")
         print(f"  bound      {r['bound']} (p={r['bound_probability']:.2f}, {how})")
