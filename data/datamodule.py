@@ -22,7 +22,8 @@ from torch_geometric.data import Batch
 from kgraph.data.batch import LaunchBatch
 from kgraph.data.device_descriptors import merge_descriptors
 from kgraph.data.feature_cache import cached_launch_features
-from kgraph.data.features import KNOWN_EXACT, feature_names, to_targets
+from kgraph.data.features import feature_names, to_targets
+from kgraph.data.static_counts import KNOWN_EXACT
 from kgraph.data.graph_dataset import KernelGraphs, load_tokenizer
 from kgraph.data.sampling import CappedSampler, group_codes
 from kgraph.data.splits import SPLITS, TEST_FRACTION, VAL_FRACTION, VAL_UNITS, to_splits

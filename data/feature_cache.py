@@ -21,7 +21,7 @@ import pandas as pd
 FEATURE_COLUMNS = ("device_id", "source_id", "kernel_name", "dims", "g0", "g1", "g2", "l0", "l1", "l2", "args")
 #: modules whose code decides the features (their package folders are hashed whole)
 CODE_PACKAGES = ("kgraph.parsers", "kgraph.analysis")
-CODE_MODULES = ("kgraph.data.features", "kgraph.data.floors", "kgraph.data.static_footprint", "kgraph.count_keys",
+CODE_MODULES = ("kgraph.data.features", "kgraph.data.static_counts", "kgraph.data.floors", "kgraph.data.static_footprint", "kgraph.count_keys",
                 "kgraph.graphs", "kgraph.data.harness.descriptor")
 
 

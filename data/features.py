@@ -8,8 +8,8 @@ Feature columns (their name prefix is the group an ablation can drop, see kgraph
   ``launch_log2_items`` (g0*g1*g2), ``launch_log2_group_size`` (l0*l1*l2), ``launch_log2_groups``
   (number of work-groups), ``launch_log2_groups_per_cu`` (work-groups per compute unit, may be < 0);
   ``launch_arg0..3``: the first four scalar arguments (``args`` JSON order), sign(x)*log1p(|x|), 0 if absent.
-- ``static_known``: :data:`KNOWN_EXACT` (1) when every count of the kernel's static analysis evaluated to a number
-  at that launch; :data:`KNOWN_ASSUMED` (0.5) when they did with a loop's trip count assumed (a loop of unknown
+- ``static_known``: :data:`~kgraph.data.static_counts.KNOWN_EXACT` (1) when every count of the kernel's static analysis evaluated to a number
+  at that launch; :data:`~kgraph.data.static_counts.KNOWN_ASSUMED` (0.5) when they did with a loop's trip count assumed (a loop of unknown
   count the launch does not give, :mod:`kgraph.analysis.trips`); else 0 (counts that did not evaluate are 0, and
   all are 0 when the kernel has no analysis);
   for each count of ``kgraph.analysis`` (``STATIC_COUNTS``): ``static_<count>`` = log1p(per-work-item
@@ -35,7 +35,7 @@ Unknown values (-1 or NaN) are NaN. ``bound`` is the index in ``BOUND_CLASSES`` 
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -46,6 +46,7 @@ from kgraph.data.launch_columns import LaunchColumns
 from kgraph.data.targets import BOUND_CLASSES, REGRESSION_TARGETS, TARGETS, bound_index, to_natural  # noqa: F401
 from kgraph.count_keys import COUNT_KEYS as STATIC_COUNTS  # the analysis' counts, defined once there
 from kgraph.analysis.symbolic_math import TRIP_PREFIX
+from kgraph.data.static_counts import graph_of, static_block
 from kgraph.analysis.traffic import CPU_ONLY_KEYS, TRAFFIC_KEYS  # the traffic by access pattern, defined there
 
 if TYPE_CHECKING:
@@ -57,8 +58,6 @@ LAUNCH_FEATURES = (
     "launch_log2_groups", "launch_log2_groups_per_cu",
     *(f"launch_arg{i}" for i in range(NUM_SCALAR_ARGS)),
 )
-#: ``static_known`` of a launch whose counts are exact, and of one whose counts take an assumed trip count
-KNOWN_EXACT, KNOWN_ASSUMED = 1.0, 0.5
 STATIC_FEATURES = (
     "static_known",
     *(f"static_{c}" for c in STATIC_COUNTS),
@@ -110,91 +109,6 @@ def to_targets(launches: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     y = np.stack([t.transform(natural[t.name]) for t in TARGETS], axis=1)
     bound = launches["bound"] if "bound" in launches else pd.Series([None] * len(launches))
     return y.astype(np.float32), bound_index(bound)
-
-
-# ---------------------------------------------------------------------------------- static counts
-def static_count_exprs(source: str, lang: str, kernel_name: str) -> tuple[list, list[str], bool] | None:
-    """(sympy per-work-item count expressions in ``STATIC_COUNTS`` order, the kernel's scalar parameter
-    names in order, whether a loop's trip count is assumed), or None when the kernel does not parse or has no
-    analysis (its static features are then 0 with ``static_known`` = 0). Each unknown trip count is replaced by
-    its assumption (:mod:`kgraph.analysis.trips`), as :func:`static_block` does for a launch that does not give
-    it. Parses ``source``: for callers that have only the text (the C export); a caller holding the kernel's
-    graph passes its analysis to :func:`static_block`.
-    """
-    from kgraph.analysis.trips import trip_assumptions
-
-    graph = _graph_of(source, lang, kernel_name)
-    if graph is None or graph.analysis is None:
-        return None
-    assumptions = trip_assumptions(graph.analysis)
-    exprs = [e.xreplace({s: assumptions[s.name] for s in e.free_symbols if s.name in assumptions})
-             for e in count_exprs(graph.analysis)]
-    return exprs, [p.name for p in graph.function.params if not p.is_pointer], bool(assumptions)
-
-
-def count_exprs(analysis) -> list:
-    """The sympy per-work-item count expressions of ``analysis`` (a ``KernelAnalysis``), ``STATIC_COUNTS`` order."""
-    import sympy
-
-    return [sympy.sympify(analysis.counts.get(c, 0)) for c in STATIC_COUNTS]
-
-
-def feature_exprs(analysis) -> list:
-    """:func:`count_exprs` followed by the traffic expressions (``TRAFFIC_KEYS`` order): what
-    :func:`compile_counts` evaluates."""
-    from kgraph.analysis.traffic import traffic_exprs
-
-    return count_exprs(analysis) + traffic_exprs(analysis)
-
-
-def _graph_of(source: str, lang: str, kernel_name: str):
-    """The ``KernelGraph`` (with its analysis) of kernel ``kernel_name`` of ``source``, parsed here; None when
-    the source does not parse or has no such kernel."""
-    import kgraph
-    from kgraph.errors import KGraphError
-
-    try:
-        graphs = kgraph.from_source(source, lang, filename=f"<{kernel_name}>")
-    except KGraphError:
-        return None
-    return next((g for g in graphs if g.name == kernel_name), None)
-
-
-def compile_counts(analysis) -> Callable[[dict], np.ndarray] | None:
-    """Lambdify the kernel's symbolic per-work-item counts once (kept with ``analysis``, so every chunk
-    and launch of the kernel shares it).
-
-    Returns ``fn(env) -> Float[len(STATIC_COUNTS) + len(TRAFFIC_KEYS), N]`` (the counts, then the traffic)
-    where ``env`` maps symbol names (scalar parameters, ``gsz0..2``, ``lsz0..2``, ``ngrp0..2``) to Float[N]
-    arrays; None when ``analysis`` is None.
-    """
-    if analysis is None:
-        return None
-    return analysis.derived("features.counts", lambda: _lambdify_counts(feature_exprs(analysis)))
-
-
-def _lambdify_counts(exprs: list) -> Callable[[dict], np.ndarray]:
-    import sympy
-
-    from kgraph.analysis.result import NUMERIC_FUNCTIONS  # floor_log2's one numeric definition
-
-    symbols = sorted(set().union(*(e.free_symbols for e in exprs)), key=lambda s: s.name)
-    # numpy the module, not "numpy": the name makes sympy run `from numpy import *`, which imports numpy.f2py,
-    # numpy.ma, numpy.random, ... (~0.1 s of a cold `kgraph estimate`); the printer and the names are the same
-    fn = sympy.lambdify(symbols, exprs, modules=[NUMERIC_FUNCTIONS, np])
-    names = [s.name for s in symbols]
-
-    def evaluate(env: dict[str, np.ndarray]) -> np.ndarray:
-        n = len(next(iter(env.values())))
-        values = [env.get(name, np.full(n, np.nan)) for name in names]
-        with np.errstate(all="ignore"):
-            try:
-                out = fn(*values)
-            except (ArithmeticError, ValueError, TypeError, NameError):  # a count numpy cannot evaluate
-                return np.full((len(exprs), n), np.nan)
-        return np.stack([np.broadcast_to(np.asarray(v, dtype=np.float64), (n,)) for v in out])
-
-    return evaluate
 
 
 #: the launch columns :func:`to_launch_features` reads (``analysis`` and ``footprint_bytes`` when present)
@@ -256,74 +170,12 @@ def _launch_env(cols: dict, idx: np.ndarray, args: list[dict]) -> dict[str, np.n
     return env
 
 
-def static_block(analysis, env: dict[str, np.ndarray],
-                 items: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """The static-count feature columns Float[n, len(STATIC_FEATURES)], total (fp32, fp64) FLOPs
-    Float[n, 2] and traffic feature columns Float[n, len(TRAFFIC_FEATURES)] of n launches of one kernel,
-    from its analysis (None: unknown kernel).
-
-    A loop of unknown trip count that a launch does not give (``trip_<line>`` in its args) takes its assumed
-    count (:mod:`kgraph.analysis.trips`) in the feature columns, with ``static_known`` = :data:`KNOWN_ASSUMED`;
-    the FLOPs (for the floors) take it at 0 iterations, so a floor stays a lower bound.
-
-    Args:
-        analysis: the kernel's ``KernelAnalysis`` (:func:`compile_counts` and its trip assumptions are made once
-            per analysis).
-        env: :func:`_launch_env` of the launches.
-        items: Float[n] work-items of each launch.
-    """
-    if analysis is None:
-        return None
-    from kgraph.analysis.trips import trip_assumptions
-
-    evaluate = compile_counts(analysis)
-    n = len(items)
-    assumed = np.zeros(n, dtype=bool)  # a row with a trip count it did not give
-    at_prior, at_zero = dict(env), dict(env)
-    assumptions = trip_assumptions(analysis)
-    if assumptions:
-        priors = analysis.derived("features.trip_priors", lambda: _lambdify_named(assumptions))
-        for name, prior in priors(env).items():
-            given = env.get(name, np.full(n, np.nan))
-            missing = ~np.isfinite(given)
-            assumed |= missing
-            at_prior[name] = np.where(missing, prior, given)
-            at_zero[name] = np.where(missing, 0.0, given)
-    values = evaluate(at_prior)  # [C + T, n]: the counts, then the traffic
-    per_item, traffic = values[:len(STATIC_COUNTS)], values[len(STATIC_COUNTS):]
-    known = np.where(np.isfinite(per_item).all(0), np.where(assumed, KNOWN_ASSUMED, KNOWN_EXACT), 0.0)
-    per_item = np.maximum(np.nan_to_num(per_item, nan=0.0, posinf=0.0, neginf=0.0), 0.0)
-    traffic = np.maximum(np.nan_to_num(traffic, nan=0.0, posinf=0.0, neginf=0.0), 0.0)
-    total = per_item * items
-    traffic_total = traffic * items
-    flops = total[STATIC_COUNTS.index("flops_fp32")] + total[STATIC_COUNTS.index("flops_fp64")]
-    nbytes = total[STATIC_COUNTS.index("global_load_bytes")] + total[STATIC_COUNTS.index("global_store_bytes")]
-    fp = [STATIC_COUNTS.index("flops_fp32"), STATIC_COUNTS.index("flops_fp64")]
-    lower = total[fp] if not assumed.any() else \
-        np.maximum(np.nan_to_num(evaluate(at_zero)[fp], nan=0.0, posinf=0.0, neginf=0.0), 0.0) * items
-    work = lower.T
-    static = np.column_stack([known, np.log1p(per_item.T), np.log1p(total.T),
-                              np.log1p(flops / np.maximum(nbytes, 1.0))])
-    sectors = traffic_total[TRAFFIC_KEYS.index("global_sector_bytes")]
-    traffic_cols = np.column_stack([np.log1p(traffic.T), np.log1p(traffic_total.T),
-                                    np.log1p(flops / np.maximum(sectors, 1.0))])
-    return static, work, traffic_cols
-
-
-def _lambdify_named(exprs: dict) -> Callable[[dict], dict[str, np.ndarray]]:
-    """``fn(env) -> {name: Float[n]}`` evaluating each of ``exprs`` (name → sympy) over ``env`` as
-    :func:`compile_counts` does (NaN where a symbol has no value)."""
-    names = list(exprs)
-    evaluate = _lambdify_counts([exprs[k] for k in names])
-    return lambda env: dict(zip(names, evaluate(env)))
-
-
 def _static_block_of_source(task: tuple) -> tuple:
     """``(static_block, exact static footprints)`` of ``(source, lang, kernel_name, env, items)``, parsed and
     analysed here once for both (a pool worker's unit of work)."""
     from kgraph.data.static_footprint import exact_footprints
 
-    graph = _graph_of(*task[:3])
+    graph = graph_of(*task[:3])
     env, items = task[3:]
     return (static_block(None if graph is None else graph.analysis, env, items),
             exact_footprints(graph, env))

@@ -9,7 +9,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from kgraph.data.features import KNOWN_ASSUMED, feature_names
+from kgraph.data.features import feature_names
+from kgraph.data.static_counts import KNOWN_ASSUMED
 from kgraph.models.launch_encoder import LaunchEncoder, LaunchEncoderConfig
 
 ROOT = Path(__file__).resolve().parent.parent

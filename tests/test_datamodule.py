@@ -12,7 +12,8 @@ import torch
 
 from kgraph.data.datamodule import KGraphDataModule
 from kgraph.data.splits import TEST_FRACTION, VAL_FRACTION, to_splits
-from kgraph.data.features import KNOWN_ASSUMED, KNOWN_EXACT, LAUNCH_FEATURES, feature_names
+from kgraph.data.features import LAUNCH_FEATURES, feature_names
+from kgraph.data.static_counts import KNOWN_ASSUMED, KNOWN_EXACT
 
 KERNELS = {  # kernel_id: (family, kernel_name, source)
     "saxpy": ("blas1", "saxpy", "__kernel void saxpy(__global float* y, __global const float* x, float a, int n)"

@@ -14,7 +14,8 @@ import pytest
 import kgraph
 from kgraph.app.static_checks import (coverage_warnings, coverage_warnings_many, kernel_facts, static_counts,
                                       static_counts_many)
-from kgraph.data.features import compile_counts, to_launch_features
+from kgraph.data.features import to_launch_features
+from kgraph.data.static_counts import compile_counts
 from kgraph.models.launches import kernel_footprint, kernels_of, make_launch, static_footprints, to_tables
 
 ROOT = Path(__file__).resolve().parent.parent

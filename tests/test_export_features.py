@@ -9,7 +9,8 @@ import pandas as pd
 import pytest
 import torch
 
-from kgraph.data.features import KNOWN_ASSUMED, to_launch_features
+from kgraph.data.features import to_launch_features
+from kgraph.data.static_counts import KNOWN_ASSUMED
 from kgraph.data.corpus import tile_kernel_files
 from kgraph.models.compact import CompactConfig, CompactHead, to_compact_inputs
 from kgraph.models.export import to_c

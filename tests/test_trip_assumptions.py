@@ -13,7 +13,8 @@ import sympy as sp
 import kgraph
 from kgraph.analysis.trips import ASSUMED_TRIP, trip_assumptions, trip_bounds
 from kgraph.app.cli.main import main
-from kgraph.data.features import KNOWN_ASSUMED, feature_names, to_launch_features
+from kgraph.data.features import feature_names, to_launch_features
+from kgraph.data.static_counts import KNOWN_ASSUMED
 from kgraph.data.floors import NO_FLOOR_LOG_NS
 
 ROOT = Path(__file__).resolve().parent.parent

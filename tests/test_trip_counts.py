@@ -11,7 +11,8 @@ import pytest
 import kgraph
 from kgraph.app.cli.main import main
 from kgraph.analysis.trips import ASSUMED_TRIP
-from kgraph.data.features import KNOWN_ASSUMED, KNOWN_EXACT, feature_names, to_launch_features
+from kgraph.data.features import feature_names, to_launch_features
+from kgraph.data.static_counts import KNOWN_ASSUMED, KNOWN_EXACT
 from kgraph.data.floors import NO_FLOOR_LOG_NS
 from kgraph.models.launches import make_launch, trip_symbols
 

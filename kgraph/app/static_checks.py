@@ -122,7 +122,7 @@ def _per_item(analysis, env: dict, trips: bool = False) -> dict:
     a value, a division by zero) gets NaN in every count, as ``KernelAnalysis.evaluate`` raises there."""
     import numpy as np
 
-    from kgraph.data.features import STATIC_COUNTS, compile_counts
+    from kgraph.data.static_counts import STATIC_COUNTS, compile_counts
 
     n = len(env["gsz0"])
     missing = analysis.symbols - set(env)

@@ -20,8 +20,8 @@ from __future__ import annotations
 import sympy
 
 from kgraph.analysis.result import C_FUNCTIONS, FLOOR_LOG2_C
-from kgraph.data.features import (KNOWN_ASSUMED, KNOWN_EXACT, LAUNCH_FEATURES, NUM_SCALAR_ARGS, STATIC_COUNTS,
-                                  STATIC_FEATURES, static_count_exprs)
+from kgraph.data.features import LAUNCH_FEATURES, NUM_SCALAR_ARGS, STATIC_COUNTS, STATIC_FEATURES
+from kgraph.data.static_counts import KNOWN_ASSUMED, KNOWN_EXACT, static_count_exprs
 from kgraph.parsers.errors import ModelError
 
 FEATURE_ORDER = (*LAUNCH_FEATURES, *STATIC_FEATURES)
