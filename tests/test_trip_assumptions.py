@@ -86,6 +86,19 @@ def test_an_affine_conjunct_bounds_the_loop_and_one_iteration_is_assumed(source,
     assert trip_assumptions(a) is trip_assumptions(a)  # made once per analysis
 
 
+def test_no_bound_when_the_body_also_moves_the_loop_variable():
+    src = """__kernel void skip(__global const int *d, __global int *out, int n)
+    {
+        int k;
+        for (k = 0; k < n && d[k] != 0; k++)
+            k += d[k];
+        out[get_global_id(0)] = k;
+    }
+    """
+    (loop,) = analysis(src).loops
+    assert not loop.symbolic and loop.upper is None
+
+
 def test_a_kernel_without_unknown_loops_assumes_nothing():
     src = "__kernel void k(__global float *x, int n) { for (int j = 0; j < n; j++) x[get_global_id(0)] += 1.0f; }"
     assert trip_assumptions(analysis(src)) == {}

@@ -121,9 +121,11 @@ def for_loop(node, env, loop_symbol) -> Loop:
     if not var or cond is None or update is None:
         return opaque_loop(node, "for", "not an affine for loop (missing init, condition or update)", var or "")
     parts = _conjuncts(cond)
-    if len(parts) > 1:  # i < b && <data>: the affine conjunct's count bounds the loop's
-        return _bounded_exit(node, "for", var, start, [_condition(p, var, env) for p in parts],
-                             _update(_part_updating(update, var), var, env), env, _exits(node.child_by_field_name("body")))
+    if len(parts) > 1:  # i < b && <data>: the affine conjunct's count bounds the loop's, unless the body moves i
+        body = node.child_by_field_name("body")
+        step = (None, None) if assignments_of(body, var) else _update(_part_updating(update, var), var, env)
+        return _bounded_exit(node, "for", var, start, [_condition(p, var, env) for p in parts], step, env,
+                             _exits(body))
     op, bound = _condition(cond, var, env)
     step_kind, step = _update(_part_updating(update, var), var, env)
     if op is None or step_kind is None:
