@@ -110,6 +110,8 @@ def floor_predictions(part: dict) -> np.ndarray:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from kgraph.data.static_counts import counts_exact
+
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--datasets", nargs="+", default=["data/datasets/c-amd-epyc/cpu-c-amd-epyc-1c",
                                                      "data/datasets/c-amd-epyc/cpu-c-amd-epyc-2c"])
@@ -132,10 +134,10 @@ def main(argv: list[str] | None = None) -> int:
             seeds = pd.DataFrame([metrics(preds[i], true) for preds in per_seed])
             rows.append({**base, "method": f"compact (code-free, {len(args.seeds)} seeds)",
                          **seeds.mean().to_dict(), **{f"{k}_sd": v for k, v in seeds.std(ddof=0).to_dict().items()}})
-            known = part["table"]["static_known"].to_numpy()[te] > 0 if "static_known" in part["table"] else None
+            known = counts_exact(part["table"]["static_known"].to_numpy()[te]) if "static_known" in part["table"] else None
             if known is None:
                 from kgraph.data.features import feature_names
-                known = part["features"][torch.as_tensor(te), feature_names().index("static_known")].numpy() > 0
+                known = counts_exact(part["features"][torch.as_tensor(te), feature_names().index("static_known")].numpy())
             if not known.all():  # functions whose loop trip counts the analysis left symbolic: no static counts
                 seeds_k = pd.DataFrame([metrics(preds[i][known], true[known]) for preds in per_seed])
                 rows.append({**base, "test_launches": int(known.sum()),

@@ -19,6 +19,7 @@ def main(argv: list[str] | None = None) -> int:
     from sklearn.ensemble import HistGradientBoostingRegressor
 
     from benchmarks.static_gbt_out_of_corpus import CORPUS, GENERATED, D, with_cached_features
+    from kgraph.data.static_counts import counts_exact
     from kgraph.models.baselines import LaunchRows
     from kgraph.models.baselines.static_gbt import StaticGBTBaseline, to_static_features
 
@@ -34,7 +35,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.family not in set(family):
         parser.error(f"--family {args.family}: no such family in the corpus datasets")
     device = rows.launches["device_id"].astype(str).to_numpy()
-    train = np.isfinite(y) & (rows.feature("static_known") > 0) & (family != args.family)
+    train = np.isfinite(y) & counts_exact(rows.feature("static_known")) & (family != args.family)
     for seed in args.seeds:
         # the baseline's estimator settings, for the time target alone (the family's other targets are not asked)
         model = HistGradientBoostingRegressor(**StaticGBTBaseline(seed=seed).params).fit(x[train], y[train])

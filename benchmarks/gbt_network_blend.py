@@ -22,6 +22,7 @@ def main(argv: list[str] | None = None) -> int:
     from benchmarks.static_gbt_out_of_corpus import (CORPUS, FOREIGN, GENERATED, HOLDOUTS, D, described_as_trained,
                                                      floors_ns, foreign_rows, scores, with_cached_features)
     from kgraph.data.foreign_set import entries
+    from kgraph.data.static_counts import counts_exact
     from kgraph.models.baselines import LaunchRows
     from kgraph.models.baselines.static_gbt import StaticGBTBaseline
 
@@ -31,7 +32,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cache-dir", default="runs/cache", help="the DataModule's feature cache")
     args = parser.parse_args(argv)
     train = with_cached_features(LaunchRows.from_datasets([D / d for d in CORPUS + GENERATED]), args.cache_dir)
-    fits = [StaticGBTBaseline(seed=s).fit(train.take(np.flatnonzero(train.feature("static_known") > 0)))
+    fits = [StaticGBTBaseline(seed=s).fit(train.take(np.flatnonzero(counts_exact(train.feature("static_known")))))
             for s in (0, 1, 2)]
 
     def gbt(rows) -> np.ndarray:

@@ -95,6 +95,7 @@ def scores(pred_ns: np.ndarray, true_ns: np.ndarray) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     from kgraph.models.baselines import LaunchRows, StaticGBTBaseline
+    from kgraph.data.static_counts import counts_exact
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cache-dir", default="runs/cache", help="the DataModule's cache of launch features")
@@ -103,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     everything = with_cached_features(LaunchRows.from_datasets([D / d for d in CORPUS + GENERATED]), args.cache_dir)
     generated = everything.launches["kernel_id"].astype(str).str.startswith("gen.").to_numpy()
-    known = everything.feature("static_known") > 0
+    known = counts_exact(everything.feature("static_known"))
     training = {"corpus only": np.flatnonzero(~generated), "corpus + generated": None,
                 "corpus + generated, known counts": np.flatnonzero(known)}
     fits = {name: [StaticGBTBaseline(seed=seed).fit(everything if rows is None else everything.take(rows))

@@ -23,7 +23,7 @@ from kgraph.data.batch import LaunchBatch
 from kgraph.data.device_descriptors import merge_descriptors
 from kgraph.data.feature_cache import cached_launch_features
 from kgraph.data.features import feature_names, to_targets
-from kgraph.data.static_counts import KNOWN_EXACT
+from kgraph.data.static_counts import counts_exact
 from kgraph.data.graph_dataset import KernelGraphs, load_tokenizer
 from kgraph.data.sampling import CappedSampler, group_codes
 from kgraph.data.splits import SPLITS, TEST_FRACTION, VAL_FRACTION, VAL_UNITS, to_splits
@@ -201,7 +201,7 @@ class KGraphDataModule(L.LightningDataModule):
         self.splits = to_splits(self.table, self.split, self.val_fraction, self.test_fraction,
                                 self.seed, self.test_devices, self.val_unit)
         if self.train_known_counts:
-            known = self.features[:, feature_names().index("static_known")].numpy() == KNOWN_EXACT
+            known = counts_exact(self.features[:, feature_names().index("static_known")].numpy())
             self.splits["train"] = self.splits["train"][known[self.splits["train"]]]
             if not len(self.splits["train"]):
                 raise InputError("--data.train_known_counts: no training launch has static counts that all evaluate")

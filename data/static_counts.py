@@ -16,6 +16,12 @@ from kgraph.analysis.traffic import TRAFFIC_KEYS
 KNOWN_EXACT, KNOWN_ASSUMED = 1.0, 0.5
 
 
+def counts_exact(static_known):
+    """Where the ``static_known`` column (array-like) says a launch's counts are exact: not where they do not
+    evaluate (0), nor where they take an assumed trip count (``KNOWN_ASSUMED``)."""
+    return np.asarray(static_known) == KNOWN_EXACT
+
+
 def static_count_exprs(source: str, lang: str, kernel_name: str) -> tuple[list, list[str], bool] | None:
     """(sympy per-work-item count expressions in ``STATIC_COUNTS`` order, the kernel's scalar parameter
     names in order, whether a loop's trip count is assumed), or None when the kernel does not parse or has no
@@ -124,15 +130,12 @@ def static_block(analysis, env: dict[str, np.ndarray],
     n = len(items)
     assumed = np.zeros(n, dtype=bool)  # a row with a trip count it did not give
     at_prior, at_zero = dict(env), dict(env)
-    assumptions = trip_assumptions(analysis)
-    if assumptions:
-        priors = analysis.derived("features.trip_priors", lambda: _lambdify_named(assumptions))
-        for name, prior in priors(env).items():
-            given = env.get(name, np.full(n, np.nan))
-            missing = ~np.isfinite(given)
-            assumed |= missing
-            at_prior[name] = np.where(missing, prior, given)
-            at_zero[name] = np.where(missing, 0.0, given)
+    for name, prior in trip_assumptions(analysis).items():
+        given = env.get(name, np.full(n, np.nan))
+        missing = ~np.isfinite(given)
+        assumed |= missing
+        at_prior[name] = np.where(missing, float(prior), given)
+        at_zero[name] = np.where(missing, 0.0, given)
     values = evaluate(at_prior)  # [C + T, n]: the counts, then the traffic
     per_item, traffic = values[:len(STATIC_COUNTS)], values[len(STATIC_COUNTS):]
     known = np.where(np.isfinite(per_item).all(0), np.where(assumed, KNOWN_ASSUMED, KNOWN_EXACT), 0.0)
@@ -152,11 +155,3 @@ def static_block(analysis, env: dict[str, np.ndarray],
     traffic_cols = np.column_stack([np.log1p(traffic.T), np.log1p(traffic_total.T),
                                     np.log1p(flops / np.maximum(sectors, 1.0))])
     return static, work, traffic_cols
-
-
-def _lambdify_named(exprs: dict) -> Callable[[dict], dict[str, np.ndarray]]:
-    """``fn(env) -> {name: Float[n]}`` evaluating each of ``exprs`` (name → sympy) over ``env`` as
-    :func:`compile_counts` does (NaN where a symbol has no value)."""
-    names = list(exprs)
-    evaluate = _lambdify_counts([exprs[k] for k in names])
-    return lambda env: dict(zip(names, evaluate(env)))

@@ -31,8 +31,8 @@ ASSUMED_TRIP = 1
 
 
 def trip_assumptions(analysis) -> dict[str, sp.Expr]:
-    """``trip_<line>`` → the assumed trip count (sympy) of each loop of ``analysis`` (a ``KernelAnalysis``) whose
-    count is unknown and appears in its counts; computed once per analysis."""
+    """``trip_<line>`` → the assumed trip count (a sympy number, :data:`ASSUMED_TRIP`) of each loop of ``analysis``
+    (a ``KernelAnalysis``) whose count is unknown and appears in its counts; computed once per analysis."""
     def make() -> dict[str, sp.Expr]:
         return {name: sp.Integer(ASSUMED_TRIP) for name in sorted(analysis.symbols) if name.startswith(TRIP_PREFIX)}
 

@@ -269,7 +269,7 @@ class Model:
         prefixes its error messages. A request may give ``grid``/``block`` instead of ``global``/``local``
         and ``defines`` (``-D`` macros)."""
         from kgraph.app.launch_checks import peak_warnings
-        from kgraph.app.static_outputs import at_bounds, with_static_outputs
+        from kgraph.app.static_outputs import with_static_outputs
         from kgraph.data.floors import device_rates
 
         launches, inputs, as_grid = self.launches_of(requests, lang, default_file, default_device)
@@ -280,15 +280,8 @@ class Model:
                               tuple(launch.args.items()), id(launch.device), grid), i)
         distinct = list(first.values())
         unique = [launches[i] for i in distinct]
-        predictions = with_static_outputs(unique, self.predictor.predict(unique), [as_grid[i] for i in distinct])
-        # where a loop's trip count is assumed and its condition bounds it, the time had every such loop run to
-        # its bound: the upper end of what the data can make of the launch (the model's, at given trip counts)
-        for pred in predictions:
-            pred["time_at_bound_ns"] = None
-        bounded = [(j, b) for j, b in enumerate(map(at_bounds, unique)) if b is not None]
-        if bounded:
-            for (j, _), pred in zip(bounded, self.predictor.predict([b for _, b in bounded])):
-                predictions[j]["time_at_bound_ns"] = pred["time_ns"]
+        predictions = with_static_outputs(unique, self.predictor.predict(unique), [as_grid[i] for i in distinct],
+                                          self.predictor.predict)
         per_device: dict = {}  # each device's rates and range warning, derived once per batch
         for launch, pred in zip(unique, predictions):  # a prediction past the device's peaks is flagged
             if id(launch.device) not in per_device:

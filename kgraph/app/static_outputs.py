@@ -66,43 +66,32 @@ def trip_values(launch) -> tuple[dict[str, float], dict[str, float]]:
         return float(out) if out.is_number and out.is_finite else math.nan
 
     bounds = {k: value(v) for k, v in trip_bounds(analysis).items() if k in assumptions}
-    return {k: value(v) for k, v in assumptions.items()}, {k: v for k, v in bounds.items() if v >= 0}
+    return {k: float(v) for k, v in assumptions.items()}, {k: v for k, v in bounds.items() if v >= 0}
 
 
-def assumed_trips(launch) -> str:
-    """The trip counts the model's inputs assumed for ``launch``, described; "" when none."""
-    from kgraph.analysis.trips import describe_assumptions
-    from kgraph.models.launches import analysis_of
-
-    assumed, _ = trip_values(launch)
-    return describe_assumptions(analysis_of(launch.graph), assumed) if assumed else ""
-
-
-def at_bounds(launch):
-    """``launch`` with every assumed loop at its bound (given as its mean trip count), or None when a loop is
-    assumed without a bound (its work has no upper end) or nothing is assumed."""
-    from dataclasses import replace
-
-    assumed, bounds = trip_values(launch)
-    if not assumed or set(bounds) != set(assumed):
-        return None
-    return replace(launch, args={**launch.args, **bounds})
-
-
-def with_static_outputs(launches: list, predictions: list[dict], as_grid: list[bool]) -> list[dict]:
+def with_static_outputs(launches: list, predictions: list[dict], as_grid: list[bool], predict=None) -> list[dict]:
     """``predictions`` with ``flops``/``bytes`` replaced by the exact static counts where the analysis has
     them (``flops_source``/``bytes_source`` ``"static"``, else ``"model"``), the bound class derived from them
-    and the predicted time there (``bound_source`` ``"static"``, else ``"model"``: the classifier head's), and
-    ``warnings`` for launches that do not cover their problem (:mod:`kgraph.app.static_checks`). Each distinct
-    kernel's facts come from its one analysis; its launches are evaluated together.
+    and the predicted time there (``bound_source`` ``"static"``, else ``"model"``: the classifier head's),
+    ``counts_note`` (why the counts are not exact, and the trip counts the model's inputs assumed),
+    ``time_at_bound_ns`` and ``warnings`` for launches that do not cover their problem
+    (:mod:`kgraph.app.static_checks`). Each distinct kernel's facts come from its one analysis; its launches are
+    evaluated together.
 
     Args:
         launches: the launches predicted; predictions: the model's dicts for them (``time_ns``, the interval's
             ends, ``bound``, ``bound_probability``; absent keys are left absent); as_grid: per launch, whether a
             CUDA launch was given as ``grid``/``block``.
+        predict: the predictor's ``predict`` (launches -> dicts), for ``time_at_bound_ns``: where every loop of
+            assumed trip count has a bound, the time with each at its bound (given as its mean); else None, and
+            always None without ``predict``.
     """
+    from dataclasses import replace
+
+    from kgraph.analysis.trips import describe_assumptions
     from kgraph.app.static_checks import coverage_warnings_many, kernel_facts, static_counts_many
     from kgraph.data.targets import TIME_INTERVAL
+    from kgraph.models.launches import analysis_of
 
     by_kernel: dict[int, list[int]] = {}
     for i, launch in enumerate(launches):
@@ -114,9 +103,12 @@ def with_static_outputs(launches: list, predictions: list[dict], as_grid: list[b
         for i, counts, messages in zip(idx, static_counts_many(facts, group), coverage_warnings_many(facts, group)):
             exact[i], warnings[i], why[i] = counts, messages, facts.reason
     lo_key, hi_key = TIME_INTERVAL.keys
-    out = []
+    out, at_bound = [], []  # at_bound: (position, the launch with its assumed loops at their bounds)
     for launch, pred, grid, counts, messages, reason in zip(launches, predictions, as_grid, exact, warnings, why):
         pred = dict(pred)
+        assumed, bounds = trip_values(launch)
+        if assumed and set(bounds) == set(assumed):
+            at_bound.append((len(out), replace(launch, args={**launch.args, **bounds})))
         for name in ("flops", "bytes"):
             if counts is not None:
                 pred[name] = counts[name]
@@ -133,11 +125,16 @@ def with_static_outputs(launches: list, predictions: list[dict], as_grid: list[b
             pred["bound_source"] = "model"
         # why the static counts were not used (an unknown trip count names its loop, and what the model assumed
         # for it), "" when they were
-        pred["counts_note"] = "" if counts is not None else \
-            "; ".join(filter(None, (reason or "a symbol has no value at this launch", assumed_trips(launch))))
+        pred["counts_note"] = "" if counts is not None else "; ".join(filter(None, (
+            reason or "a symbol has no value at this launch",
+            describe_assumptions(analysis_of(launch.graph), assumed) if assumed else "")))
+        pred["time_at_bound_ns"] = None
         if messages and launch.lang == "cuda" and not grid:
             messages.append("for CUDA, --global is threads per dimension (grid x block); to pass the grid "
                             "give --grid BLOCKS --block THREADS")
         pred["warnings"] = messages
         out.append(pred)
+    if predict is not None and at_bound:
+        for (j, _), bounded in zip(at_bound, predict([b for _, b in at_bound])):
+            out[j]["time_at_bound_ns"] = bounded["time_ns"]
     return out

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from kgraph.data.features import BOUND_CLASSES, REGRESSION_TARGETS, STATIC_COUNTS, feature_names, to_launch_features
+from kgraph.data.static_counts import counts_exact
 
 OUTPUT_NAMES = tuple(f"log_{t}" for t in REGRESSION_TARGETS)
 
@@ -75,7 +76,7 @@ class LaunchRows:
     def static_totals(self) -> dict[str, np.ndarray]:
         """Whole-launch static counts (``STATIC_COUNTS`` names, Float[N]; NaN where the static analysis
         of the kernel did not evaluate), recovered from the ``static_<count>_total`` features."""
-        known = self.feature("static_known") > 0
+        known = counts_exact(self.feature("static_known"))
         return {c: np.where(known, np.expm1(self.feature(f"static_{c}_total")), np.nan) for c in STATIC_COUNTS}
 
     def source_rows(self) -> pd.DataFrame:
