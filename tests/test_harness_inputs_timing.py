@@ -1,6 +1,8 @@
 """Timing samples (means of back-to-back launches) and the structured host-input cache."""
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -65,6 +67,26 @@ def test_slow_kernels_are_timed_one_launch_per_sample():
     policy = TimingPolicy(sample_ns=50_000, slow_launch_s=0.25)
     t = time_launch(None, _launcher([3e8] * 10), policy)
     assert t.launches_per_sample == 1 and t.repeats == policy.min_repeats
+
+
+def test_min_repeats_option_times_a_slow_launch_once():
+    """``--min-repeats 1``: a launch slower than ``slow_launch_s`` gets one timed repeat after its warm-up."""
+    import argparse
+
+    from kgraph.data.harness.campaign import add_arguments, options_from_args
+    from kgraph.errors import UsageError
+
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    policy = options_from_args(parser.parse_args(["--min-repeats", "1"])).policy
+    assert (policy.min_repeats, policy.max_repeats, policy.target_cv) == (1, 50, 0.02)
+    launcher = _launcher([3e8] * 10)
+    t = time_launch(None, launcher, dataclasses.replace(policy, slow_launch_s=0.25))
+    assert t.repeats == 1 and t.median_time_ns == 3e8
+    assert options_from_args(parser.parse_args([])).policy.min_repeats == 3
+    for bad, why in ((["--min-repeats", "0"], "must be positive"), (["--min-repeats", "60"], "more than --max-repeats")):
+        with pytest.raises(UsageError, match=why):
+            options_from_args(parser.parse_args(bad))
 
 
 def _factory(scale):
