@@ -70,7 +70,7 @@ def mark_elided(directory) -> tuple[int, dict[str, float]]:
     from kgraph.errors import InputError
 
     from .derived import folder_roofline
-    from .store import DatasetStore, read_launches
+    from .store import read_launches
 
     directory = Path(directory)
     roofline = folder_roofline(directory)
@@ -79,13 +79,31 @@ def mark_elided(directory) -> tuple[int, dict[str, float]]:
                          f"`kgraph device describe` makes one")
     if not elided_kernels(read_launches(directory), roofline["fp32_gflops"]):
         return 0, {}  # nothing to mark: the folder is not opened for writing
-    with DatasetStore(directory) as store:  # the lock, then the rows again (a campaign may have added some)
+
+    ratios: dict[str, float] = {}
+
+    def messages(frame) -> dict[str, str]:  # under the lock, on the rows as they are then
+        ratios.update(elided_kernels(frame, roofline["fp32_gflops"]))
+        return {kernel: f"counted work ran at up to {ratio:.1f}x the device's fp32 peak rate: the compiler "
+                        f"removed work the counts include" for kernel, ratio in ratios.items()}
+
+    return mark_kernels(directory, messages), ratios
+
+
+def mark_kernels(directory, messages) -> int:
+    """Give status ``work_elided`` to the ok rows of the kernels ``messages(rows)`` names (``{kernel_id:
+    message}``, called with the folder's rows once its lock is held); returns the number of rows changed.
+
+    Args:
+        directory: a dataset folder.
+        messages: rows -> ``{kernel_id: the marked rows' message}``.
+    """
+    from .store import DatasetStore, read_launches
+
+    with DatasetStore(Path(directory)) as store:  # the lock, then the rows (a campaign may have added some)
         frame = read_launches(directory)
-        kernels = elided_kernels(frame, roofline["fp32_gflops"])
-        rows = frame[(frame["status"] == "ok") & frame["kernel_id"].isin(set(kernels))]
-        updates = {key: {"status": ELIDED_STATUS,
-                         "message": f"counted work ran at up to {kernels[kernel]:.1f}x the device's fp32 peak "
-                                    f"rate: the compiler removed work the counts include"}
+        by_kernel = messages(frame)
+        rows = frame[(frame["status"] == "ok") & frame["kernel_id"].isin(set(by_kernel))]
+        updates = {key: {"status": ELIDED_STATUS, "message": by_kernel[kernel]}
                    for key, kernel in zip(rows["key"], rows["kernel_id"])}
-        changed = store.update_rows(updates) if updates else 0
-    return changed, kernels
+        return store.update_rows(updates) if updates else 0

@@ -4,6 +4,7 @@ uncommitted rows) with what is wrong and how to repair it (``kgraph dataset repa
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from kgraph.errors import UsageError
 
@@ -29,6 +30,11 @@ def add_arguments(parser) -> None:
     p = sub.add_parser("mark-elided", help="give status work_elided to the ok rows of kernels whose counted work "
                        "ran faster than the device's peak allows (the compiler removed it)")
     p.add_argument("dirs", nargs="+", metavar="DIR", help="dataset folders")
+    p.add_argument("--dead-inputs", action="store_true", help="also the generated kernels with an input that never "
+                   "changes their result (kgraph.data.generator.dead_inputs; each kernel checked once for all DIRs)")
+    p.add_argument("--jobs", type=int, default=1, help="processes for --dead-inputs (default 1)")
+    p.add_argument("--checked", metavar="JSON", help="--dead-inputs: kernels already checked ({kernel: [dead "
+                   "inputs]}), read if it exists and rewritten with the kernels checked now")
     p = sub.add_parser("import", help="turn a CSV/parquet table of measurements into a dataset")
     p.add_argument("file", help="CSV or parquet: source, kernel_name, global, [local], [arguments], device, time_*")
     p.add_argument("--out", required=True, help="dataset folder to write")
@@ -93,9 +99,13 @@ def run(args) -> int:
     if args.action == "mark-elided":
         from kgraph.data.harness.elided import mark_elided
 
+        if args.jobs < 1:
+            raise UsageError(f"--jobs {args.jobs}: must be 1 or more")
         for directory in args.dirs:
             rows, kernels = mark_elided(directory)
             print(f"{directory}: {rows} ok row(s) of {len(kernels)} kernel(s) marked work_elided")
+        if args.dead_inputs:
+            _mark_dead_inputs(args.dirs, args.jobs, args.checked)
         return 0
     if args.action == "merge":
         from kgraph.data.harness.merge import merge_datasets
@@ -126,3 +136,36 @@ def run(args) -> int:
             print(f"{directory}: warning: {line}", file=sys.stderr)
         print(json.dumps(summary, indent=2) if args.json else to_markdown(summary, directory))
     return 0
+
+
+def _mark_dead_inputs(dirs: list[str], jobs: int, checked_file: str | None) -> None:
+    """``mark-elided --dead-inputs``: the generated kernels of ``dirs`` with a dead input, each checked once
+    (and not again when ``checked_file`` holds it)."""
+    from kgraph.data.generator.dead_inputs import DEAD_MESSAGE, dead_input_kernels
+    from kgraph.data.harness.elided import mark_kernels
+    from kgraph.data.harness.store import read_launches
+
+    known: dict = {}
+    if checked_file and Path(checked_file).exists():
+        try:
+            known = {k: tuple(v) for k, v in json.loads(Path(checked_file).read_text()).items()}
+        except (ValueError, AttributeError, TypeError) as exc:
+            raise UsageError(f"--checked {checked_file}: not a JSON object of kernel -> inputs ({exc})") from exc
+    ok = {}
+    for directory in dirs:
+        frame = read_launches(directory)
+        ok[directory] = {k for k in frame.loc[frame["status"] == "ok", "kernel_id"] if k.startswith("gen.")}
+    generated = set().union(*ok.values())
+
+    def keep(result: dict) -> None:  # after every chunk: an interrupted run resumes from the file
+        known.update(result)
+        if checked_file:
+            Path(checked_file).write_text(json.dumps(dict(sorted(known.items())), indent=0))
+
+    dead_input_kernels(sorted(generated - set(known)), jobs=jobs, progress=keep)
+    messages = {k: DEAD_MESSAGE.format(names=", ".join(v)) for k, v in known.items() if v and k in generated}
+    for directory in dirs:
+        # a folder none of whose ok kernels has a dead input is not opened for writing
+        rows = mark_kernels(directory, lambda frame: messages) if ok[directory] & set(messages) else 0
+        print(f"{directory}: {rows} ok row(s) marked work_elided: an input that never changes the result "
+              f"({len(messages)} of {len(generated)} generated kernels have one)")
