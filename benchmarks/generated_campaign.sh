@@ -11,7 +11,7 @@
 #   CPU_DS= GPU_SEED=13 GPU_COUNTS=dependent GPU_COUNT=1500 BUDGET_S=450 bash benchmarks/generated_campaign.sh
 # GPU_COUNTS=dependent counts only the data-dependent launches by instrumented runs on the GPU (static counts
 # for the rest), so the rows come back complete.
-# CPU_MIN_REPEATS=1: a CPU launch slower than 0.25 s is timed once after its warm-up (not 3 times): on the Xeon the
+# CPU_SLOW_REPEATS=1: a CPU launch slower than 0.25 s is timed once after its warm-up (not 3 times): on the Xeon the
 # 1% of launches above 1 s took 47% of the timing (session 17, generated-pocl-xeon).
 # GPU_COUNTS=static skips the GPU's instrumented counting runs (40% of a call's time on the H200, session 8):
 # the generator's kernels have exact static counts, and data-dependent rows are left without counts for
@@ -50,7 +50,7 @@ if [ -n "$CPU_DS" ]; then
   KGRAPH_GENERATOR_SEED=${CPU_SEED:-0} KGRAPH_GENERATOR_COUNT=${CPU_COUNT:-800} taskset -c $((NGPU * PER))-$((NCPU - 1)) \
     python3 -m kgraph.data.harness.campaign --device pocl --specs $SPECS --budget-s "$BUDGET_S" --no-progress \
     --first-chunk ${CPU_FIRST_CHUNK:-12} --max-launch-mb 128 --counts static --build-jobs 6 --out "$CPU_DS" \
-    --min-repeats ${CPU_MIN_REPEATS:-3} \
+    --slow-repeats ${CPU_SLOW_REPEATS:-3} \
     > "$OUT/pocl.log" 2>&1 &
   pids="$pids $!"
 fi

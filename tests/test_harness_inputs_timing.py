@@ -69,8 +69,9 @@ def test_slow_kernels_are_timed_one_launch_per_sample():
     assert t.launches_per_sample == 1 and t.repeats == policy.min_repeats
 
 
-def test_min_repeats_option_times_a_slow_launch_once():
-    """``--min-repeats 1``: a launch slower than ``slow_launch_s`` gets one timed repeat after its warm-up."""
+def test_slow_repeats_option_times_only_a_slow_launch_once():
+    """``--slow-repeats 1``: a launch slower than ``slow_launch_s`` gets one timed repeat after its warm-up; a
+    launch of 10 ms (one sample a repeat) still gets ``min_repeats`` (3), as every other launch does."""
     import argparse
 
     from kgraph.data.harness.campaign import add_arguments, options_from_args
@@ -78,13 +79,15 @@ def test_min_repeats_option_times_a_slow_launch_once():
 
     parser = argparse.ArgumentParser()
     add_arguments(parser)
-    policy = options_from_args(parser.parse_args(["--min-repeats", "1"])).policy
-    assert (policy.min_repeats, policy.max_repeats, policy.target_cv) == (1, 50, 0.02)
-    launcher = _launcher([3e8] * 10)
-    t = time_launch(None, launcher, dataclasses.replace(policy, slow_launch_s=0.25))
-    assert t.repeats == 1 and t.median_time_ns == 3e8
-    assert options_from_args(parser.parse_args([])).policy.min_repeats == 3
-    for bad, why in ((["--min-repeats", "0"], "must be positive"), (["--min-repeats", "60"], "more than --max-repeats")):
+    policy = options_from_args(parser.parse_args(["--slow-repeats", "1"])).policy
+    assert (policy.slow_repeats, policy.min_repeats, policy.max_repeats, policy.target_cv) == (1, 3, 50, 0.02)
+    policy = dataclasses.replace(policy, slow_launch_s=0.25)
+    slow = time_launch(None, _launcher([3e8] * 10), policy)
+    assert slow.repeats == 1 and slow.median_time_ns == 3e8
+    mid = time_launch(None, _launcher([1e7] * 10), policy)  # CV 0 after one sample: min_repeats still holds
+    assert mid.repeats == 3
+    assert time_launch(None, _launcher([3e8] * 10), TimingPolicy(slow_launch_s=0.25)).repeats == 3  # default
+    for bad, why in ((["--slow-repeats", "0"], "must be positive"), (["--slow-repeats", "60"], "more than --max-repeats")):
         with pytest.raises(UsageError, match=why):
             options_from_args(parser.parse_args(bad))
 

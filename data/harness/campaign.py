@@ -335,7 +335,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--max-launch-mb", type=float, help="skip problem sizes whose buffers exceed this (MiB)")
     parser.add_argument("--target-cv", type=float, default=0.02, help="stop repeating at this CV")
     parser.add_argument("--max-repeats", type=int, default=50, help="timed repeats per launch at most")
-    parser.add_argument("--min-repeats", type=int, default=3, help="timed repeats at least (all a slow launch gets)")
+    parser.add_argument("--slow-repeats", type=int, default=3, help="timed repeats of a launch slower than --slow-launch-s")
     parser.add_argument("--time-cap-s", type=float, default=0.2, help="summed kernel time per launch config at most")
     parser.add_argument("--slow-launch-s", type=float,
                         help="a launch slower than this caps the kernel's problem sizes on this device "
@@ -345,15 +345,16 @@ def add_arguments(parser) -> None:
 
 def options_from_args(args) -> CampaignOptions:
     for name in ("budget_s", "max_per_kernel", "max_launch_mb", "first_chunk", "chunk", "shard_rows", "max_repeats",
-                 "min_repeats", "time_cap_s", "slow_launch_s", "max_instrumented_time_s"):
+                 "slow_repeats", "time_cap_s", "slow_launch_s", "max_instrumented_time_s"):
         value = getattr(args, name, None)
         if value is not None and value <= 0:
             raise UsageError(f"--{name.replace('_', '-')} {value}: must be positive")
     if args.build_jobs is not None and args.build_jobs < 0:
         raise UsageError(f"--build-jobs {args.build_jobs}: must be 0 (no pre-build) or more")
-    if args.min_repeats > args.max_repeats:
-        raise UsageError(f"--min-repeats {args.min_repeats}: more than --max-repeats {args.max_repeats}")
-    policy = TimingPolicy(args.target_cv, args.min_repeats, args.max_repeats, time_cap_s=args.time_cap_s)
+    if args.slow_repeats > args.max_repeats:
+        raise UsageError(f"--slow-repeats {args.slow_repeats}: more than --max-repeats {args.max_repeats}")
+    policy = TimingPolicy(target_cv=args.target_cv, max_repeats=args.max_repeats, time_cap_s=args.time_cap_s,
+                          slow_repeats=args.slow_repeats)
     return CampaignOptions(device=args.device, out=args.out, budget_s=args.budget_s,
                            max_per_kernel=args.max_per_kernel, families=args.families, kernels=args.kernels,
                            seed=args.seed, specs=args.specs, first_chunk=args.first_chunk, chunk=args.chunk,

@@ -29,7 +29,8 @@ class TimingPolicy:
         min_repeats / max_repeats: bounds on the number of timed repeats.
         warmup: untimed launches before the first timed one.
         time_cap_s: stop after this much summed kernel time (at least ``min_repeats`` repeats).
-        slow_launch_s: a warm-up launch slower than this gets only ``min_repeats`` repeats.
+        slow_launch_s: a warm-up launch slower than this gets only ``slow_repeats`` repeats.
+        slow_repeats: the timed repeats of such a launch (``min_repeats`` by default).
         sample_ns: a timed sample averages ``ceil(sample_ns / warm-up time)`` launches (at most
             ``max_launches_per_sample``); 0 times every launch on its own.
         extra_warmup_fast: more untimed launches for a kernel faster than ``sample_ns`` (the
@@ -45,6 +46,7 @@ class TimingPolicy:
     sample_ns: float = 200_000.0
     max_launches_per_sample: int = 512
     extra_warmup_fast: int = 2
+    slow_repeats: int | None = None
 
 
 @dataclass(frozen=True)
@@ -136,8 +138,7 @@ def time_launch(queue, launch, policy: TimingPolicy = TimingPolicy()) -> Timing:
     times: list[float] = []
     spent_ns = 0.0
     if warmup_ns > policy.slow_launch_s * 1e9:
-        batch = policy.min_repeats
-        max_repeats = policy.min_repeats
+        batch = max_repeats = policy.min_repeats if policy.slow_repeats is None else policy.slow_repeats
     else:
         # first batch: enough for the minimum, and about 5 ms of kernel time for fast kernels
         batch = max(policy.min_repeats, min(policy.max_repeats, int(5e6 // sample_guess_ns)))
