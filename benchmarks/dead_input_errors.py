@@ -20,6 +20,8 @@ import sys
 import numpy as np
 import pandas as pd
 
+from benchmarks.tables import emit
+
 
 def dead_input_table(predictions: pd.DataFrame, checked: dict) -> pd.DataFrame:
     """One row per (device, dead input or not) over the launches of checked kernels.
@@ -56,12 +58,7 @@ def main(argv: list[str] | None = None) -> int:
         checked = json.loads(open(args.checked).read())
     except (OSError, ValueError) as exc:
         parser.error(f"--checked {args.checked}: {exc}")
-    table = dead_input_table(pd.concat([pd.read_parquet(f) for f in files]), checked)
-    pd.set_option("display.width", 200)
-    print(table.round(3).to_string(index=False))
-    if args.csv:
-        table.to_csv(args.csv, index=False)
-    return 0
+    return emit(dead_input_table(pd.concat([pd.read_parquet(f) for f in files]), checked), args.csv)
 
 
 if __name__ == "__main__":

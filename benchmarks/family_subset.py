@@ -16,6 +16,7 @@ from pathlib import Path
 import pandas as pd
 
 from benchmarks.dataset_eval import metrics
+from benchmarks.tables import emit
 
 
 def subset_metrics(frame: pd.DataFrame, exclude: set[str]) -> pd.DataFrame:
@@ -53,12 +54,7 @@ def main(argv: list[str] | None = None) -> int:
         if unknown:
             parser.error(f"--exclude {' '.join(sorted(unknown))}: no such family in {path}")
         tables.append(subset_metrics(frame, set(args.exclude)).assign(file=path))
-    table = pd.concat(tables, ignore_index=True)
-    pd.set_option("display.width", 200)
-    print(table.round(3).to_string(index=False))
-    if args.csv:
-        table.to_csv(args.csv, index=False)
-    return 0
+    return emit(pd.concat(tables, ignore_index=True), args.csv)
 
 
 if __name__ == "__main__":

@@ -18,6 +18,8 @@ import sys
 import numpy as np
 import pandas as pd
 
+from benchmarks.tables import emit
+
 
 def corrected(frame: pd.DataFrame) -> pd.Series:
     """Each launch's predicted log time plus the mean log residual of its kernel's other launches (same device)."""
@@ -43,11 +45,7 @@ def main(argv: list[str] | None = None) -> int:
         rows.append({"device": device, "n": len(part), "kernels": part["kernel_id"].nunique(),
                      "mape": before.mean(), "mape_history": after.mean(),
                      "median_ape": before.median(), "median_ape_history": after.median()})
-    table = pd.DataFrame(rows)
-    print(table.round(1).to_string(index=False))
-    if args.csv:
-        table.to_csv(args.csv, index=False)
-    return 0
+    return emit(pd.DataFrame(rows), args.csv, 1)
 
 
 if __name__ == "__main__":

@@ -17,6 +17,8 @@ import sys
 import numpy as np
 import pandas as pd
 
+from benchmarks.tables import emit
+
 #: edges of the time decades (ns) of the table
 DECADES = (1e3, 1e4, 10 ** 4.5, 1e5, 1e6, 1e7, 1e10)
 
@@ -66,11 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     if pairs.empty:
         print("remeasure_noise: no ok launch is in both folders", file=sys.stderr)
         return 1
-    out = table(pairs)
-    print(out.round(2).to_string(index=False))
-    if args.csv:
-        out.to_csv(args.csv, index=False)
-    return 0
+    return emit(table(pairs), args.csv, 2)
 
 
 if __name__ == "__main__":

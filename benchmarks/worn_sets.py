@@ -17,6 +17,7 @@ from pathlib import Path
 import pandas as pd
 
 from benchmarks.family_subset import subset_metrics
+from benchmarks.tables import emit
 
 HOLDOUT = ("holdout-nvidia-h200", "holdout-nvidia-h100", "holdout-pocl-xeon")
 FOREIGN = ("foreign_h200", "foreign_h100")
@@ -76,11 +77,7 @@ def main(argv: list[str] | None = None) -> int:
         table = worn_table(folder, set(args.exclude))
     except (OSError, ValueError) as exc:
         parser.error(str(exc))
-    pd.set_option("display.width", 250)
-    print(table.round(2).to_string(index=False))
-    if args.csv:
-        table.to_csv(args.csv, index=False)
-    return 0
+    return emit(table, args.csv, 2)
 
 
 if __name__ == "__main__":
