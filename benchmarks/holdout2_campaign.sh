@@ -5,14 +5,16 @@
 # campaign's timing contends with the other's. Resumable: a second call continues each folder where it stopped.
 # Usage (repo root, after `WHEELS=.whlc source benchmarks/device_env.sh`):
 #   OUT=$OUT GPU_BUDGET_S=200 CPU_BUDGET_S=260 bash benchmarks/holdout2_campaign.sh
+# SET=holdout3 measures the third hand-written set (data/holdout3, docs/HOLDOUT3.md) into holdout3-* folders.
 set -u
-OUT=${OUT:-out/holdout2}; mkdir -p "$OUT"
+SET=${SET:-holdout2}
+OUT=${OUT:-out/$SET}; mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1 PYTHONWARNINGS=ignore
-SPECS=kgraph.data.holdout2:specs
+SPECS=kgraph.data.$SET:specs
 GPU_NAME=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1)
 case "$GPU_NAME" in *H100*) GPU_KIND=h100 ;; *) GPU_KIND=h200 ;; esac
-GPU_DS=${GPU_DS-data/datasets/holdout2-nvidia-$GPU_KIND}
-CPU_DS=${CPU_DS-data/datasets/holdout2-pocl-xeon}
+GPU_DS=${GPU_DS-data/datasets/$SET-nvidia-$GPU_KIND}
+CPU_DS=${CPU_DS-data/datasets/$SET-pocl-xeon}
 { nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader; lscpu | grep -E 'Model name|^CPU\(s\)'; } \
   > "$OUT/env.txt" 2>&1
 DIRS=""
@@ -30,5 +32,5 @@ fi
 python3 -m kgraph.app.cli.main dataset compact $DIRS > "$OUT/compact.txt" 2>&1
 python3 -m kgraph.app.cli.main dataset mark-elided $DIRS >> "$OUT/compact.txt" 2>&1
 for ds in $DIRS; do python3 -m kgraph.app.cli.main dataset validate "$ds"; done > "$OUT/validate.txt" 2>&1
-tar czf "$OUT/holdout2.tgz" $DIRS
+tar czf "$OUT/$SET.tgz" $DIRS
 tail -n 3 "$OUT"/*.log "$OUT/validate.txt"; cat "$OUT/env.txt"

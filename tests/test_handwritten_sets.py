@@ -1,4 +1,4 @@
-"""What both hand-written test sets (kgraph.data.holdout, kgraph.data.holdout2) must do, kernel by kernel: each
+"""What the hand-written test sets (kgraph.data.holdout, holdout2, holdout3) must do, kernel by kernel: each
 reference changes its outputs (so a kernel that wrote nothing would fail), each kernel matches its reference on
 a CPU OpenCL device, a broken kernel is caught, and each set's page lists every kernel and its campaign."""
 from __future__ import annotations
@@ -9,11 +9,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kgraph.data import holdout, holdout2
+from kgraph.data import holdout, holdout2, holdout3
 
 ROOT = Path(__file__).resolve().parents[1]
-SETS = {"holdout": holdout, "holdout2": holdout2}
-SPECS = [*holdout.specs(), *holdout2.specs()]
+SETS = {"holdout": holdout, "holdout2": holdout2, "holdout3": holdout3}
+SPECS = [*holdout.specs(), *holdout2.specs(), *holdout3.specs()]
 IDS = [s.kernel_id for s in SPECS]
 
 
@@ -45,6 +45,10 @@ def test_matches_reference_on_cpu_opencl(spec, cpu_queue):
     ("holdout2.median3x3_rowsort", "med3(mid[0], mid[1], mid[2])", "mid[1]"),
     ("holdout2.newton_cubic_fp64", "it < max_iter);", "it < 2);"),
     ("holdout2.crc32_bitwise", "crc[i] = ~c;", "crc[i] = c;"),
+    ("holdout3.givens_chain_cols", "top = c * bot - s * top;", "top = c * bot + s * top;"),
+    ("holdout3.down2x2_rgba_u32", "((sum + 2u) >> 2)", "((sum + 1u) >> 2)"),
+    ("holdout3.triangle_count_merge", "} else if (a < b) {", "} else if (a > b) {"),
+    ("holdout3.lorenz_rk4_fp64", "2.0 * k3y", "3.0 * k3y"),
 ])
 def test_broken_kernel_is_detected(kernel_id, old, new, cpu_queue):
     from kgraph.data.corpus.check import check_spec
