@@ -21,6 +21,10 @@ survive the compiler. Marking such a kernel costs a little data; keeping a folde
 """
 from __future__ import annotations
 
+import concurrent.futures as cf
+import contextlib
+import functools
+import multiprocessing as mp
 import re
 
 import numpy as np
@@ -94,11 +98,18 @@ def dead_inputs(spec, seed: int = 0) -> tuple[str, ...]:
 _ID = re.compile(r"^gen\.(\d+)\.(\d+)$")
 
 
-def _dead_of_seed(job: tuple[int, tuple[int, ...]]) -> dict[str, tuple[str, ...]]:
+@functools.lru_cache(maxsize=2)
+def _listed(seed: int, count: int) -> tuple:
+    """``specs(count, seed)``, made once per process for all of a seed's chunks (the list is regenerated from the
+    start, since a kernel's redraws depend on the ones before it)."""
     from . import specs
 
-    seed, numbers = job
-    listed = specs(max(numbers) + 1, seed)
+    return tuple(specs(count, seed))
+
+
+def _dead_of_chunk(job: tuple[int, int, tuple[int, ...]]) -> dict[str, tuple[str, ...]]:
+    seed, count, numbers = job
+    listed = _listed(seed, count)
     return {listed[n].kernel_id: dead_inputs(listed[n]) for n in numbers}
 
 
@@ -116,22 +127,15 @@ def dead_input_kernels(kernel_ids, jobs: int = 1, progress=None) -> dict[str, tu
         m = _ID.match(str(kernel))
         if m:
             by_seed.setdefault(int(m.group(1)), set()).add(int(m.group(2)))
-    work = [(seed, tuple(sorted(numbers))) for seed, numbers in sorted(by_seed.items())]
-    # a seed's kernels in chunks, so that the workers share the seeds evenly
-    chunks = [(seed, numbers[i:i + 200]) for seed, numbers in work for i in range(0, len(numbers), 200)]
+    # a seed's kernels in chunks, so that the workers share the seeds evenly; every chunk of a seed asks for the
+    # same list (the seed's highest number + 1), which each worker then generates once
+    chunks = [(seed, max(numbers) + 1, tuple(sorted(numbers))[i:i + 200])
+              for seed, numbers in sorted(by_seed.items()) for i in range(0, len(numbers), 200)]
     out: dict[str, tuple[str, ...]] = {}
-    if jobs <= 1:
-        results = map(_dead_of_seed, chunks)
-    else:
-        import concurrent.futures as cf
-        import multiprocessing as mp
-
-        pool = cf.ProcessPoolExecutor(jobs, mp_context=mp.get_context("fork"))
-        results = pool.map(_dead_of_seed, chunks)
-    for result in results:
-        out.update(result)
-        if progress is not None:
-            progress(result)
-    if jobs > 1:
-        pool.shutdown()
+    pool = cf.ProcessPoolExecutor(jobs, mp_context=mp.get_context("fork")) if jobs > 1 else contextlib.nullcontext()
+    with pool:
+        for result in (pool.map(_dead_of_chunk, chunks) if jobs > 1 else map(_dead_of_chunk, chunks)):
+            out.update(result)
+            if progress is not None:
+                progress(result)
     return out
