@@ -4,10 +4,10 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from benchmarks.worn_sets import FOREIGN, HOLDOUT, main, worn_table
+from benchmarks.worn_sets import FOREIGN, FRESH, HOLDOUT, main, worn_table
 
 
-def _folder(tmp_path, second=True):
+def _folder(tmp_path, second=True, fresh=False):
     for i, name in enumerate(HOLDOUT):
         (tmp_path / name).mkdir()
         pd.DataFrame({"model": ["a", "a", "b"], "n": [10, 5, 10], "mape": [10.0 + i, 99.0, 20.0 + i],
@@ -22,7 +22,24 @@ def _folder(tmp_path, second=True):
         pd.DataFrame({"model": ["a", "a", "b", "b"], "family": ["f", "worn", "f", "worn"], "true_ns": [100.0] * 4,
                       "pred_ns": [150.0, 900.0, 100.0, 100.0], "floor_ns": [1.0] * 4}).to_parquet(
             tmp_path / "holdout2-nvidia-h200" / "predictions.parquet")
+    if fresh:
+        for i, name in enumerate(FRESH[:2]):
+            (tmp_path / name).mkdir()
+            pd.DataFrame({"model": ["a", "b", "a"], "n": [24, 24, 3], "mape": [5.0 + i, 7.0, 80.0],
+                          "within_2x": [100.0, 90.0 - i, 0.0], "below_floor": [0, 2, 0],
+                          "family": [None, None, "holdout3.x"]}).to_csv(tmp_path / name / "summary.csv", index=False)
     return tmp_path
+
+
+def test_the_third_holdout_where_it_was_scored(tmp_path):
+    table = worn_table(_folder(tmp_path, fresh=True), {"worn"}).set_index("model")
+    assert table.loc["a", "fresh_sum"] == pytest.approx(5 + 6) and table.loc["b", "fresh_sum"] == pytest.approx(14)
+    assert table.loc["b", "holdout3-nvidia-h100:within_2x"] == pytest.approx(89.0)
+    assert "holdout3-pocl-xeon" not in table  # not scored: no column, not a zero
+    assert table.loc["b", "below_floor"] == 3 + 4 and table.loc["a", "below_floor"] == 0
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    assert "fresh_sum" not in worn_table(_folder(plain), {"worn"})
 
 
 def test_sums_and_the_untouched_families(tmp_path):
