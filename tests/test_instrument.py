@@ -197,3 +197,33 @@ def test_helper_call_with_a_buffer_is_counted_through_a_clone():
     ik = instrument(parse_source(src, "opencl", filename="h.cl"), "k")
     assert ik.exact  # kgraph/instrument/helpers.py: the clone __kg_h_get counts and marks p[i]
     assert "__kg_h_get(x, i, &__kg_c_flops_fp32" in ik.source
+
+
+CAS_ADD = """
+inline void add_float(volatile __global float *addr, float val) {
+    union { unsigned int u; float f; } old_val, new_val;
+    do {
+        old_val.f = *addr;
+        new_val.f = old_val.f + val;
+    } while (atomic_cmpxchg((volatile __global unsigned int *)addr, old_val.u, new_val.u) != old_val.u);
+}
+__kernel void scatter(__global const int *row, __global const float *v, __global float *y, int n) {
+    int k = get_global_id(0);
+    if (k < n) add_float(&y[row[k]], v[k]);
+}
+"""
+
+
+def test_atomic_through_a_cast_pointer_marks_its_word(ctx):
+    # the compare-and-swap float add of OpenCL 1.2: the atomic's pointer is a cast of a traced one
+    ik = instrument(parse_source(CAS_ADD, "opencl", filename="cas.cl"), "scatter")
+    assert ik.exact and not ik.warnings
+    n = 12
+    row = np.array([0, 2, 2, 5] * 3, np.int32)
+    v = np.arange(n, dtype=np.float32)
+    y = np.zeros(8, np.float32)
+    w = count_launch(CAS_ADD, "scatter", (16,), (4,), dict(row=row, v=v, y=y, n=n), ctx)
+    np.testing.assert_allclose(y, np.bincount(row, weights=v, minlength=8), rtol=1e-6)
+    assert w.atomics >= n  # one compare-and-swap a work-item at least, more where one was retried
+    assert (w.buffers["y"].touched, w.buffers["y"].max_index) == (3, 5)
+    assert w.footprint_bytes == 4 * n + 4 * n + 3 * 4

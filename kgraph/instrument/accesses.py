@@ -184,13 +184,24 @@ class _Rewriter:
         root = self.t.root(ptr)
         if root is None:
             return
-        if root.has_cast or self._has_side_effects(ptr):
-            self._warn(node, "atomic on a cast or side-effecting pointer: footprint not marked")
+        if self._has_side_effects(ptr):
+            self._warn(node, "atomic on a side-effecting pointer: footprint not marked")
             return
         r = self.t.text(root.ident)
-        head = f"({r}) + " + self._call_head(root, r, "0ul", "0ul") + "(long)(("
+        width, wrap = f"sizeof(*({r}))", ""
+        if root.has_cast:
+            # the compare-and-swap float add, `atomic_cmpxchg((volatile __global uint *)addr, ...)`: the word is the
+            # cast's pointee, and the pointer marked is the one under the cast
+            pointee = _cast_pointee(self.t, inner, ptr)
+            ptr = inner
+            root = self.t.root(ptr)
+            if pointee is None or root is None or root.has_cast:
+                self._warn(node, "atomic on a cast pointer the rewrite cannot trace: footprint not marked")
+                return
+            r, width, wrap = self.t.text(root.ident), f"sizeof({pointee})", "("
+        head = f"{wrap}({r}) + " + self._call_head(root, r, "0ul", "0ul") + "(long)(("
         self.edits.open(ptr.start_byte, head, depth + 1)
-        self.edits.close(ptr.end_byte, f") - ({r})), sizeof(*({r})), sizeof(*({r})))", depth + 1)
+        self.edits.close(ptr.end_byte, f") - ({r})), sizeof(*({r})), {width}){wrap and ')'}", depth + 1)
 
     # ---- helpers -----------------------------------------------------------------------
     def _call_head(self, root: PointerRoot, ptr_text: str, nld: str, nst: str) -> str:
@@ -276,6 +287,21 @@ class _Rewriter:
     def _warn(self, node: Node, message: str) -> None:
         row, col = node.start_point
         self.warnings.append(f"{self.filename}:{row + 1}:{col + 1}: {message}")
+
+
+def _cast_pointee(t, inner: Node, ptr: Node) -> str | None:
+    """The type a single cast to a pointer points to (``unsigned int`` of ``(volatile __global unsigned int *)p``),
+    where ``inner`` is ``ptr`` without its parentheses and that one cast; None for anything else."""
+    node = ptr
+    while node.type == "parenthesized_expression" and node.named_children:
+        node = node.named_children[0]
+    if node.type != "cast_expression" or _strip(node.child_by_field_name("value")) != inner:
+        return None
+    desc = node.child_by_field_name("type")
+    decl = desc.child_by_field_name("declarator") if desc is not None else None
+    if decl is None or decl.type != "abstract_pointer_declarator" or decl.named_child_count:
+        return None
+    return " ".join(t.text(c) for c in desc.children if c != decl)
 
 
 def _strip(node: Node) -> Node:
