@@ -1,4 +1,4 @@
-"""What the hand-written test sets (kgraph.data.holdout, holdout2, holdout3) must do, kernel by kernel: each
+"""What the hand-written test sets (kgraph.data.holdout, holdout2, holdout3, holdout4) must do, kernel by kernel: each
 reference changes its outputs (so a kernel that wrote nothing would fail), each kernel matches its reference on
 a CPU OpenCL device, a broken kernel is caught, and each set's page lists every kernel and its campaign."""
 from __future__ import annotations
@@ -9,11 +9,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kgraph.data import holdout, holdout2, holdout3
+from kgraph.data import holdout, holdout2, holdout3, holdout4
 
 ROOT = Path(__file__).resolve().parents[1]
-SETS = {"holdout": holdout, "holdout2": holdout2, "holdout3": holdout3}
-SPECS = [*holdout.specs(), *holdout2.specs(), *holdout3.specs()]
+SETS = {"holdout": holdout, "holdout2": holdout2, "holdout3": holdout3, "holdout4": holdout4}
+SPECS = [*holdout.specs(), *holdout2.specs(), *holdout3.specs(), *holdout4.specs()]
 IDS = [s.kernel_id for s in SPECS]
 
 

@@ -1,4 +1,4 @@
-"""The second and third hand-written holdout sets (kgraph.data.holdout2, kgraph.data.holdout3): never part of the
+"""The second, third and fourth hand-written holdout sets (kgraph.data.holdout2 to holdout4): never part of the
 corpus, of data/holdout, of each other or of the foreign set; every source parses; every spec is launchable; and
 their rows are refused as training data. (Each kernel matching its numpy reference on a CPU OpenCL device:
 tests/test_handwritten_sets.py.)"""
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from kgraph.data import holdout, holdout2, holdout3
+from kgraph.data import holdout, holdout2, holdout3, holdout4
 from kgraph.data.corpus import all_specs
 from kgraph.data.corpus.spec import Arg, MAX_LAUNCH_BYTES
 from kgraph.data.handwritten import source_of
@@ -17,13 +17,15 @@ from kgraph.data.holdout import is_holdout
 from test_holdout import _normalised  # one whitespace normalisation for every set
 
 ROOT = Path(__file__).resolve().parents[1]
-SETS = {"holdout2": (holdout2, holdout2.is_holdout2), "holdout3": (holdout3, holdout3.is_holdout3)}
+SETS = {"holdout2": (holdout2, holdout2.is_holdout2), "holdout3": (holdout3, holdout3.is_holdout3),
+        "holdout4": (holdout4, holdout4.is_holdout4)}
 SPECS = [s for module, _ in SETS.values() for s in module.specs()]
 IDS = [s.kernel_id for s in SPECS]
 NVIDIA = (1024, [1024, 1024, 64])
 #: what each set must cover: (fewest kernels, work dimensions, buffer dtypes)
 COVERS = {"holdout2": (24, {1, 2, 3}, {"float32", "float64", "int32", "uint32", "uint8", "uint64"}),
-          "holdout3": (20, {1, 2}, {"float32", "float64", "int32", "uint32"})}
+          "holdout3": (20, {1, 2}, {"float32", "float64", "int32", "uint32"}),
+          "holdout4": (20, {1, 2}, {"float32", "float64", "int32", "uint32"})}
 
 
 @pytest.mark.parametrize("name", SETS)
@@ -109,13 +111,13 @@ def test_every_later_holdout_id_is_held_out():
     for name, (_, holds) in SETS.items():
         assert all(holds(s.kernel_id) == s.kernel_id.startswith(f"{name}.") for s in SPECS)
         assert not holds("holdout.trsm_colwise") and not holds(name)
-    assert is_holdout("holdout3.x") and not is_holdout("holdout4.x")
+    assert is_holdout("holdout4.x") and not is_holdout("holdout5.x")
     assert not any(is_holdout(s.kernel_id) for s in all_specs())
 
 
 @pytest.mark.parametrize("name", SETS)
 def test_fit_refuses_later_holdout_rows(name, tmp_path):
-    """A measured folder whose rows are holdout2 (holdout3) kernels is refused for fit (the DataModule's check)."""
+    """A measured folder whose rows are a later set's kernels is refused for fit (the DataModule's check)."""
     import shutil
 
     import pandas as pd
