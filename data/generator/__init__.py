@@ -51,10 +51,15 @@ def specs_from_env() -> list[KernelSpec]:
     ``KGRAPH_GENERATOR_FAMILIES`` (comma-separated shell patterns on the family, e.g.
     ``generated.regblock-*,generated.tile-*``) keeps the kernels of matching families only: a campaign aimed
     at what a device's data lacks (the Xeon's compute-dense kernels, BENCHMARKS section 38). Ids stay those of
-    the unfiltered list, so ``fill-counts`` without the filter finds the same kernels."""
+    the unfiltered list, so ``fill-counts`` without the filter finds the same kernels.
+
+    ``KGRAPH_GENERATOR_WITH`` (comma-separated recipe fields, e.g. ``atomic_target``) keeps the kernels whose
+    variant has every one of them set: a campaign aimed at one idiom (the atomics on loaded bins, session 18)."""
     import fnmatch
     import os
 
     out = specs(int(os.environ.get("KGRAPH_GENERATOR_COUNT", "3000")), int(os.environ.get("KGRAPH_GENERATOR_SEED", "0")))
     patterns = [p.strip() for p in os.environ.get("KGRAPH_GENERATOR_FAMILIES", "").split(",") if p.strip()]
-    return [s for s in out if any(fnmatch.fnmatchcase(s.family, p) for p in patterns)] if patterns else out
+    fields = [f.strip() for f in os.environ.get("KGRAPH_GENERATOR_WITH", "").split(",") if f.strip()]
+    out = [s for s in out if any(fnmatch.fnmatchcase(s.family, p) for p in patterns)] if patterns else out
+    return [s for s in out if all(s.variant.get(f) for f in fields)]

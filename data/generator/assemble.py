@@ -225,12 +225,12 @@ def assemble(b: Builder, r: Recipe, name: str) -> Assembled:
             post.append(ir.If(cond, (_update("damped" if aty.is_float else "hash", target, target),)))
     inner += update
     if r.atomic:
-        in_loop = bool(nest.levels) and b.chance(0.5)
+        in_loop = bool(nest.levels) and b.chance(0.5) and not r.atomic_target  # a loaded bin: one per point
         ivalue = None
         if r.compute == "int":
             src = tv if in_loop or not nest.levels else acc.scalar()
             ivalue = ir.Cast(ir.binop("&", src, ir.Const(255, ir.UINT)), ir.INT)
-        stmt = atomic(b, r.atomic, space, nest.inner.index if in_loop else None, ivalue)
+        stmt = atomic(b, r.atomic, space, nest.inner.index if in_loop else None, ivalue, r.atomic_target)
         (inner if in_loop or not nest.levels else post).append(stmt)
     loop = close(nest, bodies[:-1] + [bodies[-1] + inner]) if nest.levels else inner
     post += _outputs(b, r, space, acc, out_base)

@@ -17,7 +17,7 @@ from .inputs import make_inputs_for
 from .interpreter import run_kernel
 from .launch import constraints, default_local_sizes, thin_sizes, tolerances
 from .printer import print_kernel
-from .recipe import Recipe, sample_recipe
+from .recipe import Recipe, atomic_target, sample_recipe
 
 
 def reference_for(a: Assembled, global_size: list[str]):
@@ -51,7 +51,7 @@ def generate(seed: int, number: int, attempt: int = 0) -> tuple[KernelSpec, Reci
         attempt: how many times it was redrawn.
     """
     rng = np.random.default_rng([int(seed), int(number), int(attempt)])
-    recipe = sample_recipe(rng)
+    recipe = atomic_target(sample_recipe(rng), seed, number, attempt)
     b = Builder(rng)
     name = f"gen_{seed}_{number}"
     a = assemble(b, recipe, name)

@@ -22,7 +22,8 @@ class Structured:
 
     Args:
         name: the buffer; dtype: its numpy dtype name; count: its element count expression.
-        kind: ``"index"`` (uniform ints in ``[0, high)``), ``"length"`` (ints in ``[0, high]``),
+        kind: ``"index"`` (uniform ints in ``[0, high)``), ``"sorted_index"`` (the same, sorted),
+            ``"length"`` (ints in ``[0, high]``),
             ``"signs"`` (floats or ints, exactly half of each consecutive pair positive / nonzero).
         high: the bound's size expression (index and length kinds).
     """

@@ -47,8 +47,9 @@ def make_inputs_for(structured: tuple[Structured, ...]):
         for item in described:
             count = to_int(item.count, env)
             dtype = np.dtype(item.dtype)
-            if item.kind == "index":
-                out[item.name] = rng.integers(0, to_int(item.high, env), count, dtype=np.int64).astype(dtype)
+            if item.kind in ("index", "sorted_index"):
+                values = rng.integers(0, to_int(item.high, env), count, dtype=np.int64)
+                out[item.name] = (np.sort(values) if item.kind == "sorted_index" else values).astype(dtype)
             elif item.kind == "length":
                 out[item.name] = rng.integers(0, to_int(item.high, env) + 1, count, dtype=np.int64).astype(dtype)
             elif item.kind == "signs":

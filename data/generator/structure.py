@@ -99,23 +99,32 @@ def reduction(b: Builder, value: ir.Expr, lid: ir.Expr, WG: ir.MacroConst, dims:
     return ir.ArrayDecl("scratch", ty, WG, "local"), [ir.Assign(at(lid), "=", value), ir.Barrier(), tree, store]
 
 
-def atomic(b: Builder, op: str, space: Space, k: ir.Expr | None, ivalue: ir.Expr | None) -> ir.Atomic:
+def atomic(b: Builder, op: str, space: Space, k: ir.Expr | None, ivalue: ir.Expr | None,
+           target: str = "") -> ir.Atomic:
     """``atomic_<op>`` into a new ``hist`` buffer of ``B`` bins: contention ``points / B``.
 
     Args:
         op: add, inc, max or xor.
         k: the loop index when inside a loop (spreads updates over bins), else None.
         ivalue: an ``int`` value computed by the kernel, or None (a value from the ids).
+        target: "" (the bin from the ids, which the analysis bounds), ``gathered`` (``hist[bin[gi]]``, bins
+            uniform in [0, B): a histogram of data) or ``runs`` (the same, bins sorted: neighbouring work-items
+            share a bin, as rows of a sorted COO matrix do); the analysis cannot bound a loaded bin.
     """
     B = b.size("B", *B_SIZES)
     hist = b.buffer("hist", ir.INT, "B", role="out")
     gi = space.gi
-    if k is None:
+    if target:
+        bins = b.buffer("bin", ir.INT, space.total)
+        b.structured_input(bins, ir.INT, space.total, "index" if target == "gathered" else "sorted_index", "B")
+        index, spread = ir.Load(bins, gi, ir.INT), gi
+    elif k is None:
         factor = b.choice((1, 3, 7))
         spread = gi if factor == 1 else ir.binop("*", gi, _i(factor))
     else:
         spread = ir.binop("+", gi, k)
-    index = ir.binop("%", spread, B)
+    if not target:
+        index = ir.binop("%", spread, B)
     if op == "inc":
         return ir.Atomic("inc", hist, index, None)
     if ivalue is None:
