@@ -3,11 +3,24 @@ from __future__ import annotations
 
 import shutil
 
+import numpy as np
+
 from kgraph.app.cli.main import main
 from kgraph.data.harness.store import DatasetStore, read_launches, read_manifest
 from kgraph.data.harness.store_read import manifest_keys
 from kgraph.data.harness.validate import validate_dataset
 from test_hardening_harness import _make_dataset
+
+
+def _same_rows(after, before) -> bool:
+    """Equal rows, the timings of ``before`` rounded to float32 as a shard written for keeping stores them."""
+    from kgraph.data.harness.store_files import ROUNDED_TIMINGS
+
+    for name in ROUNDED_TIMINGS:
+        want = before[name].astype("float32").astype("float64")
+        assert np.allclose(after[name], before[name], rtol=6e-8, atol=0, equal_nan=True)
+        assert after[name].equals(want), name
+    return after.drop(columns=list(ROUNDED_TIMINGS)).equals(before.drop(columns=list(ROUNDED_TIMINGS)))
 
 
 def test_compact_keeps_every_row_in_one_shard(tmp_path, capsys):
@@ -18,7 +31,7 @@ def test_compact_keeps_every_row_in_one_shard(tmp_path, capsys):
     manifest = read_manifest(folder)
     assert manifest["shards"] == [{"file": "launches-00003.parquet", "rows": 5}]
     assert sorted(p.name for p in folder.glob("launches-*.parquet")) == ["launches-00003.parquet"]
-    assert read_launches(folder).equals(before) and not validate_dataset(str(folder))
+    assert _same_rows(read_launches(folder), before) and not validate_dataset(str(folder))
     assert main(["dataset", "compact", str(folder)]) == 0  # one shard: nothing to do
     assert "5 row(s), 1 shard(s) -> 1" in capsys.readouterr().out
     assert sorted(p.name for p in folder.glob("launches-*.parquet")) == ["launches-00003.parquet"]
@@ -40,7 +53,7 @@ def test_compact_writes_for_keeping_and_recompresses_a_single_flushed_shard(tmp_
     with DatasetStore(folder) as store:
         store.compact()
     assert read_manifest(folder)["shards"] == [{"file": "launches-00004.parquet", "rows": 5}]
-    assert is_archival(folder / "launches-00004.parquet") and read_launches(folder).equals(before)
+    assert is_archival(folder / "launches-00004.parquet") and read_launches(folder).equals(before)  # rounded once
     assert not validate_dataset(str(folder))
 
 
@@ -72,3 +85,24 @@ def test_compact_refuses_a_folder_that_is_not_a_dataset(tmp_path, capsys):
     out, err = capsys.readouterr()
     assert "not a dataset folder" in out + err and "Traceback" not in out + err
     assert not (tmp_path / "nothing").exists()
+
+
+def test_a_folder_compacted_before_the_rounding_is_rewritten_once(tmp_path):
+    """A single shard marked with the older archival layout (unrounded timings) is rewritten by compact."""
+    import pyarrow.parquet as pq
+
+    from kgraph.data.harness.store_files import ARCHIVAL, is_archival, write_parquet_atomic
+
+    folder = _make_dataset(tmp_path / "ds")
+    before = read_launches(folder)
+    with DatasetStore(folder) as store:
+        store.compact()
+    shard = folder / "launches-00003.parquet"
+    old = pq.read_table(shard)
+    write_parquet_atomic(old, shard, archival=True)
+    pq.write_table(old.replace_schema_metadata({ARCHIVAL[0]: b"zstd-19-plain"}), shard)  # the session-17 layout
+    assert not is_archival(shard)
+    with DatasetStore(folder) as store:
+        store.compact()
+    assert read_manifest(folder)["shards"] == [{"file": "launches-00004.parquet", "rows": 5}]
+    assert is_archival(folder / "launches-00004.parquet") and _same_rows(read_launches(folder), before)
