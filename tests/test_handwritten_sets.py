@@ -49,6 +49,10 @@ def test_matches_reference_on_cpu_opencl(spec, cpu_queue):
     ("holdout3.down2x2_rgba_u32", "((sum + 2u) >> 2)", "((sum + 1u) >> 2)"),
     ("holdout3.triangle_count_merge", "} else if (a < b) {", "} else if (a > b) {"),
     ("holdout3.lorenz_rk4_fp64", "2.0 * k3y", "3.0 * k3y"),
+    ("holdout4.clenshaw_cheb_fp64", "return c[0] + t * b1 - b2;", "return c[0] + t * b1 + b2;"),
+    ("holdout4.erode_square_uchar", "m = min(m, row[xx]);", "m = max(m, row[xx]);"),
+    ("holdout4.pic_deposit_cic", "(iy + 1 == ny) ? 0", "(iy + 1 == ny) ? 1"),
+    ("holdout4.attn_row_local", "red[lid] += red[lid + stride];", "red[lid] = red[lid + stride];"),
 ])
 def test_broken_kernel_is_detected(kernel_id, old, new, cpu_queue):
     from kgraph.data.corpus.check import check_spec
