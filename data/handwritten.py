@@ -46,6 +46,17 @@ def kernel_spec(prefix: str, source: str, name: str, *, sizes, check, args, gsiz
         tags=[prefix])
 
 
+def spec_maker(prefix: str, package: str, tol: tuple):
+    """The ``_spec(name, *, tol=..., **fields)`` of a hand-written set: :func:`kernel_spec` of ``cl/<name>.cl`` in
+    ``package``'s data, id and family ``<prefix>.<name>``, ``tol`` the set's default (rtol, atol)."""
+    default = tol
+
+    def _spec(name: str, *, tol=default, **fields) -> KernelSpec:
+        return kernel_spec(prefix, source_of(package, name), name, tol=tol, **fields)
+
+    return _spec
+
+
 class SpecSet:
     """A hand-written set's kernels, built once, in the builders' order.
 

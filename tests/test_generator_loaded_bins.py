@@ -13,9 +13,9 @@ from kgraph.data.corpus.check import compare, run_spec
 from kgraph.data.generator import generate, specs
 from kgraph.data.generator.recipe import LOADED_BINS_FROM_SEED
 from kgraph.data.harness.counts import static_counts
-from kgraph.errors import MeasurementError
 from kgraph.instrument import COUNTER_NAMES
 from kgraph.parsers import parse_source
+from test_generator import pocl  # noqa: F401 - the PoCL context and queue fixture
 
 SEED = LOADED_BINS_FROM_SEED
 SPECS = specs(160, SEED)
@@ -52,19 +52,6 @@ def test_sorted_bins_share_neighbours():
 
 def _pick(kind: str):
     return next(s for s in SPECS if LOADED[s.kernel_id] == kind and generate(SEED, int(s.kernel_id.split(".")[-1]))[1].loops != "data")
-
-
-@pytest.fixture(scope="module")
-def pocl():
-    import pyopencl as cl
-
-    from kgraph.data.instrumented import default_context
-
-    try:
-        ctx = default_context()
-    except MeasurementError as exc:  # pragma: no cover
-        pytest.skip(str(exc))
-    return ctx, cl.CommandQueue(ctx)
 
 
 @pytest.mark.parametrize("kind", ["gathered", "runs"])

@@ -12,8 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from kgraph.data import handwritten
-from kgraph.data.corpus.spec import KernelSpec
-from kgraph.data.handwritten import kernel_spec, pow2  # noqa: F401 - pow2: the groups' size lists
+from kgraph.data.handwritten import pow2  # noqa: F401 - the groups' size lists
 
 PREFIX = "holdout2"
 
@@ -44,9 +43,8 @@ def round_up(expr: str, multiple: int = 256) -> str:
     return f"({expr} + {multiple - 1}) // {multiple} * {multiple}"
 
 
-def _spec(name, *, tol=ELEMWISE, **fields) -> KernelSpec:
-    """:func:`kgraph.data.handwritten.kernel_spec` of ``cl/<name>.cl``, id and family ``holdout2.<name>``."""
-    return kernel_spec(PREFIX, source_of(name), name, tol=tol, **fields)
+#: :func:`kgraph.data.handwritten.kernel_spec` of ``cl/<name>.cl``, id and family ``holdout2.<name>``
+_spec = handwritten.spec_maker(PREFIX, __package__, ELEMWISE)
 
 
 def _f64(a) -> np.ndarray:

@@ -7,23 +7,14 @@ a few seconds on a two-core CPU through PoCL (the campaign's per-launch timeout 
 """
 from __future__ import annotations
 
+from functools import partial
+
 from kgraph.data import handwritten
-from kgraph.data.corpus.spec import KernelSpec
-from kgraph.data.handwritten import kernel_spec, pow2  # noqa: F401 - the groups' size lists
+from kgraph.data.handwritten import pow2  # noqa: F401 - the groups' size lists
 from kgraph.data.holdout2.common import ELEMWISE, FP64, L1, L2, SUMS, _f32, _f64, round_up  # noqa: F401
 
 PREFIX = "holdout3"
-
-
-def source_of(name: str) -> str:
-    """The text of ``cl/<name>.cl``.
-
-    Args:
-        name: the kernel's name (the file's stem).
-    """
-    return handwritten.source_of(__package__, name)
-
-
-def _spec(name, *, tol=ELEMWISE, **fields) -> KernelSpec:
-    """:func:`kgraph.data.handwritten.kernel_spec` of ``cl/<name>.cl``, id and family ``holdout3.<name>``."""
-    return kernel_spec(PREFIX, source_of(name), name, tol=tol, **fields)
+#: the text of ``cl/<name>.cl`` (``name``: the kernel's name, the file's stem)
+source_of = partial(handwritten.source_of, __package__)
+#: :func:`kgraph.data.handwritten.kernel_spec` of ``cl/<name>.cl``, id and family ``holdout3.<name>``
+_spec = handwritten.spec_maker(PREFIX, __package__, ELEMWISE)
