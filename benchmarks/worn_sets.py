@@ -2,9 +2,9 @@
 
 Per model: time MAPE on the five worn sets (the hand-written holdout on the H200, H100 and Xeon; the foreign set on
 the H200 and H100) and their sum; on the second holdout, the MAPE over the families no decision has looked at
-(``--exclude``, the worn ones) on each device and their sum; on the third holdout (``data/holdout3``, where its
-folders were scored) the MAPE and the share within 2x on each device and the MAPEs' sum (``fresh_sum``); and the
-predictions below the floor on every set.
+(``--exclude``, the worn ones) on each device and their sum; on the third and fourth holdouts (``data/holdout3``,
+``data/holdout4``, where their folders were scored) the MAPE and the share within 2x on each device and the MAPEs'
+sum (``holdout3_sum``, ``holdout4_sum``); and the predictions below the floor on every set.
 
     python -m benchmarks.worn_sets runs/s17/v25eval \\
         --exclude holdout2.pattern_match_uchar holdout2.newton_cubic_fp64 [--csv out.csv]
@@ -24,7 +24,8 @@ from benchmarks.tables import emit
 HOLDOUT = ("holdout-nvidia-h200", "holdout-nvidia-h100", "holdout-pocl-xeon")
 FOREIGN = ("foreign_h200", "foreign_h100")
 SECOND = ("holdout2-nvidia-h200", "holdout2-nvidia-h100", "holdout2-pocl-xeon")
-FRESH = ("holdout3-nvidia-h200", "holdout3-nvidia-h100", "holdout3-pocl-xeon")
+#: the later hand-written sets, each scored whole: name -> its folders
+LATER = {name: (f"{name}-nvidia-h200", f"{name}-nvidia-h100", f"{name}-pocl-xeon") for name in ("holdout3", "holdout4")}
 _FOREIGN_LINE = re.compile(r"kernels on \S+: MAPE ([0-9.]+)%")
 _BELOW = re.compile(r"predictions below the physical floor: (\d+)")
 
@@ -45,8 +46,8 @@ def _overall(path: Path) -> pd.DataFrame:
 
 def worn_table(folder: Path, exclude: set[str]) -> pd.DataFrame:
     """One row per model of the folder: ``<set>`` MAPEs, ``worn_sum``, ``<second holdout set>`` subset MAPEs,
-    ``untouched_sum``, ``<third holdout set>`` MAPEs and ``<set>:within_2x``, ``fresh_sum``, ``below_floor`` (summed
-    over every set)."""
+    ``untouched_sum``, ``<later holdout set>`` MAPEs and ``<set>:within_2x``, ``holdout3_sum`` / ``holdout4_sum``,
+    ``below_floor`` (summed over every set)."""
     rows: dict[str, dict] = {}
     for name in HOLDOUT:
         for _, r in _overall(folder / name / "summary.csv").iterrows():
@@ -62,7 +63,7 @@ def worn_table(folder: Path, exclude: set[str]) -> pd.DataFrame:
         for _, r in subset_metrics(pd.read_parquet(folder / name / "predictions.parquet"), exclude).iterrows():
             rows[r["model"]][name] = float(r["mape"])
             rows[r["model"]]["below_floor"] += int(r["below_floor"])
-    for name in FRESH:
+    for name in (n for names in LATER.values() for n in names):
         if not (folder / name / "summary.csv").is_file():
             continue
         for _, r in _overall(folder / name / "summary.csv").iterrows():
@@ -71,7 +72,7 @@ def worn_table(folder: Path, exclude: set[str]) -> pd.DataFrame:
             row["below_floor"] += int(r["below_floor"])
     table = pd.DataFrame.from_dict(rows, orient="index").rename_axis("model").reset_index()
     table["worn_sum"] = table[list(HOLDOUT + FOREIGN)].sum(axis=1)
-    for names, total in ((SECOND, "untouched_sum"), (FRESH, "fresh_sum")):
+    for names, total in ((SECOND, "untouched_sum"), *((names, f"{set_}_sum") for set_, names in LATER.items())):
         present = [n for n in names if n in table]
         if present:
             table[total] = table[present].sum(axis=1)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from benchmarks.worn_sets import FOREIGN, FRESH, HOLDOUT, main, worn_table
+from benchmarks.worn_sets import FOREIGN, HOLDOUT, LATER, main, worn_table
 
 
 def _folder(tmp_path, second=True, fresh=False):
@@ -23,7 +23,7 @@ def _folder(tmp_path, second=True, fresh=False):
                       "pred_ns": [150.0, 900.0, 100.0, 100.0], "floor_ns": [1.0] * 4}).to_parquet(
             tmp_path / "holdout2-nvidia-h200" / "predictions.parquet")
     if fresh:
-        for i, name in enumerate(FRESH[:2]):
+        for i, name in enumerate(LATER["holdout3"][:2] + LATER["holdout4"][:1]):
             (tmp_path / name).mkdir()
             pd.DataFrame({"model": ["a", "b", "a"], "n": [24, 24, 3], "mape": [5.0 + i, 7.0, 80.0],
                           "within_2x": [100.0, 90.0 - i, 0.0], "below_floor": [0, 2, 0],
@@ -33,13 +33,14 @@ def _folder(tmp_path, second=True, fresh=False):
 
 def test_the_third_holdout_where_it_was_scored(tmp_path):
     table = worn_table(_folder(tmp_path, fresh=True), {"worn"}).set_index("model")
-    assert table.loc["a", "fresh_sum"] == pytest.approx(5 + 6) and table.loc["b", "fresh_sum"] == pytest.approx(14)
+    assert table.loc["a", "holdout3_sum"] == pytest.approx(5 + 6) and table.loc["b", "holdout3_sum"] == pytest.approx(14)
+    assert table.loc["a", "holdout4_sum"] == pytest.approx(7) and table.loc["b", "holdout4-nvidia-h200:within_2x"] == 88
     assert table.loc["b", "holdout3-nvidia-h100:within_2x"] == pytest.approx(89.0)
     assert "holdout3-pocl-xeon" not in table  # not scored: no column, not a zero
-    assert table.loc["b", "below_floor"] == 3 + 4 and table.loc["a", "below_floor"] == 0
+    assert table.loc["b", "below_floor"] == 3 + 6 and table.loc["a", "below_floor"] == 0
     plain = tmp_path / "plain"
     plain.mkdir()
-    assert "fresh_sum" not in worn_table(_folder(plain), {"worn"})
+    assert "holdout3_sum" not in worn_table(_folder(plain), {"worn"})
 
 
 def test_sums_and_the_untouched_families(tmp_path):
