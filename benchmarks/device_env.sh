@@ -4,7 +4,7 @@
 # so the checkout itself is not importable as is: it is installed, and PYTHONSAFEPATH keeps the
 # working directory's kgraph/ folder from shadowing the installed package.
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site ${WHEELS:-.whl}/*.whl || return 1
-PYTHONPATH=/tmp/site python3 -m pip install -q --no-index --no-deps --no-build-isolation --no-compile --target /tmp/kg . \
+PYTHONPATH=/tmp/site python3 -m pip install -q --no-index --no-deps --no-build-isolation --no-compile --upgrade --target /tmp/kg . \
   || return 1
 export PYTHONPATH=/tmp/kg:/tmp/site:$PWD PYTHONSAFEPATH=1 KGRAPH_DATASETS=$PWD/data/datasets
 mkdir -p /tmp/icd && echo libnvidia-opencl.so.1 > /tmp/icd/nvidia.icd && cp /etc/OpenCL/vendors/*.icd /tmp/icd/ \
