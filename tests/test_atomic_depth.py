@@ -58,3 +58,35 @@ def test_more_bins_less_depth_at_a_launch():
     depth = x[:, feature_names().index("traffic_global_atomic_depth_total")].astype(np.float64)
     assert depth[0] > depth[1] > depth[2]
     assert np.expm1(depth[2]) == pytest.approx(4096 * 10 / 4096 + 4096 / 16 + 4096, rel=1e-5)
+
+
+HELPERS = r'''
+void bump(__global int *p) { atomic_inc(p); }
+float get(__global const float *q) { return *q; }
+__kernel void k(__global int *h, __global const int *d, __global const float *x, __global float *y) {
+  int i = get_global_id(0);
+  bump(&h[i % 8]);
+  bump(h);
+  bump(&h[d[i]]);
+  y[i] = get(&x[i]) + get(x + 2 * i);
+}
+'''
+
+
+def test_a_helper_s_pointer_parameter_is_the_element_the_caller_passed():
+    """``bump(&h[i % 8])`` updates 8 addresses, ``bump(h)`` one, ``bump(&h[d[i]])`` a loaded one (unbounded:
+    before session 18 an atomic on the parameter itself was taken as one address whatever was passed, and
+    ``&x[i]`` as an offset loaded from x)."""
+    from kgraph.analysis.atomics import atomic_targets
+
+    a = kgraph.from_source(HELPERS, "opencl")[0].analysis
+    atomic = [x for x in a.accesses if x.kind == "atomic"]
+    assert [x.buffer for x in atomic] == ["h", "h", "h"]
+    assert [atomic_targets(x.index_expr, x.context) for x in atomic] == [8, 1, None]
+    loads = [x for x in a.accesses if x.kind == "load" and x.buffer == "x"]
+    assert [(x.pattern, str(x.index_expr)) for x in loads] == [("coalesced", "gid0"), ("strided", "2*gid0")]
+    exprs = dict(zip(TRAFFIC_KEYS, traffic_exprs(a)))
+    depth = exprs["global_atomic_depth"].subs({s: 4096 for s in exprs["global_atomic_depth"].free_symbols
+                                               if s.name == "gsz0"}).subs({s: 1 for s in
+                                                                           exprs["global_atomic_depth"].free_symbols})
+    assert float(depth) * 4096 == pytest.approx(4096 / 8 + 4096)  # the loaded address adds nothing

@@ -344,7 +344,7 @@ class _Analyzer:
         mapping, offsets = {}, {}
         for p, arg in zip(callee.params, call.args):
             if p.is_pointer:
-                offsets[p.name] = (self.env.to_sympy(arg), _arg_buffer(arg, self))
+                offsets[p.name] = _pointer_arg(arg, self)
             else:
                 mapping[p.name] = self.env.to_sympy(arg)
 
@@ -355,7 +355,10 @@ class _Analyzer:
         for a in sub.accesses:
             off, buf = offsets.get(a.buffer, (sp.Integer(0), a.buffer))
             index = getattr(a, "index_expr", None)
-            index = None if index is None else subs(index) + off
+            if index is not None:
+                index = subs(index) + off
+            elif a.kind == "atomic" and a.buffer in offsets:
+                index = off  # an atomic on the pointer parameter itself: the element the caller passed
             pattern, stride = classify(index)
             new = Access(buf or a.buffer, a.space, a.kind, a.bytes, a.index, a.line, pattern, stride,
                          self.weight * subs(a.executions), a.function)
@@ -377,6 +380,24 @@ class _Analyzer:
 def _then(first, second):
     """The substitution ``second(first(expr))`` (``first`` None: ``second`` alone)."""
     return second if first is None else (lambda expr: second(first(expr)))
+
+
+def _pointer_arg(arg, analyzer) -> tuple:
+    """(element offset, buffer) of a pointer argument: ``&X[i]`` is element ``i`` of ``X`` (not the value loaded
+    there), ``X + i`` or ``X`` is what :meth:`to_sympy` makes of it."""
+    node = arg
+    while node.type in ("parenthesized_expression", "cast_expression"):
+        inner = node.child_by_field_name("value") if node.type == "cast_expression" else node.named_children[-1]
+        if inner is None:
+            break
+        node = inner
+    if node.type == "pointer_expression" and node_text(node.child_by_field_name("operator")) == "&":
+        target = node.child_by_field_name("argument")
+        base = target.child_by_field_name("argument") if target.type == "subscript_expression" else None
+        var = analyzer.ctx.scope.lookup(node_text(base)) if base is not None and base.type == "identifier" else None
+        if var is not None and var.ctype.pointer:
+            return analyzer.env.to_sympy(target.child_by_field_name("index")), var.alias or var.name
+    return analyzer.env.to_sympy(arg), _arg_buffer(arg, analyzer)
 
 
 def _arg_buffer(arg, analyzer) -> str:
