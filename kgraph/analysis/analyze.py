@@ -14,6 +14,7 @@ from __future__ import annotations
 import sympy as sp
 
 from kgraph.analysis.context import Context, condition_value, node_text
+from kgraph.analysis.arguments import pointer_arg
 from kgraph.analysis.counts import COUNT_KEYS, add_into, zero_counts
 from kgraph.analysis.assignments import multi_assigned
 from kgraph.analysis.guards import early_exit, guard_atoms, guard_fraction, guard_ranges
@@ -344,7 +345,7 @@ class _Analyzer:
         mapping, offsets = {}, {}
         for p, arg in zip(callee.params, call.args):
             if p.is_pointer:
-                offsets[p.name] = _pointer_arg(arg, self)
+                offsets[p.name] = pointer_arg(arg, self)
             else:
                 mapping[p.name] = self.env.to_sympy(arg)
 
@@ -380,30 +381,3 @@ class _Analyzer:
 def _then(first, second):
     """The substitution ``second(first(expr))`` (``first`` None: ``second`` alone)."""
     return second if first is None else (lambda expr: second(first(expr)))
-
-
-def _pointer_arg(arg, analyzer) -> tuple:
-    """(element offset, buffer) of a pointer argument: ``&X[i]`` is element ``i`` of ``X`` (not the value loaded
-    there), ``X + i`` or ``X`` is what :meth:`to_sympy` makes of it."""
-    node = arg
-    while node.type in ("parenthesized_expression", "cast_expression"):
-        inner = node.child_by_field_name("value") if node.type == "cast_expression" else node.named_children[-1]
-        if inner is None:
-            break
-        node = inner
-    if node.type == "pointer_expression" and node_text(node.child_by_field_name("operator")) == "&":
-        target = node.child_by_field_name("argument")
-        base = target.child_by_field_name("argument") if target.type == "subscript_expression" else None
-        var = analyzer.ctx.scope.lookup(node_text(base)) if base is not None and base.type == "identifier" else None
-        if var is not None and var.ctype.pointer:
-            return analyzer.env.to_sympy(target.child_by_field_name("index")), var.alias or var.name
-    return analyzer.env.to_sympy(arg), _arg_buffer(arg, analyzer)
-
-
-def _arg_buffer(arg, analyzer) -> str:
-    for n in [arg] + list(arg.named_children):
-        if n.type == "identifier":
-            var = analyzer.ctx.scope.lookup(node_text(n))
-            if var is not None and var.ctype.pointer:
-                return var.alias or var.name
-    return ""
