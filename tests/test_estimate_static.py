@@ -124,3 +124,29 @@ def test_a_data_dependent_if_that_only_copies_values_keeps_the_counts_exact(else
         graph, launch = graphs["nearest"], make_launch(graphs, "nearest", [256], [64], {"k": 16}, {"device_id": "d"})
         counts = static_counts(kernel_facts(graph), launch)
         assert counts == {"flops": 0, "bytes": 256 * (16 * 4 + 4), "flops_fp64": 0}
+
+
+def test_atomics_on_loaded_addresses_are_named_in_the_warnings(model_dir, tmp_path):
+    """An atomic whose address is loaded (``bins[idx[i]]``, through a helper's pointer too) gets a warning naming
+    its line; one on ids-derived bins, and a kernel without atomics, get none."""
+    from kgraph.app.static_checks import atomic_caution
+
+    src = tmp_path / "bins.cl"
+    src.write_text("void bump(__global int *p) { atomic_inc(p); }\n"
+                   "__kernel void bins(__global const int *idx, __global int *h, int n) {\n"
+                   "  int i = get_global_id(0);\n"
+                   "  if (i >= n) return;\n"
+                   "  atomic_add(&h[i % 64], 1);\n"
+                   "  bump(&h[idx[i]]);\n"
+                   "}\n")
+    graph, _ = _launch(str(src), "bins", [4096], [256], {"n": 4096})
+    facts = kernel_facts(graph)
+    assert facts.loaded_atomics == (1,)  # the helper's line: its atomic on the element the caller passed
+    assert atomic_caution(facts)[0].startswith("line 1: atomics on an address loaded from memory")
+    m = kgraph.load_model(model_dir)
+    out = m.estimate(str(src), kernel="bins", global_size=4096, local_size=256, args={"n": 4096}, device="h200")
+    assert any("atomics on an address loaded from memory" in w for w in out["warnings"])
+    saxpy = m.estimate(SAXPY, kernel="saxpy", global_size=1 << 20, local_size=256, args={"n": 1 << 20, "a": 2.0},
+                       device="h200")
+    assert not any("loaded from memory" in w for w in saxpy["warnings"])
+    assert kernel_facts(_launch(GEMM_CU, "sgemm_shared", [2048, 2048], [32, 32], SIZES)[0]).loaded_atomics == ()

@@ -56,6 +56,7 @@ class KernelFacts:
     reason: str = ""
     stores: list = field(default_factory=list)  # sympy index expressions of the global stores
     trips: tuple = ()  # trip_<line> symbols whose given means make the counts exact (exact is then False)
+    loaded_atomics: tuple = ()  # lines of global atomics on an address loaded from memory (contention unknown)
     _strides: list | None = field(default=None, repr=False, compare=False)  # _store_strides, made once
 
 
@@ -73,7 +74,8 @@ def kernel_facts(graph) -> KernelFacts:
 def _facts(graph, analysis) -> KernelFacts:
     stores = [getattr(a, "index_expr", None) for a in analysis.accesses
               if a.space == "global" and a.kind == "store"]
-    facts = KernelFacts(analysis, True, "", [s for s in stores if s is not None])
+    facts = KernelFacts(analysis, True, "", [s for s in stores if s is not None],
+                        loaded_atomics=loaded_atomic_lines(analysis))
     opaque = [lp for lp in analysis.loops if not lp.symbolic]
     if analysis.notes:
         facts.exact, facts.reason = False, "; ".join(analysis.notes)
@@ -93,6 +95,25 @@ def _facts(graph, analysis) -> KernelFacts:
         if why:
             facts.exact, facts.reason = False, why
     return facts
+
+
+def loaded_atomic_lines(analysis) -> tuple[int, ...]:
+    """The lines of ``analysis``'s global atomics whose address is loaded from memory (``hist[bin[i]]``): how many
+    of a launch's updates land on one address depends on the data, which neither the analysis nor the model sees."""
+    from kgraph.analysis.atomics import atomic_targets
+
+    return tuple(sorted({a.line for a in analysis.accesses if a.space == "global" and a.kind == "atomic"
+                         and atomic_targets(getattr(a, "index_expr", None), getattr(a, "context", None)) is None}))
+
+
+def atomic_caution(facts: KernelFacts) -> list[str]:
+    """The warning for a kernel with atomics on loaded addresses (none without), naming their lines."""
+    if not facts.loaded_atomics:
+        return []
+    lines = ", ".join(str(n) for n in facts.loaded_atomics)
+    return [f"line{'s' if len(facts.loaded_atomics) > 1 else ''} {lines}: atomics on an address loaded from memory: "
+            "how many collide depends on the data, which the model cannot see; on such kernels from outside the "
+            "corpus its time was 0.3x to 11x the measured one at each kernel's median (BENCHMARKS.md section 48)"]
 
 
 def _envs(launches: list) -> dict:

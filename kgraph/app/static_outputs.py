@@ -89,7 +89,7 @@ def with_static_outputs(launches: list, predictions: list[dict], as_grid: list[b
     from dataclasses import replace
 
     from kgraph.analysis.trips import describe_assumptions
-    from kgraph.app.static_checks import coverage_warnings_many, kernel_facts, static_counts_many
+    from kgraph.app.static_checks import atomic_caution, coverage_warnings_many, kernel_facts, static_counts_many
     from kgraph.data.targets import TIME_INTERVAL
     from kgraph.models.launches import analysis_of
 
@@ -101,7 +101,7 @@ def with_static_outputs(launches: list, predictions: list[dict], as_grid: list[b
         facts = kernel_facts(launches[idx[0]].graph)
         group = [launches[i] for i in idx]
         for i, counts, messages in zip(idx, static_counts_many(facts, group), coverage_warnings_many(facts, group)):
-            exact[i], warnings[i], why[i] = counts, messages, facts.reason
+            exact[i], warnings[i], why[i] = counts, messages + atomic_caution(facts), facts.reason
     lo_key, hi_key = TIME_INTERVAL.keys
     out, at_bound = [], []  # at_bound: (position, the launch with its assumed loops at their bounds)
     for launch, pred, grid, counts, messages, reason in zip(launches, predictions, as_grid, exact, warnings, why):
