@@ -118,12 +118,12 @@ def atomic(b: Builder, op: str, space: Space, k: ir.Expr | None, ivalue: ir.Expr
         bins = b.buffer("bin", ir.INT, space.total)
         b.structured_input(bins, ir.INT, space.total, "index" if target == "gathered" else "sorted_index", "B")
         index, spread = ir.Load(bins, gi, ir.INT), gi
-    elif k is None:
-        factor = b.choice((1, 3, 7))
-        spread = gi if factor == 1 else ir.binop("*", gi, _i(factor))
     else:
-        spread = ir.binop("+", gi, k)
-    if not target:
+        if k is None:
+            factor = b.choice((1, 3, 7))
+            spread = gi if factor == 1 else ir.binop("*", gi, _i(factor))
+        else:
+            spread = ir.binop("+", gi, k)
         index = ir.binop("%", spread, B)
     if op == "inc":
         return ir.Atomic("inc", hist, index, None)

@@ -5,28 +5,25 @@ through that parameter, and gives it to an atomic on the parameter itself (``ato
 """
 from __future__ import annotations
 
+from kgraph.analysis.atomics import address_of
 from kgraph.analysis.context import node_text
 
 
 def pointer_arg(arg, analyzer) -> tuple:
-    """(element offset, buffer) of a pointer argument: ``&X[i]`` is element ``i`` of ``X`` (not the value loaded
-    there), ``X + i`` or ``X`` is what :meth:`to_sympy` makes of it.
+    """(element offset, buffer) of a pointer argument: ``&X[i]`` and ``X + i`` are element ``i`` past where ``X``
+    points (:func:`~kgraph.analysis.atomics.address_of` parses them; ``&X[i]`` is not the value loaded there), any
+    other form what :meth:`to_sympy` makes of it.
 
     Args:
         arg: the argument's node; analyzer: the caller's analyzer (its scope and symbolic environment).
     """
-    node = arg
-    while node.type in ("parenthesized_expression", "cast_expression"):
-        inner = node.child_by_field_name("value") if node.type == "cast_expression" else node.named_children[-1]
-        if inner is None:
-            break
-        node = inner
-    if node.type == "pointer_expression" and node_text(node.child_by_field_name("operator")) == "&":
-        target = node.child_by_field_name("argument")
-        base = target.child_by_field_name("argument") if target.type == "subscript_expression" else None
-        var = analyzer.ctx.scope.lookup(node_text(base)) if base is not None and base.type == "identifier" else None
+    parts = address_of(analyzer.ctx.scope, arg)
+    if parts is not None:
+        _, base, index = parts
+        var = analyzer.ctx.scope.lookup(node_text(base)) if base.type == "identifier" else None
         if var is not None and var.ctype.pointer:
-            return analyzer.env.to_sympy(target.child_by_field_name("index")), var.alias or var.name
+            offset = analyzer.env.to_sympy(base) + (0 if index is None else analyzer.env.to_sympy(index))
+            return offset, var.alias or var.name
     return analyzer.env.to_sympy(arg), _arg_buffer(arg, analyzer)
 
 

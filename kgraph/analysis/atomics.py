@@ -17,6 +17,29 @@ from kgraph.analysis.ctype import MEMORY_SPACES
 from kgraph.analysis.symbolic_math import OPAQUE_PREFIXES, SIZE_OF_ID, normalize_ids, work_symbol
 
 
+def address_of(scope, node) -> tuple | None:
+    """The parts of an address expression, ``&X[i]``, ``X + i`` (either order) or a pointer ``X`` (parentheses and
+    casts around it ignored): ``(the access's node: X[i], X + i or X; X's node; i's node or None)``; None for another
+    form (``&s.f``, ``&a[i][j]``).
+
+    Args:
+        scope: the function's scope at the expression (it tells which operand of ``+`` is the pointer).
+        node: the expression.
+    """
+    while node.type in ("parenthesized_expression", "cast_expression"):
+        node = node.child_by_field_name("value") or node.named_children[-1]
+    if node.type == "pointer_expression" and node_text(node.child_by_field_name("operator")) == "&":
+        node = node.child_by_field_name("argument")
+        if node.type != "subscript_expression" or node.child_by_field_name("argument").type != "identifier":
+            return None
+        return node, node.child_by_field_name("argument"), subscript_index(node)
+    if node.type == "binary_expression" and node_text(node.child_by_field_name("operator")) == "+":
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        var = scope.lookup(node_text(left)) if left.type == "identifier" else None
+        return (node, left, right) if var is not None and var.ctype.pointer else (node, right, left)
+    return (node, node, None) if node.type == "identifier" else None
+
+
 def atomic_target(ctx, node) -> tuple | None:
     """The fields of the :class:`~kgraph.analysis.expression.AccessSite` (kind ``atomic``) of the address an
     atomic updates, ``&h[i]``, ``h + i`` or a pointer ``p``: ``(buffer, space, "atomic", bytes, node, pointer,
@@ -26,22 +49,10 @@ def atomic_target(ctx, node) -> tuple | None:
         ctx: the function's :class:`~kgraph.analysis.context.Context` at the statement.
         node: the atomic's first argument.
     """
-    while node.type in ("parenthesized_expression", "cast_expression"):
-        node = node.child_by_field_name("value") or node.named_children[-1]
-    index = None
-    if node.type == "pointer_expression" and node_text(node.child_by_field_name("operator")) == "&":
-        node = node.child_by_field_name("argument")
-        if node.type != "subscript_expression" or node.child_by_field_name("argument").type != "identifier":
-            return None
-        index, base = subscript_index(node), node.child_by_field_name("argument")
-    elif node.type == "binary_expression" and node_text(node.child_by_field_name("operator")) == "+":
-        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
-        var = ctx.scope.lookup(node_text(left)) if left.type == "identifier" else None
-        base, index = (left, right) if var is not None and var.ctype.pointer else (right, left)
-    elif node.type == "identifier":
-        base = node
-    else:
+    parts = address_of(ctx.scope, node)
+    if parts is None:
         return None
+    node, base, index = parts
     var = ctx.scope.lookup(node_text(base)) if base.type == "identifier" else None
     space = MEMORY_SPACES.get(var.ctype.space) if var is not None and var.ctype.pointer else None
     if space is None:

@@ -99,9 +99,9 @@ def with_static_outputs(launches: list, predictions: list[dict], as_grid: list[b
     exact, warnings, why = [None] * len(launches), [None] * len(launches), [""] * len(launches)
     for idx in by_kernel.values():
         facts = kernel_facts(launches[idx[0]].graph)
-        group = [launches[i] for i in idx]
+        group, caution = [launches[i] for i in idx], atomic_caution(facts)
         for i, counts, messages in zip(idx, static_counts_many(facts, group), coverage_warnings_many(facts, group)):
-            exact[i], warnings[i], why[i] = counts, messages + atomic_caution(facts), facts.reason
+            exact[i], warnings[i], why[i] = counts, messages + caution, facts.reason
     lo_key, hi_key = TIME_INTERVAL.keys
     out, at_bound = [], []  # at_bound: (position, the launch with its assumed loops at their bounds)
     for launch, pred, grid, counts, messages, reason in zip(launches, predictions, as_grid, exact, warnings, why):
