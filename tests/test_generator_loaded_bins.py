@@ -11,7 +11,8 @@ from kgraph.analysis import analyze
 from kgraph.analysis.traffic import TRAFFIC_KEYS, traffic_exprs
 from kgraph.data.corpus.check import compare, run_spec
 from kgraph.data.generator import generate, specs
-from kgraph.data.generator.recipe import LOADED_BINS_FROM_SEED
+from kgraph.data.generator.inputs import SKEW
+from kgraph.data.generator.recipe import LOADED_BINS_FROM_SEED, SKEWED_BINS_FROM_SEED
 from kgraph.data.harness.counts import static_counts
 from kgraph.instrument import COUNTER_NAMES
 from kgraph.parsers import parse_source
@@ -20,8 +21,9 @@ from test_generator import pocl  # noqa: F401 - the PoCL context and queue fixtu
 SEED = LOADED_BINS_FROM_SEED
 SPECS = specs(160, SEED)
 LOADED = {s.kernel_id: generate(SEED, int(s.kernel_id.split(".")[-1]))[1].atomic_target for s in SPECS}
-#: sha1 of the sources of specs(120, seed) before the idiom existed (session 17's generator)
-BEFORE = {0: "2f7841d86114b9277dd6df0bb993eb665d22ccc8", 31: "6f88e6aa7ac4c893922e3e536b18cc25bb256a09"}
+#: sha1 of the sources of specs(120, seed) before the idiom existed (session 17's generator; 32: before skewed bins)
+BEFORE = {0: "2f7841d86114b9277dd6df0bb993eb665d22ccc8", 31: "6f88e6aa7ac4c893922e3e536b18cc25bb256a09",
+          32: "329237069b9b803d77eccf21d51d6ebc90f9353a"}
 
 
 @pytest.mark.parametrize("seed", sorted(BEFORE))
@@ -50,11 +52,31 @@ def test_sorted_bins_share_neighbours():
     assert bins.min() >= 0 and bins.max() < 32 and np.all(np.diff(bins) >= 0)
 
 
+SKEWED_SPECS = specs(200, SKEWED_BINS_FROM_SEED)
+
+
+def _target(spec) -> str:
+    seed, number = (int(p) for p in spec.kernel_id.split(".")[1:])
+    return generate(seed, number)[1].atomic_target
+
+
 def _pick(kind: str):
-    return next(s for s in SPECS if LOADED[s.kernel_id] == kind and generate(SEED, int(s.kernel_id.split(".")[-1]))[1].loops != "data")
+    pool = SKEWED_SPECS if kind == "skewed" else SPECS
+    return next(s for s in pool if _target(s) == kind and generate(*(int(p) for p in s.kernel_id.split(".")[1:]))[1].loops != "data")
 
 
-@pytest.mark.parametrize("kind", ["gathered", "runs"])
+def test_skewed_bins_only_from_their_seed_and_hubs_take_half():
+    assert "skewed" not in LOADED.values()
+    drawn = [_target(s) for s in SKEWED_SPECS]
+    assert all(drawn.count(k) >= 3 for k in ("gathered", "runs", "skewed")), drawn
+    spec = _pick("skewed")
+    bins = spec.inputs(np.random.default_rng(5), {**spec.check_sizes, "B": 1024})["bin0"]
+    assert bins.min() >= 0 and bins.max() < 1024 and np.any(np.diff(bins) < 0)  # in range, not sorted
+    hubs = np.mean(bins < 1024 // 2**SKEW)  # the lowest B / 2**SKEW bins take about half of the updates
+    assert 0.4 < hubs < 0.6, hubs
+
+
+@pytest.mark.parametrize("kind", ["gathered", "runs", "skewed"])
 def test_pocl_matches_reference_and_static_counts(kind, pocl):
     from kgraph.data.instrumented import count_launch
 

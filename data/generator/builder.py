@@ -23,6 +23,7 @@ class Structured:
     Args:
         name: the buffer; dtype: its numpy dtype name; count: its element count expression.
         kind: ``"index"`` (uniform ints in ``[0, high)``), ``"sorted_index"`` (the same, sorted),
+            ``"skewed_index"`` (ints in ``[0, high)``, a few hubs taking most: :func:`.inputs.skewed_bins`),
             ``"length"`` (ints in ``[0, high]``),
             ``"signs"`` (floats or ints, exactly half of each consecutive pair positive / nonzero).
         high: the bound's size expression (index and length kinds).

@@ -1,6 +1,7 @@
 """``make_inputs`` of generated kernels: the buffers whose values the kernel depends on structurally.
 
-* ``index`` buffers (gathers): uniform integers in ``[0, T)``, so every gathered read is in range;
+* ``index`` buffers (gathers): uniform integers in ``[0, T)``, so every gathered read is in range
+  (``sorted_index``: the same, sorted; ``skewed_index``: a few hub values take most of them, :func:`skewed_bins`);
 * ``length`` buffers (data-dependent trip counts): uniform integers in ``[0, K]``;
 * ``signs`` buffers (divergence by data): in each consecutive pair of elements exactly one is
   positive (floats: magnitudes in [0.05, 1)) or nonzero (ints), so exactly half of the work-items
@@ -31,6 +32,16 @@ def _signs(rng: np.random.Generator, count: int, dtype: np.dtype) -> np.ndarray:
     return pos.astype(dtype)
 
 
+#: a skewed bin is ``floor(B * u**SKEW)`` for u uniform in [0, 1): half of the updates land in the lowest
+#: ``B / 2**SKEW`` bins (the hubs), the rest spread ever thinner over the others
+SKEW = 6
+
+
+def skewed_bins(rng: np.random.Generator, count: int, bins: int) -> np.ndarray:
+    """``count`` bins in ``[0, bins)``, hub-skewed (see :data:`SKEW`), in random order (int64)."""
+    return np.minimum((bins * rng.random(count) ** SKEW).astype(np.int64), bins - 1)
+
+
 def make_inputs_for(structured: tuple[Structured, ...]):
     """The ``make_inputs(rng, sizes)`` of a kernel with these structured buffers (None if none).
 
@@ -47,7 +58,9 @@ def make_inputs_for(structured: tuple[Structured, ...]):
         for item in described:
             count = to_int(item.count, env)
             dtype = np.dtype(item.dtype)
-            if item.kind in ("index", "sorted_index"):
+            if item.kind == "skewed_index":
+                out[item.name] = skewed_bins(rng, count, to_int(item.high, env)).astype(dtype)
+            elif item.kind in ("index", "sorted_index"):
                 values = rng.integers(0, to_int(item.high, env), count, dtype=np.int64)
                 out[item.name] = (np.sort(values) if item.kind == "sorted_index" else values).astype(dtype)
             elif item.kind == "length":

@@ -45,8 +45,9 @@ class Recipe:
     macro: bool = False
     unroll: bool = False
     constant: bool = False
-    #: where the atomic lands: "" (a bin from the ids), ``gathered`` or ``runs`` (a bin loaded from memory,
-    #: uniform or sorted); drawn by :func:`atomic_target` for seeds from :data:`LOADED_BINS_FROM_SEED` on
+    #: where the atomic lands: "" (a bin from the ids), ``gathered``, ``runs`` or ``skewed`` (a bin loaded from
+    #: memory: uniform, sorted, or hub-skewed); drawn by :func:`atomic_target` for seeds from
+    #: :data:`LOADED_BINS_FROM_SEED` on (``skewed`` from :data:`SKEWED_BINS_FROM_SEED` on)
     atomic_target: str = ""
 
     @property
@@ -90,12 +91,16 @@ class Recipe:
 #: the first generator seed whose atomics may land on a bin loaded from memory (session 18): the kernels of every
 #: earlier seed are unchanged, so their measured rows, counts and checks still describe them
 LOADED_BINS_FROM_SEED = 32
+#: the first seed whose loaded bins may be hub-skewed (session 19: a few bins take most updates, as a graph's hubs
+#: do in a scatter over edges); seed 32's kernels are unchanged
+SKEWED_BINS_FROM_SEED = 33
 
 
 def atomic_target(recipe: Recipe, seed: int, number: int, attempt: int) -> Recipe:
     """``recipe`` with where its atomic lands: from :data:`LOADED_BINS_FROM_SEED` on, half of the atomics update a
-    bin loaded from memory (``gathered`` or ``runs``, a quarter each), drawn from a generator of their own so that
-    nothing else of the kernel changes.
+    bin loaded from memory (``gathered`` or ``runs``, a quarter each; from :data:`SKEWED_BINS_FROM_SEED` on, a
+    sixth each of ``gathered``, ``runs`` and ``skewed``), drawn from a generator of their own so that nothing else
+    of the kernel changes.
 
     Args:
         recipe: a sampled recipe; seed, number, attempt: the kernel's (as :func:`~.build.generate`'s).
@@ -103,7 +108,9 @@ def atomic_target(recipe: Recipe, seed: int, number: int, attempt: int) -> Recip
     if not recipe.atomic or seed < LOADED_BINS_FROM_SEED:
         return recipe
     side = np.random.default_rng([int(seed), int(number), int(attempt), 18])
-    return replace(recipe, atomic_target=_weighted(side, {"": 50, "gathered": 25, "runs": 25}))
+    table = {"": 50, "gathered": 25, "runs": 25} if seed < SKEWED_BINS_FROM_SEED else \
+        {"": 50, "gathered": 17, "runs": 17, "skewed": 16}
+    return replace(recipe, atomic_target=_weighted(side, table))
 
 
 def _weighted(rng: np.random.Generator, table: dict):

@@ -109,14 +109,16 @@ def atomic(b: Builder, op: str, space: Space, k: ir.Expr | None, ivalue: ir.Expr
         ivalue: an ``int`` value computed by the kernel, or None (a value from the ids).
         target: "" (the bin from the ids, which the analysis bounds), ``gathered`` (``hist[bin[gi]]``, bins
             uniform in [0, B): a histogram of data) or ``runs`` (the same, bins sorted: neighbouring work-items
-            share a bin, as rows of a sorted COO matrix do); the analysis cannot bound a loaded bin.
+            share a bin, as rows of a sorted COO matrix do) or ``skewed`` (bins drawn so that a few hub bins take most
+            updates); the analysis cannot bound a loaded bin.
     """
     B = b.size("B", *B_SIZES)
     hist = b.buffer("hist", ir.INT, "B", role="out")
     gi = space.gi
     if target:
         bins = b.buffer("bin", ir.INT, space.total)
-        b.structured_input(bins, ir.INT, space.total, "index" if target == "gathered" else "sorted_index", "B")
+        kind = {"gathered": "index", "runs": "sorted_index", "skewed": "skewed_index"}[target]
+        b.structured_input(bins, ir.INT, space.total, kind, "B")
         index, spread = ir.Load(bins, gi, ir.INT), gi
     else:
         if k is None:
