@@ -1,4 +1,4 @@
-"""What the hand-written test sets (kgraph.data.holdout, holdout2, holdout3, holdout4) must do, kernel by kernel: each
+"""What the hand-written test sets (kgraph.data.holdout to holdout5) must do, kernel by kernel: each
 reference changes its outputs (so a kernel that wrote nothing would fail), each kernel matches its reference on
 a CPU OpenCL device, a broken kernel is caught, and each set's page lists every kernel and its campaign."""
 from __future__ import annotations
@@ -9,11 +9,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kgraph.data import holdout, holdout2, holdout3, holdout4
+from kgraph.data import holdout, holdout2, holdout3, holdout4, holdout5
 
 ROOT = Path(__file__).resolve().parents[1]
-SETS = {"holdout": holdout, "holdout2": holdout2, "holdout3": holdout3, "holdout4": holdout4}
-SPECS = [*holdout.specs(), *holdout2.specs(), *holdout3.specs(), *holdout4.specs()]
+SETS = {"holdout": holdout, "holdout2": holdout2, "holdout3": holdout3, "holdout4": holdout4, "holdout5": holdout5}
+SPECS = [s for module in SETS.values() for s in module.specs()]
 IDS = [s.kernel_id for s in SPECS]
 
 
@@ -53,6 +53,10 @@ def test_matches_reference_on_cpu_opencl(spec, cpu_queue):
     ("holdout4.erode_square_uchar", "m = min(m, row[xx]);", "m = max(m, row[xx]);"),
     ("holdout4.pic_deposit_cic", "(iy + 1 == ny) ? 0", "(iy + 1 == ny) ? 1"),
     ("holdout4.attn_row_local", "red[lid] += red[lid + stride];", "red[lid] = red[lid + stride];"),
+    ("holdout5.dim_join_local_hash", "(1.0f - line_discount[i])", "(1.0f + line_discount[i])"),
+    ("holdout5.sw_affine_window", "left - gap_open", "left - gap_ext"),
+    ("holdout5.grid_los_bresenham", "if (e2 <= dx) {", "if (e2 < dx) {"),
+    ("holdout5.heat7_zmarch_local", "u[base + col + nx]", "u[base + col - nx]"),
 ])
 def test_broken_kernel_is_detected(kernel_id, old, new, cpu_queue):
     from kgraph.data.corpus.check import check_spec
