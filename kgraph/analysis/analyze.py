@@ -167,7 +167,7 @@ class _Analyzer:
         init = node.child_by_field_name("initializer")
         if init is not None:
             add_into(acc, self.entry(init, "loop_init"))
-        loop = self.with_id_ranges(lambda: for_loop(node, self.env, None))
+        loop = self.with_id_ranges(lambda: for_loop(node, self.env, lambda name: self.start_value(name, node)))
         return self.loop_body(node, loop, acc, node.child_by_field_name("condition"),
                               node.child_by_field_name("update"), cond_extra=1)
 

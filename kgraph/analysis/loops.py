@@ -12,6 +12,10 @@ Recognised ``for`` shapes (``i`` the loop variable, ``a`` its start, ``b`` the b
 - a trip count that still depends on work-item ids (triangular loops) is averaged over the NDRange
   (each id uniform in [0, size)); the loop's ``note`` says so.
 
+The condition may carry an offset on the variable, ``i + a OP b`` or ``b OP i - a`` (read as ``i OP b - a``), and
+a ``for`` without an initialiser (``for (; j < w; j++)``) starts from the value its variable has where the loop
+starts (:mod:`kgraph.analysis.loop_header` reads the header's parts).
+
 ``while (i OP b) { ...; i += c; }`` and ``do { ...; i += c; } while (i OP b);`` (one top-level update
 of ``i`` in the body, ``i``'s start value known where the loop starts) follow the same table (a ``do``
 loop runs at least once: ``Max(1, trip)``). ``break``/``continue`` in a body leave a note (the count
@@ -28,13 +32,11 @@ from dataclasses import dataclass
 import sympy as sp
 
 from kgraph.analysis.context import condition_value, node_text
+from kgraph.analysis.loop_header import (conjuncts, identifiers, loop_condition, loop_init, loop_update,
+                                         offset_of, part_updating, updated_name)
 from kgraph.analysis.symbolic import (SIZE_OF_ID, assigned_names, assignments_of, average_over_ids, ceil_log2,
                                       floor_log2, id_symbols, is_opaque, normalize_ids, tidy, work_symbol)
 from kgraph.analysis.symbolic_math import TRIP_PREFIX
-from kgraph.parsers.limits import MAX_CONSTANT_BITS
-
-_FLIP = {"<": ">", ">": "<", "<=": ">=", ">=": "<=", "!=": "!="}
-
 
 @dataclass
 class Loop:
@@ -108,26 +110,31 @@ def _opaque_part(node, start, bound, step, var) -> str:
     return f"its {' and '.join(found)} {verb} on memory or on values the analysis cannot follow"
 
 
-def for_loop(node, env, loop_symbol) -> Loop:
+def for_loop(node, env, start_of=None) -> Loop:
     """Trip count of a ``for_statement`` under the symbolic environment ``env``.
 
-    ``loop_symbol(name)`` gives the symbol the body will see for the loop variable.
+    ``start_of(name)`` gives a variable's value when the loop starts (None when it cannot be known): the start of
+    a loop without an initialiser, ``for (; j < n; j++)`` after ``int j = 0;``.
     """
     line = node.start_point[0] + 1
     init = node.child_by_field_name("initializer")
     cond = condition_value(node.child_by_field_name("condition"))
     update = node.child_by_field_name("update")
-    var, start = _init(init, env, cond)
+    var, start = loop_init(init, env, cond)
+    if init is None and start_of is not None:  # for (; j < n; j++): j's value where the loop starts
+        var = updated_name(update)
+        start = start_of(var) if var else None
+        var = var if start is not None else ""
     if not var or cond is None or update is None:
         return opaque_loop(node, "for", "not an affine for loop (missing init, condition or update)", var or "")
-    parts = _conjuncts(cond)
+    parts = conjuncts(cond)
     if len(parts) > 1:  # i < b && <data>: the affine conjunct's count bounds the loop's, unless the body moves i
         body = node.child_by_field_name("body")
-        step = (None, None) if assignments_of(body, var) else _update(_part_updating(update, var), var, env)
-        return _bounded_exit(node, "for", var, start, [_condition(p, var, env) for p in parts], step, env,
+        step = (None, None) if assignments_of(body, var) else loop_update(part_updating(update, var), var, env)
+        return _bounded_exit(node, "for", var, start, [loop_condition(p, var, env) for p in parts], step, env,
                              _exits(body))
-    op, bound = _condition(cond, var, env)
-    step_kind, step = _update(_part_updating(update, var), var, env)
+    op, bound = loop_condition(cond, var, env)
+    step_kind, step = loop_update(part_updating(update, var), var, env)
     if op is None or step_kind is None:
         return opaque_loop(node, "for", "condition or update not of a recognised form", var)
     if is_opaque(start) or is_opaque(bound) or is_opaque(step) or assignments_of(node.child_by_field_name("body"), var):
@@ -156,21 +163,22 @@ def while_loop(node, env, start_of) -> Loop:
     extra = _exits(body)
     if cond is None:
         return _noted(opaque_loop(node, kind, f"{kind} loop: no condition"), extra)
-    parts = _conjuncts(cond)
+    parts = conjuncts(cond)
     found, var = None, ""
-    for part in parts:  # the first conjunct comparing a variable the body updates once at its top level
+    for part in parts:  # the first conjunct comparing a variable (i, i + a) the body updates once at its top level
         for side in ("left", "right"):
             n = part.child_by_field_name(side) if part.type == "binary_expression" else None
-            if found is None and n is not None and n.type == "identifier":
-                found, var = _top_update(body, node_text(n)), node_text(n)
+            for name in ([node_text(m) for m in identifiers(n)][::-1] if n is not None else []):
+                if found is None and offset_of(n, name, env) is not None:
+                    found, var = _top_update(body, name), name
     if found is None:
         return _noted(opaque_loop(node, kind, f"{kind} loop: trip count not derived"), extra)
     start = start_of(var)
     if len(parts) > 1:
-        return _bounded_exit(node, kind, var, start, [_condition(p, var, env) for p in parts],
-                             _update(found, var, env), env, extra)
-    op, bound = _condition(cond, var, env)
-    step_kind, step = _update(found, var, env)
+        return _bounded_exit(node, kind, var, start, [loop_condition(p, var, env) for p in parts],
+                             loop_update(found, var, env), env, extra)
+    op, bound = loop_condition(cond, var, env)
+    step_kind, step = loop_update(found, var, env)
     if start is None or op is None or step_kind is None or is_opaque(start) or is_opaque(bound) or is_opaque(step):
         return _noted(opaque_loop(node, kind, f"{kind} loop on '{var}': start, bound or step not derivable", var), extra)
     trip, note = _trip(op, start, bound, step_kind, step)
@@ -183,15 +191,6 @@ def while_loop(node, env, start_of) -> Loop:
     return Loop(node.start_point[0] + 1, kind, var, tidy(trip), True, note=note,
                 start=start, step=step if step_kind == "add" else None, geometric=step_kind != "add",
                 bound=bound, raw_trip=raw)
-
-
-def _conjuncts(cond) -> list:
-    """The operands of a chain of ``&&`` (``[cond]`` when it is not one)."""
-    if cond.type == "binary_expression" and node_text(cond.child_by_field_name("operator")) == "&&":
-        return _conjuncts(cond.child_by_field_name("left")) + _conjuncts(cond.child_by_field_name("right"))
-    if cond.type == "parenthesized_expression" and cond.named_child_count == 1:
-        return _conjuncts(cond.named_children[0])
-    return [cond]
 
 
 def _bounded_exit(node, kind: str, var: str, start, conditions: list, update, env, extra: str) -> Loop:
@@ -248,97 +247,6 @@ def _noted(loop: Loop, extra: str) -> Loop:
     if extra:
         loop.note = f"{loop.note}; {extra}"
     return loop
-
-
-def _comma_parts(node) -> list:
-    """The operands of a comma expression (``q = 0, o = 5``; ``++q, o++``), else ``[node]``."""
-    if node is None or node.type != "comma_expression":
-        return [node]
-    return _comma_parts(node.child_by_field_name("left")) + _comma_parts(node.child_by_field_name("right"))
-
-
-def _part_updating(update, var: str):
-    """The operand of a comma update that updates ``var`` (the only one), or the update itself."""
-    parts = _comma_parts(update)
-    if len(parts) == 1:
-        return update
-    hits = [p for p in parts if p is not None and assigned_names(p).get(var)]
-    return hits[0] if len(hits) == 1 else None
-
-
-def _init(init, env, cond=None):
-    """(variable, start value) the initialiser sets; with several (``int i = 0, j = n``, ``q = 0, o = 5``),
-    the one the condition tests (the first without a condition)."""
-    found = []
-    if init is not None and init.type == "declaration":
-        for d in init.children_by_field_name("declarator"):
-            if d.type == "init_declarator":
-                found.append((node_text(d.child_by_field_name("declarator")), d.child_by_field_name("value")))
-    else:
-        for part in _comma_parts(init):
-            if part is not None and part.type == "assignment_expression" and \
-                    node_text(part.child_by_field_name("operator")) == "=" and \
-                    part.child_by_field_name("left").type == "identifier":
-                found.append((node_text(part.child_by_field_name("left")), part.child_by_field_name("right")))
-    tested = {node_text(n) for n in _identifiers(cond)} if cond is not None else set()
-    for name, value in found:
-        if cond is None or name in tested:
-            return name, env.to_sympy(value)
-    return "", None
-
-
-def _identifiers(node) -> list:
-    stack, out = [node], []
-    while stack:
-        n = stack.pop()
-        if n.type == "identifier":
-            out.append(n)
-        stack.extend(n.named_children)
-    return out
-
-
-def _condition(cond, var, env):
-    if cond.type != "binary_expression":
-        return None, None
-    op = node_text(cond.child_by_field_name("operator"))
-    left, right = cond.child_by_field_name("left"), cond.child_by_field_name("right")
-    if op not in _FLIP:
-        return None, None
-    if left.type == "identifier" and node_text(left) == var:
-        return op, env.to_sympy(right)
-    if right.type == "identifier" and node_text(right) == var:
-        return _FLIP[op], env.to_sympy(left)
-    return None, None
-
-
-def _update(update, var, env):
-    if update is None:
-        return None, None
-    t = update.type
-    if t == "update_expression":
-        if node_text(update.child_by_field_name("argument")) != var:
-            return None, None
-        return "add", sp.Integer(1 if "++" in node_text(update) else -1)
-    if t != "assignment_expression" or node_text(update.child_by_field_name("left")) != var:
-        return None, None
-    op = node_text(update.child_by_field_name("operator"))
-    right = update.child_by_field_name("right")
-    val = env.to_sympy(right)
-    if op == "=" and right.type == "binary_expression":  # i = i + c, i = i * 2, i = i >> 1
-        inner = node_text(right.child_by_field_name("operator"))
-        l, r = right.child_by_field_name("left"), right.child_by_field_name("right")
-        if node_text(l) != var:
-            return None, None
-        op, val = inner + "=", env.to_sympy(r)
-    table = {"+=": ("add", val), "-=": ("add", -val), "*=": ("mul", val), "/=": ("div", val),
-             "<<=": ("mul", _power_of_two(val)), ">>=": ("div", _power_of_two(val))}
-    kind, step = table.get(op, (None, None))
-    return (kind, step) if step is not None else (None, None)
-
-
-def _power_of_two(shift):
-    """``2**shift`` for a shift count C defines (``0 <= shift < 64``), else None (not a counted loop)."""
-    return sp.Integer(2) ** int(shift) if shift.is_Integer and 0 <= int(shift) < MAX_CONSTANT_BITS else None
 
 
 def _trip(op, a, b, kind, c):
