@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from kgraph.analysis.context import Context, condition_value, node_text
+from kgraph.analysis.context import Context, condition_value, is_boolean, node_text
 from kgraph.analysis.arguments import pointer_arg
 from kgraph.analysis.counts import COUNT_KEYS, add_into, zero_counts
 from kgraph.analysis.assignments import multi_assigned
@@ -61,6 +61,12 @@ class _Analyzer:
             return None
         return self.env.to_sympy(init)
 
+    def bool_aliases(self) -> dict:
+        """Locals whose one assignment is their declaration, to a comparison or a logical expression (``const bool
+        inside = gx < nx && gy < ny;``): name -> that expression, which a guard reads in the name's place."""
+        return {name: value for name, (value, _) in self.declared.items() if value is not None
+                and self.assigned.get(name, 0) == 1 and is_boolean(condition_value(value))}
+
     def run(self) -> KernelAnalysis:
         counts = self.block(self.function.body.named_children) if self.function.body is not None else zero_counts()
         final = {}
@@ -82,7 +88,7 @@ class _Analyzer:
                 continue
             # if (c) [{ work; }] return;: the rest of the block runs where c is false, at 1 - p
             cond = child.child_by_field_name("condition")
-            frac = guard_fraction(cond, self.env, self.loop_symbols)
+            frac = guard_fraction(cond, self.env, self.loop_symbols, self.bool_aliases())
             if work:  # the arm is counted as any if's
                 add_into(acc, self.statement(child), factor)
             else:
@@ -130,7 +136,7 @@ class _Analyzer:
     def with_id_ranges(self, make_loop):
         """``make_loop()`` with ``env.id_ranges`` = the id intervals of the guards in force: a trip count that
         depends on an id is averaged over the ids that reach the loop (the guard's fraction is counted apart)."""
-        self.env.id_ranges = guard_ranges(self.conditions, self.env, self.loop_symbols)
+        self.env.id_ranges = guard_ranges(self.conditions, self.env, self.loop_symbols, self.bool_aliases())
         try:
             return make_loop()
         finally:
@@ -148,7 +154,7 @@ class _Analyzer:
     def if_statement(self, node) -> dict:
         cond = node.child_by_field_name("condition")
         acc = self.entry(condition_value(cond), "if_cond")
-        frac = guard_fraction(cond, self.env, self.loop_symbols)
+        frac = guard_fraction(cond, self.env, self.loop_symbols, self.bool_aliases())
         if frac is None:
             frac = HALF
         self.conditions.append((cond, False))
@@ -291,7 +297,7 @@ class _Analyzer:
         and the id guards in force (``(id, op, bound)``; ``None`` for a condition that is not one)."""
         loops = [(sym, lp, None) for sym, lp in self.loop_symbols.items()]
         opaque = [self.loops[i] for i in self.open_loops if not self.loops[i].symbolic or not self.loops[i].var]
-        return {"loops": loops, "guards": guard_atoms(self.conditions, self.env, self.loop_symbols),
+        return {"loops": loops, "guards": guard_atoms(self.conditions, self.env, self.loop_symbols, self.bool_aliases()),
                 "opaque_loops": [lp.line for lp in opaque],
                 "exits": [self.loops[i].line for i in self.open_loops if "'break'" in self.loops[i].note]}
 

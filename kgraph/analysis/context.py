@@ -41,6 +41,16 @@ def condition_value(node):
     return node
 
 
+def is_boolean(node) -> bool:
+    """Whether ``node`` is a comparison, an ``&&``/``||`` or a ``!`` expression."""
+    if node is None:
+        return False
+    if node.type == "unary_expression":
+        return node_text(node.child_by_field_name("operator")) == "!"
+    return node.type == "binary_expression" and \
+        node_text(node.child_by_field_name("operator")) in ("<", "<=", ">", ">=", "==", "!=", "&&", "||")
+
+
 class Context:
     """Per-function analysis state.
 

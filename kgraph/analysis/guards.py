@@ -46,13 +46,14 @@ _FLIP = {"<": ">", ">": "<", "<=": ">=", ">=": "<=", "==": "==", "!=": "!="}
 _NEGATE = {"<": ">=", ">=": "<", ">": "<=", "<=": ">", "==": "!=", "!=": "=="}
 
 
-def guard_fraction(cond, env, loop_symbols) -> object | None:
-    """Fraction of work-items for which ``cond`` holds, or None when it is not a guard."""
-    out = _Guard(env, loop_symbols).probability(condition_value(cond), False)
+def guard_fraction(cond, env, loop_symbols, aliases=None) -> object | None:
+    """Fraction of work-items for which ``cond`` holds, or None when it is not a guard. ``aliases``: boolean locals
+    set once (``const bool inside = gx < nx && gy < ny;``) -> their expression, read in their place."""
+    out = _Guard(env, loop_symbols, aliases).probability(condition_value(cond), False)
     return None if out is None else out[0]
 
 
-def guard_atoms(conditions, env, loop_symbols) -> list:
+def guard_atoms(conditions, env, loop_symbols, aliases=None) -> list:
     """The conditions in force at a statement (``(condition node, negated)`` pairs, node None for one
     that is not a condition) as id guards ``(id, op, bound)``: each conjunct of each condition
     (``!`` pushed in), ``None`` for a conjunct that is not a guard on one id (data, a disjunction)."""
@@ -61,19 +62,19 @@ def guard_atoms(conditions, env, loop_symbols) -> list:
         if cond is None:
             out.append(None)
             continue
-        guard = _Guard(env, loop_symbols)
-        for leaf, neg in _conjuncts(condition_value(cond), negated):
+        guard = _Guard(env, loop_symbols, aliases)
+        for leaf, neg in _conjuncts(condition_value(cond), negated, aliases):
             out.append(guard.atom(leaf, neg))
     return out
 
 
-def guard_ranges(conditions, env, loop_symbols) -> dict:
+def guard_ranges(conditions, env, loop_symbols, aliases=None) -> dict:
     """``{id symbol: (lo, hi)}``: the interval ``[lo, hi)`` each id is restricted to by the conjunctions of id
     guards in force (``if (i > k && i < n)`` gives ``i`` in ``[k + 1, n)``); ids no guard bounds are absent.
     Bounds are those of :meth:`_Guard.fraction` (unclipped when they depend on a loop variable), so a loop's
     trip averaged over the range, times the guard's fraction, is the trip's sum over the passing ids."""
     by_id: dict = {}
-    for atom in guard_atoms(conditions, env, loop_symbols):
+    for atom in guard_atoms(conditions, env, loop_symbols, aliases):
         if atom is not None and atom[1] != "!=":
             by_id.setdefault(atom[0], []).append(atom[1:])
     out = {}
@@ -88,15 +89,15 @@ def guard_ranges(conditions, env, loop_symbols) -> dict:
 
 
 class _Guard:
-    def __init__(self, env, loop_symbols):
+    def __init__(self, env, loop_symbols, aliases=None):
         # loop_symbols: the open loops' variables, a set or {symbol: Loop} (then their signs are known)
-        self.env, self.loop_symbols = env, set(loop_symbols)
+        self.env, self.loop_symbols, self.aliases = env, set(loop_symbols), aliases
         self.positive = {s for s, lp in loop_symbols.items() if _positive_variable(lp)} \
             if isinstance(loop_symbols, dict) else set()
 
     def probability(self, node, negated: bool):
         """(fraction, ids it depends on) of ``node`` (``not node`` when ``negated``), or None."""
-        leaves = _conjuncts(node, negated)
+        leaves = _conjuncts(node, negated, self.aliases)
         if len(leaves) == 1:
             leaf, neg = leaves[0]
             if _is_logic(leaf, "||" if not neg else "&&"):  # a disjunction: 1 - P(all operands false)
@@ -279,15 +280,19 @@ def _is_logic(node, op: str) -> bool:
         node_text(node.child_by_field_name("operator")) == op
 
 
-def _conjuncts(node, negated: bool) -> list:
-    """Flatten a conjunction (``&&``, or ``||`` under a negation) into (node, negated) leaves."""
+def _conjuncts(node, negated: bool, aliases=None) -> list:
+    """Flatten a conjunction (``&&``, or ``||`` under a negation) into (node, negated) leaves; a boolean local of
+    ``aliases`` is read as its expression (each at most once on a path)."""
     node = condition_value(node)
+    if node is not None and node.type == "identifier" and aliases and node_text(node) in aliases:
+        name = node_text(node)
+        return _conjuncts(aliases[name], negated, {k: v for k, v in aliases.items() if k != name})
     if node is not None and node.type == "unary_expression" and \
             node_text(node.child_by_field_name("operator")) == "!":
-        return _conjuncts(node.child_by_field_name("argument"), not negated)
+        return _conjuncts(node.child_by_field_name("argument"), not negated, aliases)
     if _is_logic(node, "||" if negated else "&&"):
-        return _conjuncts(node.child_by_field_name("left"), negated) + \
-            _conjuncts(node.child_by_field_name("right"), negated)
+        return _conjuncts(node.child_by_field_name("left"), negated, aliases) + \
+            _conjuncts(node.child_by_field_name("right"), negated, aliases)
     return [(node, negated)]
 
 

@@ -149,6 +149,8 @@ class SymbolicEnv:
             if not 0 <= n < MAX_CONSTANT_BITS:  # undefined in C (and 2**n would not end): an unknown value
                 return sp.Symbol("sel")
             return a * 2 ** n if op == "<<" else (a / 2 ** n if not a.is_Integer else sp.Integer(int(a) >> n))
+        if op == "<<" and _launch_constant(b):  # 1u << logn: a power of two of a scalar parameter
+            return a * 2 ** b
         return sp.Symbol("sel")
 
     def _call(self, node):
@@ -237,3 +239,11 @@ class SymbolicEnv:
 def subscript_index_expr(env: SymbolicEnv, node):
     """Sympy value of the index of a subscript node."""
     return env.to_sympy(subscript_index(node))
+
+
+def _launch_constant(expr) -> bool:
+    """Whether ``expr`` (sympy) is an integer expression of scalar parameters only: no work-item id, work size,
+    loop variable (``<name>_L<line>``) or value the analysis cannot follow."""
+    names = [sym.name for sym in expr.free_symbols]
+    return bool(names) and expr.is_integer is not False and not id_symbols(expr) and not any(
+        n.startswith(OPAQUE_PREFIXES) or n[:3] in ("gsz", "lsz", "ngr") or "_L" in n for n in names)
