@@ -3,8 +3,9 @@
 Symbols: scalar parameters by name; work sizes ``gsz0..2`` (global size), ``lsz0..2`` (local size),
 ``ngrp0..2`` (number of groups); work-item ids ``gid0..2``, ``lid0..2``, ``grp0..2`` (unknowns the
 analysis averages over). Loop variables are ``<name>_L<line>``. Values the analysis cannot follow
-become opaque symbols: ``v_<name>`` (a variable assigned more than once), ``ld_<buffer>`` (a value
-loaded from memory: an index that contains one is *indirect*), ``call_<name>``, ``sel``.
+become opaque symbols: ``v_<name>`` (a variable assigned more than once), ``ld_<buffer>@<element read>`` (a
+value loaded from memory, one symbol per element read as written: an index that contains one is *indirect*),
+``call_<name>``, ``sel``.
 
 The symbols and exact functions live in :mod:`.symbolic_math`, the assignment counts in
 :mod:`.assignments`; both are re-exported here.
@@ -84,9 +85,9 @@ class SymbolicEnv:
             if b is not None and b.category == "work_item":
                 return self._work_item(b.kind, b.dim)
             return sp.Symbol("v_" + text.replace(".", "_").replace("->", "_"))
-        if t == "subscript_expression":
+        if t == "subscript_expression":  # one symbol per element read: p[i + 1] - p[i] is no zero
             base = node.child_by_field_name("argument")
-            return sp.Symbol("ld_" + node_text(base).split("[")[0].strip())
+            return sp.Symbol("ld_" + node_text(base).split("[")[0].strip() + "@" + "".join(node_text(node).split()))
         if t == "pointer_expression":
             return sp.Symbol("ld_" + node_text(node.child_by_field_name("argument")))
         if t == "unary_expression":
