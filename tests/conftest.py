@@ -53,3 +53,15 @@ def model_dir(tmp_path_factory):
                 "hyper_parameters": {"arch": asdict(arch), "feature_names": feature_names()},
                 "datamodule_hyper_parameters": {"datasets": [str(ROOT / "data/datasets/ci-tiny")]}}, d / "x.ckpt")
     return from_checkpoint(d / "x.ckpt", d / "default")
+
+
+@pytest.fixture(scope="session")
+def ctx():
+    """The instrumented runs' OpenCL context (``kgraph.data.instrumented.default_context``); skips without one."""
+    from kgraph.data.instrumented import default_context
+    from kgraph.errors import MeasurementError
+
+    try:
+        return default_context()
+    except MeasurementError as exc:  # pragma: no cover
+        pytest.skip(str(exc))

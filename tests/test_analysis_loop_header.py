@@ -6,7 +6,6 @@ import pytest
 import sympy as sp
 
 from kgraph.analysis import analyze
-from kgraph.errors import MeasurementError
 from kgraph.parsers import parse_source
 
 SRC = """
@@ -80,15 +79,6 @@ def test_a_length_from_two_elements_of_one_buffer_is_data_dependent():
     a = analyze(UNIT.function("seglen"), UNIT)
     assert not a.loops[0].symbolic and str(a.loops[0].trip) == "trip_35"
     assert a.counts["flops_fp32"] != 0
-
-
-@pytest.fixture(scope="module")
-def ctx():
-    from kgraph.data.instrumented import default_context
-    try:
-        return default_context()
-    except MeasurementError as exc:  # pragma: no cover
-        pytest.skip(str(exc))
 
 
 @pytest.mark.parametrize("kernel", ["window", "flipped", "noinit", "whileoff"])

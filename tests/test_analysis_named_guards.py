@@ -6,7 +6,6 @@ import pytest
 import sympy as sp
 
 from kgraph.analysis import analyze
-from kgraph.errors import MeasurementError
 from kgraph.parsers import parse_source
 
 SRC = """
@@ -69,15 +68,6 @@ def test_a_power_of_two_of_a_parameter_bounds_a_guard():
 def test_a_shift_by_a_loop_variable_is_not_a_launch_constant():
     c = counts("shifted", {"n": 1, "gsz0": 64, "lsz0": 64})
     assert c["flops_fp32"] == pytest.approx(4 * 64 / 2)  # 1 << k is no bound: each of the 4 tests at 1/2
-
-
-@pytest.fixture(scope="module")
-def ctx():
-    from kgraph.data.instrumented import default_context
-    try:
-        return default_context()
-    except MeasurementError as exc:  # pragma: no cover
-        pytest.skip(str(exc))
 
 
 @pytest.mark.parametrize("kernel, gsz, sizes", [("named", (16, 8), {"nx": 13, "ny": 5}),

@@ -5,7 +5,6 @@ import pytest
 import sympy as sp
 
 from kgraph.analysis import analyze
-from kgraph.errors import MeasurementError
 from kgraph.parsers import parse_source
 
 SRC = """
@@ -85,15 +84,6 @@ def test_data_dependent_exit_keeps_symbol_with_bound_note():
 def test_break_note():
     a = analysis("brk")
     assert a.loops[0].trip == n and "'break' in the body" in a.loops[0].note
-
-
-@pytest.fixture(scope="module")
-def ctx():
-    from kgraph.data.instrumented import default_context
-    try:
-        return default_context()
-    except MeasurementError as exc:  # pragma: no cover
-        pytest.skip(str(exc))
 
 
 @pytest.mark.parametrize("kernel,gsz,size", [("gs", 32, 96), ("dosum", 8, 10), ("halve", 16, 100)])

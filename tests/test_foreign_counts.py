@@ -7,7 +7,6 @@ import pytest
 import sympy as sp
 
 from kgraph.analysis import analyze
-from kgraph.errors import MeasurementError
 from kgraph.instrument import COUNTER_NAMES
 from kgraph.parsers import parse_source
 
@@ -164,16 +163,6 @@ def test_comma_update_of_the_variable_twice_stays_unknown():
 
 
 # -- against instrumented runs (PoCL) -----------------------------------------------------------
-@pytest.fixture(scope="module")
-def ctx():
-    try:
-        from kgraph.data.instrumented import default_context
-
-        return default_context()
-    except (MeasurementError, ImportError) as exc:  # pragma: no cover
-        pytest.skip(str(exc))
-
-
 def _crosscheck(ctx, src, name, global_size, args, env):
     from kgraph.data.instrumented import count_launch
 

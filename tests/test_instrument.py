@@ -4,7 +4,7 @@ import pytest
 
 from kgraph.errors import KGraphError, MeasurementError, UsageError
 from kgraph.instrument import instrument
-from kgraph.data.instrumented import count_launch, default_context
+from kgraph.data.instrumented import count_launch
 from kgraph.parsers import parse_source
 
 SAXPY = """
@@ -50,14 +50,6 @@ __kernel void gather(__global const float *in, __global float *out, int n) {
     out[2 * i + 1] = in[3 * i];
 }
 """
-
-
-@pytest.fixture(scope="module")
-def ctx():
-    try:
-        return default_context()
-    except MeasurementError as exc:  # pragma: no cover - no OpenCL here
-        pytest.skip(str(exc))
 
 
 def test_saxpy_counts_and_result(ctx):

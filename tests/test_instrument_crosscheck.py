@@ -4,9 +4,8 @@ import numpy as np
 import pytest
 
 from kgraph.analysis import analyze
-from kgraph.errors import MeasurementError
 from kgraph.instrument import COUNTER_NAMES
-from kgraph.data.instrumented import count_launch, default_context
+from kgraph.data.instrumented import count_launch
 from kgraph.parsers import parse_source
 from tests.test_instrument import SAXPY, SGEMM
 from tests.test_instrument_kernels import SGEMM_TILED, STENCIL_1D, STENCIL_2D
@@ -30,14 +29,6 @@ __kernel void stencil5o(const int nx, const int ny, __global const double *u, __
     }
 }
 """
-
-
-@pytest.fixture(scope="module")
-def ctx():
-    try:
-        return default_context()
-    except MeasurementError as exc:  # pragma: no cover
-        pytest.skip(str(exc))
 
 
 def _static(source, kernel, env):

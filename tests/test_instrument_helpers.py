@@ -2,12 +2,10 @@
 the caller's buffers: a kernel calling a helper that does a*b+c on global data counts exactly, and
 agrees with the static analysis (which inlines helpers)."""
 import numpy as np
-import pytest
 
 from kgraph.analysis import analyze
-from kgraph.errors import MeasurementError
 from kgraph.instrument import COUNTER_NAMES, instrument
-from kgraph.data.instrumented import count_launch, default_context
+from kgraph.data.instrumented import count_launch
 from kgraph.parsers import parse_source
 
 SRC = """
@@ -28,14 +26,6 @@ __kernel void k(__global const float *x, __global const float *y, __global float
     }
 }
 """
-
-
-@pytest.fixture(scope="module")
-def ctx():
-    try:
-        return default_context()
-    except MeasurementError as exc:  # pragma: no cover
-        pytest.skip(str(exc))
 
 
 def test_clones_replace_warnings():

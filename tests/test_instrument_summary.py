@@ -1,19 +1,8 @@
 """The device-side reduction of footprint byte maps equals the host scan of the same maps."""
 import numpy as np
-import pytest
 
-from kgraph.errors import MeasurementError
-from kgraph.data.instrumented import default_context
 from kgraph.instrument.prelude import MARK_HEADER_WORDS
 from kgraph.instrument.summary import MAX_ITEMS, summarise_marks
-
-
-@pytest.fixture(scope="module")
-def ctx():
-    try:
-        return default_context()
-    except MeasurementError as exc:  # pragma: no cover - no OpenCL here
-        pytest.skip(str(exc))
 
 
 def _layout(capacities):
