@@ -150,3 +150,31 @@ def test_atomics_on_loaded_addresses_are_named_in_the_warnings(model_dir, tmp_pa
                        device="h200")
     assert not any("loaded from memory" in w for w in saxpy["warnings"])
     assert kernel_facts(_launch(GEMM_CU, "sgemm_shared", [2048, 2048], [32, 32], SIZES)[0]).loaded_atomics == ()
+
+
+PROLOGUE = """__kernel void tiled(__global const float *w, __global const float *x, __global float *y, int n, int m,
+                    __local float *tile) {
+    int i = get_global_id(0);
+    for (int k = get_local_id(0); k < 64; k += get_local_size(0))
+        tile[k] = w[k];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (i >= n) return;
+    float s = 0.0f;
+    for (int j = 0; j < m; j++)
+        s += tile[j % 64] * x[i * m + j];
+    y[i] = s;
+}
+"""
+
+
+def test_work_before_the_guard_is_no_uncovered_problem(tmp_path):
+    """The tile every work-item loads before ``if (i >= n) return;`` grows with any launch: an exact launch gets no
+    warning, one of an eighth of the rows gets 1/8 (it got 1/113-like fractions before session 19)."""
+    path = tmp_path / "tiled.cl"
+    path.write_text(PROLOGUE)
+    graph, exact = _launch(str(path), "tiled", [4096], [64], {"n": 4096, "m": 1000})
+    facts = kernel_facts(graph)
+    assert _coverage(coverage_warnings(facts, exact)) == []
+    _, eighth = _launch(str(path), "tiled", [512], [64], {"n": 4096, "m": 1000})
+    [warning] = _coverage(coverage_warnings(facts, eighth))
+    assert "launch has 512" in warning and "covers about 1/8 " in warning

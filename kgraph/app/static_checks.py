@@ -19,12 +19,13 @@ work-item ids (triangular kernels) are still weighed 1/2 by the analysis and not
 
 **Coverage** (a heuristic; warnings only). Two signals, per NDRange dimension ``d`` of the launch:
 
-* guards: the kernel's total work ``W`` (FLOPs + global bytes, ``trip_<line>`` symbols set to 1) is
-  evaluated at the launch and with ``gsz_d`` (and ``ngrp_d``) multiplied by ``2**20``. A kernel whose
-  guards (``if (i < n)``, ``if (row < M)``) bound the work grows by ``min(2**20, bound/gsz_d)``; one
-  without guards by ``2**20`` (no information); a grid-stride loop not at all. A growth ``r`` with
-  ``1.5 < r < 2**19`` means the guards allow ``r`` times the work-items launched: the launch covers
-  ``1/r`` of the problem in dimension ``d``.
+* guards: the kernel's total work ``W`` (FLOPs + global bytes, ``trip_<line>`` symbols set to 1) is evaluated
+  at the launch and with ``gsz_d`` (and ``ngrp_d``) times 2, 4, ... ``2**20``. Guards (``if (i < n)``) that bound
+  the work make it grow as the launch up to ``bound/gsz_d``, then fall behind; ``r``, the work where it first
+  grows less than 0.9 times as fast as the launch over the launch's, with ``1.5 < r < 2**19`` (and the work
+  doubling with the launch's first doubling) means the launch covers ``1/r`` of the problem in dimension ``d``.
+  No guards or a grid-stride loop: no warning. Work before a guard that every item does (a ``__local`` tile
+  loaded before ``if (i >= n) return;``) grows with any launch; the doubling test keeps it from a warning.
 * row strides of stores: in the affine index of each global store, the part in dimension ``d``'s ids
   spans ``span_d`` elements at this launch and steps by ``step_d`` (its smallest coefficient). Sorting
   the dimensions by step, a step more than 1.5 times the span of the dimensions below it (``C[row * N +
@@ -132,9 +133,9 @@ def _envs(launches: list) -> dict:
     return env
 
 
-def _grown(env: dict, d: int) -> dict:
-    """``env`` (:func:`_envs`) with dimension ``d``'s ``gsz``/``ngrp`` times ``GROWTH``."""
-    return {**env, f"gsz{d}": env[f"gsz{d}"] * GROWTH, f"ngrp{d}": env[f"ngrp{d}"] * GROWTH}
+def _grown(env: dict, d: int, factor: float = GROWTH) -> dict:
+    """``env`` (:func:`_envs`) with dimension ``d``'s ``gsz``/``ngrp`` times ``factor``."""
+    return {**env, f"gsz{d}": env[f"gsz{d}"] * factor, f"ngrp{d}": env[f"ngrp{d}"] * factor}
 
 
 def _per_item(analysis, env: dict, trips: bool = False) -> dict:
@@ -200,11 +201,15 @@ def coverage_warnings_many(facts: KernelFacts, launches: list) -> list[list[str]
     with np.errstate(all="ignore"):
         base = _work(facts.analysis, base_env)
         dims = np.array([len(l.global_size) for l in launches])
+        factors = 2.0 ** np.arange(1, int(np.log2(GROWTH)) + 1)
         for d in range(int(dims.max())):
-            grown = _work(facts.analysis, _grown(base_env, d))
-            r = grown / base
-            for i in np.flatnonzero((dims > d) & np.isfinite(base) & (base != 0) & np.isfinite(grown)
-                                    & (r > 1.5) & (r < GROWTH / 2)):
+            # the launch grown 2x ... 2**20x in d: where the work first grows < 0.9x as fast, the guards saturate
+            work = np.stack([_work(facts.analysis, _grown(base_env, d, f)) for f in factors])
+            slower = work / (base * factors[:, None]) < 0.9
+            first = np.argmax(slower, axis=0)
+            r = work[first, np.arange(len(launches))] / base
+            for i in np.flatnonzero((dims > d) & np.isfinite(base) & (base != 0) & np.isfinite(work).all(0)
+                                    & slower.any(0) & ~slower[0] & (r > 1.5) & (r < GROWTH / 2)):
                 g = launches[i].global_size[d]
                 out[i].append(f"dimension {d}: the kernel's guards admit about {g * r[i]:.0f} work-items but the "
                               f"launch has {g}: it covers about 1/{r[i]:.0f} of the problem its scalar arguments "
