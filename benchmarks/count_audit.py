@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from kgraph.data.datamodule import read_dataset
 from kgraph.data.harness.counts import static_counts
 from kgraph.errors import KGraphError
 
@@ -36,9 +37,9 @@ def audit_folder(folder: Path, per_kernel: int) -> pd.DataFrame:
     """One row per kernel of ``folder``: ``<key>`` median static / instrumented ratio over up to ``per_kernel``
     launches (NaN where both are 0), ``launches``, ``status`` (``counted`` or ``data-dependent``) and
     ``worst`` (the key whose median ratio is farthest from 1 in log terms)."""
-    rows = pd.concat([pd.read_parquet(f) for f in sorted(folder.glob("launches-*.parquet"))])
-    rows = rows[(rows["status"] == "ok") & (rows["counts_source"] == "instrumented")]
-    sources = pd.read_parquet(folder / "sources.parquet").set_index("source_id")
+    rows, sources, _ = read_dataset(folder)  # the ok launches, checked against the manifest
+    rows = rows[rows["counts_source"] == "instrumented"]
+    sources = sources.set_index("source_id")
     out = []
     for kernel_id, group in rows.groupby("kernel_id"):
         first = group.iloc[0]

@@ -48,6 +48,7 @@ class _Analyzer:
         self.weight = sp.Integer(1)
         self.helpers: dict[int, KernelAnalysis] = {}  # by id of the helper's Function (overloads share names)
         self.declared: dict[str, tuple] = {}  # name -> (initialiser node, open loops at the declaration)
+        self.bool_aliases: dict = {}  # boolean locals set once -> their expression (see declare)
         self.assigned = assigned_names(function.body)
         self.conditions: list[tuple] = []  # (condition node, negated) of the enclosing ifs / early returns
 
@@ -61,11 +62,15 @@ class _Analyzer:
             return None
         return self.env.to_sympy(init)
 
-    def bool_aliases(self) -> dict:
-        """Locals whose one assignment is their declaration, to a comparison or a logical expression (``const bool
-        inside = gx < nx && gy < ny;``): name -> that expression, which a guard reads in the name's place."""
-        return {name: value for name, (value, _) in self.declared.items() if value is not None
-                and self.assigned.get(name, 0) == 1 and is_boolean(condition_value(value))}
+    def declare(self, name: str, value) -> None:
+        """Record ``name``'s value where it is set (its initialiser, or its one assignment). A local whose one
+        assignment sets it to a comparison or a logical expression (``const bool inside = gx < nx && gy < ny;``)
+        is also a boolean alias: a guard reads ``inside`` as that expression."""
+        self.declared[name] = (value, tuple(self.open_loops))
+        if value is not None and self.assigned.get(name, 0) == 1 and is_boolean(condition_value(value)):
+            self.bool_aliases[name] = value
+        else:
+            self.bool_aliases.pop(name, None)
 
     def run(self) -> KernelAnalysis:
         counts = self.block(self.function.body.named_children) if self.function.body is not None else zero_counts()
@@ -88,7 +93,7 @@ class _Analyzer:
                 continue
             # if (c) [{ work; }] return;: the rest of the block runs where c is false, at 1 - p
             cond = child.child_by_field_name("condition")
-            frac = guard_fraction(cond, self.env, self.loop_symbols, self.bool_aliases())
+            frac = guard_fraction(cond, self.env, self.loop_symbols, self.bool_aliases)
             if work:  # the arm is counted as any if's
                 add_into(acc, self.statement(child), factor)
             else:
@@ -136,7 +141,7 @@ class _Analyzer:
     def with_id_ranges(self, make_loop):
         """``make_loop()`` with ``env.id_ranges`` = the id intervals of the guards in force: a trip count that
         depends on an id is averaged over the ids that reach the loop (the guard's fraction is counted apart)."""
-        self.env.id_ranges = guard_ranges(self.conditions, self.env, self.loop_symbols, self.bool_aliases())
+        self.env.id_ranges = guard_ranges(self.conditions, self.env, self.loop_symbols, self.bool_aliases)
         try:
             return make_loop()
         finally:
@@ -154,7 +159,7 @@ class _Analyzer:
     def if_statement(self, node) -> dict:
         cond = node.child_by_field_name("condition")
         acc = self.entry(condition_value(cond), "if_cond")
-        frac = guard_fraction(cond, self.env, self.loop_symbols, self.bool_aliases())
+        frac = guard_fraction(cond, self.env, self.loop_symbols, self.bool_aliases)
         if frac is None:
             frac = HALF
         self.conditions.append((cond, False))
@@ -260,7 +265,7 @@ class _Analyzer:
             if target is None:
                 continue
             name = node_text(target)
-            self.declared[name] = (d.child_by_field_name("value"), tuple(self.open_loops))
+            self.declare(name, d.child_by_field_name("value"))
             if name not in self.env.multi_assigned:
                 self.env.bind(name, self.env.to_sympy(d.child_by_field_name("value")))
 
@@ -279,7 +284,7 @@ class _Analyzer:
         symbolic = self.env.to_sympy(value)
         if set(self.loop_symbols) & getattr(symbolic, "free_symbols", set()):
             return
-        self.declared[name] = (value, tuple(self.open_loops))
+        self.declare(name, value)
         self.env.bind(name, symbolic)
 
     def record_access(self, site) -> None:
@@ -297,7 +302,7 @@ class _Analyzer:
         and the id guards in force (``(id, op, bound)``; ``None`` for a condition that is not one)."""
         loops = [(sym, lp, None) for sym, lp in self.loop_symbols.items()]
         opaque = [self.loops[i] for i in self.open_loops if not self.loops[i].symbolic or not self.loops[i].var]
-        return {"loops": loops, "guards": guard_atoms(self.conditions, self.env, self.loop_symbols, self.bool_aliases()),
+        return {"loops": loops, "guards": guard_atoms(self.conditions, self.env, self.loop_symbols, self.bool_aliases),
                 "opaque_loops": [lp.line for lp in opaque],
                 "exits": [self.loops[i].line for i in self.open_loops if "'break'" in self.loops[i].note]}
 

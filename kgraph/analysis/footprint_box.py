@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 import sympy as sp
 
-from kgraph.analysis.symbolic import SIZE_OF_ID, id_symbols, is_opaque, normalize_ids, work_symbol
+from kgraph.analysis.symbolic import SIZE_OF_ID, id_symbols, is_opaque, loop_symbols, normalize_ids, work_symbol
 
 
 @dataclass
@@ -70,7 +70,7 @@ def prepare_access(a, buffers: dict[str, int]) -> _Prepared:
         f = subs or (lambda e: e)
         start, raw = sp.sympify(f(lp.start)), sp.sympify(f(lp.raw_trip if lp.raw_trip is not None else lp.trip))
         if sym not in expr.free_symbols:
-            if not (id_symbols(raw) or _loop_syms(raw) or is_opaque(raw)):
+            if not (id_symbols(raw) or loop_symbols(raw) or is_opaque(raw)):
                 acc.gates.append(("trip", raw))
             continue
         if lp.geometric or lp.step is None:
@@ -85,7 +85,7 @@ def prepare_access(a, buffers: dict[str, int]) -> _Prepared:
             consumed.add(idsym)
             expr = expr.subs(sym, u)
             continue
-        if id_symbols(raw) or _loop_syms(raw) or is_opaque(raw):
+        if id_symbols(raw) or loop_symbols(raw) or is_opaque(raw):
             reasons.append(f"trip count of loop {lp.var} (line {lp.line}) depends on ids or another loop")
             break
         t = sp.Symbol(f"t_{lp.var}_{lp.line}", integer=True, nonnegative=True)
@@ -94,7 +94,7 @@ def prepare_access(a, buffers: dict[str, int]) -> _Prepared:
     if reasons:
         acc.reason = "; ".join(reasons)
     expr = sp.expand(normalize_ids(expr))
-    if _loop_syms(expr):
+    if loop_symbols(expr):
         acc.reason = acc.reason or "index depends on a loop variable not analysed"
         acc.affine = False
         return acc
@@ -115,7 +115,7 @@ def prepare_access(a, buffers: dict[str, int]) -> _Prepared:
             continue
         idsym, op, bound = g
         bound = sp.sympify(bound)
-        if _loop_syms(bound) or id_symbols(bound) or is_opaque(bound):
+        if loop_symbols(bound) or id_symbols(bound) or is_opaque(bound):
             if idsym in names or _related(idsym, ids) or idsym in consumed:
                 acc.reason = acc.reason or f"guard on {idsym} with a bound that varies ({bound})"
             continue
@@ -185,9 +185,6 @@ def _clamps(acc: _Prepared, expr, box: list):
     return expr
 
 
-def _loop_syms(expr) -> set:
-    return {s for s in getattr(expr, "free_symbols", ()) if "_L" in s.name and s.name.rsplit("_L", 1)[1].isdigit()}
-
 
 def _related(idsym, ids) -> bool:
     """Whether an id that depends on ``idsym`` is among ``ids``: ``gid<d>`` and ``lid<d>``/``grp<d>``
@@ -203,7 +200,7 @@ def _grid_stride(start, step, bound, lp):
         return None
     na, bound = normalize_ids(start), sp.sympify(bound)
     for s in id_symbols(na):
-        if sp.expand(sp.diff(na, s) - 1) == 0 and not id_symbols(bound) and not _loop_syms(bound):
+        if sp.expand(sp.diff(na, s) - 1) == 0 and not id_symbols(bound) and not loop_symbols(bound):
             return s, sp.expand(na.subs(s, 0)), bound
     return None
 

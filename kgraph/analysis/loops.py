@@ -164,13 +164,7 @@ def while_loop(node, env, start_of) -> Loop:
     if cond is None:
         return _noted(opaque_loop(node, kind, f"{kind} loop: no condition"), extra)
     parts = conjuncts(cond)
-    found, var = None, ""
-    for part in parts:  # the first conjunct comparing a variable (i, i + a) the body updates once at its top level
-        for side in ("left", "right"):
-            n = part.child_by_field_name(side) if part.type == "binary_expression" else None
-            for name in ([node_text(m) for m in identifiers(n)][::-1] if n is not None else []):
-                if found is None and offset_of(n, name, env) is not None:
-                    found, var = _top_update(body, name), name
+    found, var = _tested_variable(parts, body, env)
     if found is None:
         return _noted(opaque_loop(node, kind, f"{kind} loop: trip count not derived"), extra)
     start = start_of(var)
@@ -211,6 +205,20 @@ def _bounded_exit(node, kind: str, var: str, start, conditions: list, update, en
     loop = opaque_loop(node, kind, f"{kind} loop: data-dependent exit; at most {upper} iterations", var)
     loop.upper = upper
     return _noted(loop, extra)
+
+
+def _tested_variable(parts, body, env):
+    """``(update, name)``: the first conjunct of ``parts`` comparing a variable (``i``, ``i + a``) that ``body``
+    updates once at its top level, and that update (:func:`_top_update`); ``(None, "")`` when none does."""
+    for part in parts:
+        for side in ("left", "right") if part.type == "binary_expression" else ():
+            n = part.child_by_field_name(side)
+            for m in reversed(identifiers(n)):
+                name = node_text(m)
+                update = _top_update(body, name)
+                if update is not None and offset_of(n, name, env) is not None:
+                    return update, name
+    return None, ""
 
 
 def _top_update(body, var: str):

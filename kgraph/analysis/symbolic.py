@@ -20,7 +20,8 @@ from kgraph.analysis.ctype import from_literal
 from kgraph.analysis.macros import MAX_DEPTH, expand_macro, function_macro
 from kgraph.analysis.symbolic_math import (  # noqa: F401 - re-exported: defined there, imported from here
     OPAQUE_PREFIXES, SIZE_OF_ID, _clipped_sum, _exact, average_over_ids, ceil_log2, clip01, floor_log2, id_symbols,
-    is_opaque, normalize_ids, param_symbol, sum_geometric, sum_over_affine, sum_polynomial, tidy, unclip, work_symbol)
+    is_opaque, loop_symbols, normalize_ids, param_symbol, sum_geometric, sum_over_affine, sum_polynomial, tidy, unclip,
+    work_symbol)
 from kgraph.parsers.limits import MAX_CONSTANT_BITS
 
 _KIND_PREFIX = {"global_id": "gid", "local_id": "lid", "group_id": "grp", "global_size": "gsz",
@@ -245,6 +246,6 @@ def subscript_index_expr(env: SymbolicEnv, node):
 def _launch_constant(expr) -> bool:
     """Whether ``expr`` (sympy) is an integer expression of scalar parameters only: no work-item id, work size,
     loop variable (``<name>_L<line>``) or value the analysis cannot follow."""
-    names = [sym.name for sym in expr.free_symbols]
-    return bool(names) and expr.is_integer is not False and not id_symbols(expr) and not any(
-        n.startswith(OPAQUE_PREFIXES) or n[:3] in ("gsz", "lsz", "ngr") or "_L" in n for n in names)
+    sizes = set(SIZE_OF_ID.values())
+    return bool(expr.free_symbols) and expr.is_integer is not False and not (
+        id_symbols(expr) or loop_symbols(expr) or is_opaque(expr) or any(s.name[:-1] in sizes for s in expr.free_symbols))

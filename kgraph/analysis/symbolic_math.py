@@ -164,6 +164,11 @@ def is_opaque(expr) -> bool:
     return any(s.name.startswith(OPAQUE_PREFIXES) for s in getattr(expr, "free_symbols", ()))
 
 
+def loop_symbols(expr) -> set:
+    """The loop variables (``<name>_L<line>``) ``expr`` depends on."""
+    return {s for s in getattr(expr, "free_symbols", ()) if "_L" in s.name and s.name.rsplit("_L", 1)[1].isdigit()}
+
+
 def id_symbols(expr) -> set:
     return {s for s in getattr(expr, "free_symbols", ()) if s.name[:-1] in SIZE_OF_ID and s.name[-1].isdigit()}
 
