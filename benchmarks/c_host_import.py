@@ -26,6 +26,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from kgraph.data.harness.store_read import read_parquet
+
 
 def host_descriptor(folders: list[Path], since: str) -> dict | None:
     """A descriptor measured on the host: one whose folder's rows all come at or after ``since``."""
@@ -64,7 +66,8 @@ def main(argv=None) -> int:
         return 1
     for folder in folders:
         k = int(re.fullmatch(r"cpu-c-.*-(\d+)c", folder.name).group(1))
-        rows = pd.concat([pd.read_parquet(p) for p in sorted(folder.glob("launches-*.parquet"))], ignore_index=True)
+        rows = pd.concat([read_parquet(p).to_pandas() for p in sorted(folder.glob("launches-*.parquet"))],
+                         ignore_index=True)
         new = rows[rows.timestamp >= args.since]
         device_id = f"cpu-c-{args.slug}-{k}c"
         own = json.loads((folder / "device.json").read_text())

@@ -43,6 +43,7 @@ def read_dataset(directory: str | Path) -> tuple[pd.DataFrame, pd.DataFrame, dic
     from kgraph.data.harness.derived import with_derived
     from kgraph.data.harness.descriptor import load_descriptor
     from kgraph.data.harness.store import read_launches
+    from kgraph.data.harness.store_read import read_parquet
 
     d = Path(directory)
     shards = sorted(d.glob("launches-*.parquet"))
@@ -53,7 +54,7 @@ def read_dataset(directory: str | Path) -> tuple[pd.DataFrame, pd.DataFrame, dic
     if (d / "manifest.json").is_file():
         launches = read_launches(d)
     else:
-        launches = with_derived(pd.concat([pd.read_parquet(p) for p in shards], ignore_index=True),
+        launches = with_derived(pd.concat([read_parquet(p).to_pandas() for p in shards], ignore_index=True),
                                 device["roofline"], absent_only=True)
     launches = launches[(launches["status"] == "ok") & (launches["median_time_ns"] > 0)]
     try:

@@ -92,13 +92,14 @@ def test_a_folder_compacted_before_the_rounding_is_rewritten_once(tmp_path):
     import pyarrow.parquet as pq
 
     from kgraph.data.harness.store_files import ARCHIVAL, is_archival, write_parquet_atomic
+    from kgraph.data.harness.store_read import read_parquet
 
     folder = _make_dataset(tmp_path / "ds")
     before = read_launches(folder)
     with DatasetStore(folder) as store:
         store.compact()
     shard = folder / "launches-00003.parquet"
-    old = pq.read_table(shard)
+    old = read_parquet(shard)  # with its keys, as the session-17 layout stored them
     write_parquet_atomic(old, shard, archival=True)
     pq.write_table(old.replace_schema_metadata({ARCHIVAL[0]: b"zstd-19-plain"}), shard)  # the session-17 layout
     assert not is_archival(shard)

@@ -27,6 +27,7 @@ import pyarrow.parquet as pq
 from kgraph.errors import InputError, UsageError
 
 from .columns import COMPUTED_ON_READ, HARNESS_VERSION, LAUNCH_COLUMNS, LAUNCH_SCHEMA, SOURCE_SCHEMA, STORED_SCHEMA
+from .shard_keys import has_derived_keys
 from .store_files import (  # noqa: F401 - re-exported: defined there, imported from here by many modules
     DAMAGED, JOURNAL, MANIFEST, MANIFEST_FORMAT, SHARD_NAME, SOURCES, _first_line, _fsync_dir, atomic_write_bytes,
     damaged, is_archival, manifest_bytes, move_aside, repair_hint, write_parquet_atomic, write_shard)
@@ -337,8 +338,12 @@ class DatasetStore:
             write_parquet_atomic(pa.Table.from_pylist(self._source_rows, schema=SOURCE_SCHEMA), path, archival=True)
 
     def _stored_schema(self, name: str) -> bool:
-        """Whether shard ``name`` holds exactly the stored schema's columns and types (its footer only)."""
-        return pq.read_schema(shard_path(self.directory, name)).equals(STORED_SCHEMA)
+        """Whether shard ``name`` holds exactly the stored schema's columns and types (its footer only), the
+        ``key`` column aside where the shard leaves it to be recomputed on read."""
+        schema = pq.read_schema(shard_path(self.directory, name))
+        if has_derived_keys(schema):
+            return schema.equals(STORED_SCHEMA.remove(STORED_SCHEMA.get_field_index("key")))
+        return schema.equals(STORED_SCHEMA)
 
     def close(self) -> None:
         self.flush()

@@ -81,8 +81,9 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
 
 
 #: parquet metadata key (and value) marking a file written for keeping (``kgraph dataset compact``); the value
-#: names the layout, so a folder compacted before the timings were rounded (``zstd-19-plain``) is rewritten once
-ARCHIVAL = (b"kgraph.compression", b"zstd-19-plain-t24")
+#: names the layout, so a folder compacted before the timings were rounded (``zstd-19-plain``) or before the keys
+#: were left to be recomputed on read (``zstd-19-plain-t24``, :mod:`~kgraph.data.harness.shard_keys`) is rewritten once
+ARCHIVAL = (b"kgraph.compression", b"zstd-19-plain-t24-k")
 #: measured timing columns a launch shard written for keeping stores rounded to 24 significant bits (float32's):
 #: a relative change below 6e-8, far under any timer's resolution and any launch's spread, while the digits
 #: below it are noise that costs 15-20% of a shard's compressed size
@@ -117,16 +118,24 @@ def is_archival(path: Path) -> bool:
 
 def write_shard(table: pa.Table, path: Path, archival: bool = False) -> None:
     """Write the launch shard ``table`` as :func:`write_parquet_atomic` does, without the columns computed
-    on read (``columns.COMPUTED_ON_READ``): every writer of ``launches-*.parquet`` goes through here.
+    on read (``columns.COMPUTED_ON_READ``): every writer of ``launches-*.parquet`` goes through here. An
+    ``archival`` shard also leaves out its ``key`` column when every key can be recomputed from its row
+    (:mod:`~kgraph.data.harness.shard_keys`; readers put it back).
 
     Args:
         table: launch rows (LAUNCH_SCHEMA, STORED_SCHEMA, or an older shard's columns); path: the shard.
     """
     from .columns import COMPUTED_ON_READ
+    from .shard_keys import DERIVED_KEYS, without_derivable_keys
 
     table = table.drop_columns([n for n in COMPUTED_ON_READ if n in table.schema.names])
+    metadata = {k: v for k, v in (table.schema.metadata or {}).items() if k != DERIVED_KEYS[0]}
+    table = table.replace_schema_metadata(metadata)
     if archival:
         table = round_timings(table)
+        table, derived = without_derivable_keys(table)
+        if derived:
+            table = table.replace_schema_metadata({**metadata, DERIVED_KEYS[0]: DERIVED_KEYS[1]})
     write_parquet_atomic(table, path, archival)
 
 

@@ -17,6 +17,7 @@ from kgraph.errors import InputError
 
 from .columns import LAUNCH_SCHEMA, SOURCE_SCHEMA
 from .derived import folder_roofline, with_derived
+from .shard_keys import KEY_INPUTS, has_derived_keys, with_keys
 from .store_files import JOURNAL, MANIFEST, READ_FORMATS, SHARD_NAME, SOURCES, _first_line, damaged
 
 #: what reading a damaged parquet file raises (a column name that is not UTF-8: UnicodeDecodeError, a ValueError)
@@ -30,9 +31,16 @@ def read_parquet(path, columns=None) -> pa.Table:
     Args:
         path: the file; columns: only these columns.
     """
-    table = pq.read_table(path, columns=columns)
-    table.schema.names  # noqa: B018 - decoded here, not later in a reader that assumes it can
-    return table
+    schema = pq.read_schema(path)
+    schema.names  # noqa: B018 - decoded here, not later in a reader that assumes it can
+    if not has_derived_keys(schema) or (columns is not None and "key" not in columns):
+        return pq.read_table(path, columns=columns)
+    # an archival shard without its keys (shard_keys): they are recomputed from the row, bit-equal
+    rest = None if columns is None else [c for c in columns if c != "key"]
+    table = pq.read_table(path, columns=rest)
+    inputs = None if rest is None or all(c in rest for c in KEY_INPUTS) else pq.read_table(path, columns=list(KEY_INPUTS))
+    table = with_keys(table, inputs)
+    return table if columns is None else table.select(list(columns))
 
 
 def shard_path(directory, name) -> Path:
@@ -236,6 +244,6 @@ def journal_entries(directory) -> list[dict]:
 def _shard_keys_or_none(path: Path) -> list | None:
     """The ``key`` column of a parquet file, None when it cannot be read."""
     try:
-        return pq.read_table(path, columns=["key"]).column("key").to_pylist()
+        return read_parquet(path, columns=["key"]).column("key").to_pylist()
     except (pa.ArrowException, OSError, ValueError, KeyError):
         return None
