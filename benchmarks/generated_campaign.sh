@@ -16,6 +16,8 @@
 # GPU_COUNTS=static skips the GPU's instrumented counting runs (40% of a call's time on the H200, session 8):
 # the generator's kernels have exact static counts, and data-dependent rows are left without counts for
 # `kgraph dataset fill-counts` on the dev box (instrumented PoCL runs, same inputs).
+# CPU_COUNTS (static) is the PoCL campaign's --counts. Kernels of seed 34's early-exit idiom (a search left by
+# `break` is counted statically at its bound) are measured with GPU_COUNTS=instrumented CPU_COUNTS=instrumented.
 set -u
 OUT=${OUT:-out/generated_campaign}; mkdir -p "$OUT"
 BUDGET_S=${BUDGET_S:-480}
@@ -49,7 +51,7 @@ done
 if [ -n "$CPU_DS" ]; then
   KGRAPH_GENERATOR_SEED=${CPU_SEED:-0} KGRAPH_GENERATOR_COUNT=${CPU_COUNT:-800} taskset -c $((NGPU * PER))-$((NCPU - 1)) \
     python3 -m kgraph.data.harness.campaign --device pocl --specs $SPECS --budget-s "$BUDGET_S" --no-progress \
-    --first-chunk ${CPU_FIRST_CHUNK:-12} --max-launch-mb 128 --counts static --build-jobs 6 --out "$CPU_DS" \
+    --first-chunk ${CPU_FIRST_CHUNK:-12} --max-launch-mb 128 --counts ${CPU_COUNTS:-static} --build-jobs 6 --out "$CPU_DS" \
     --slow-repeats ${CPU_SLOW_REPEATS:-3} \
     > "$OUT/pocl.log" 2>&1 &
   pids="$pids $!"

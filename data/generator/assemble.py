@@ -7,6 +7,7 @@ Layout of every generated kernel::
     top-level loads                      (access.py, outside loops)
     accumulator (or private array)
     loop nest { loads; tv = mix(values); update acc [in a divergent branch]; [atomic] }
+    [early-exit loop (early_exit.py); acc updated with what it found]
     [divergent fix-up], [atomic], output stores, [work-group reduction]
 """
 from __future__ import annotations
@@ -17,6 +18,7 @@ from . import ir
 from .access import load_input
 from .arith import Val, _call, float_term, helper_of, int_term, macro_of, shrink
 from .builder import Builder
+from .early_exit import ExitLoop, exit_loop
 from .loops import Nest, close, make_nest
 from .recipe import Recipe
 from .space import Space, make_space
@@ -36,6 +38,7 @@ class Assembled:
         terms: a size expression bounding how many terms one output value sums.
         inner, outer: the innermost loop body's statements and the statements outside loops
             (for the cost estimate).
+        early: the early-exit idiom's loop (its cost counted apart), or None.
     """
 
     kernel: ir.Kernel
@@ -45,6 +48,7 @@ class Assembled:
     terms: str
     inner: list
     outer: list
+    early: ExitLoop | None = None
 
 
 def _mix(b: Builder, r: Recipe, values: list[Val], base: ir.Type, width: int) -> tuple[list, Val]:
@@ -175,12 +179,13 @@ def _outputs(b: Builder, r: Recipe, space: Space, acc: _Acc, out_base: ir.Type) 
     return [ir.VStore(out, index, fin) if width > 1 else ir.Assign(ir.Load(out, index, out_base), "=", fin)]
 
 
-def assemble(b: Builder, r: Recipe, name: str) -> Assembled:
+def assemble(b: Builder, r: Recipe, name: str, side=None) -> Assembled:
     """The kernel ``name`` made of the recipe's idioms.
 
     Args:
         b: the builder (sizes, buffers, macros, helpers and structured inputs are added to it).
         r: the recipe; name: the kernel function's name.
+        side: the early-exit idiom's generator (:func:`.early_exit.side_rng`; only used when the recipe has one).
     """
     b.unroll, b.constant = r.unroll, r.constant
     base, acc_base = BASES[r.compute]
@@ -233,6 +238,9 @@ def assemble(b: Builder, r: Recipe, name: str) -> Assembled:
         stmt = atomic(b, r.atomic, space, nest.inner.index if in_loop else None, ivalue, r.atomic_target)
         (inner if in_loop or not nest.levels else post).append(stmt)
     loop = close(nest, bodies[:-1] + [bodies[-1] + inner]) if nest.levels else inner
+    early = exit_loop(b, side, r, space, base) if r.early_exit else None
+    if early is not None:
+        loop = loop + early.stmts + acc.update(r.update, early.value)
     post += _outputs(b, r, space, acc, out_base)
     if r.reduce:
         value = acc.scalar()
@@ -244,9 +252,11 @@ def assemble(b: Builder, r: Recipe, name: str) -> Assembled:
     b.fp64 = b.fp64 or r.compute in ("fp64", "mixed")
     kernel = ir.Kernel(name, list(b.params), body, list(b.macros), list(b.helpers), reqd, b.fp64)
     terms = {"none": "1", "triangular": space.slow[2], "nested": "K*J"}.get(r.loops, "K")
+    if early is not None:
+        terms = f"{terms} + {early.terms}"
     if r.reduce:
         terms = f"({terms})*{WG.value}"
     if nest.levels:
         return Assembled(kernel, space, nest, [list(r.shape)] if r.shape else None, terms, bodies[-1] + inner,
-                         top + post)
-    return Assembled(kernel, space, nest, [list(r.shape)] if r.shape else None, terms, [], top + inner + post)
+                         top + post, early)
+    return Assembled(kernel, space, nest, [list(r.shape)] if r.shape else None, terms, [], top + inner + post, early)

@@ -13,11 +13,12 @@ from kgraph.data.corpus.spec import KernelSpec, to_int
 
 from .assemble import Assembled, assemble
 from .builder import Builder
+from .early_exit import side_rng
 from .inputs import make_inputs_for
 from .interpreter import run_kernel
 from .launch import constraints, default_local_sizes, thin_sizes, tolerances
 from .printer import print_kernel
-from .recipe import Recipe, atomic_target, sample_recipe
+from .recipe import Recipe, atomic_target, early_exit, sample_recipe
 
 
 def reference_for(a: Assembled, global_size: list[str]):
@@ -51,10 +52,10 @@ def generate(seed: int, number: int, attempt: int = 0) -> tuple[KernelSpec, Reci
         attempt: how many times it was redrawn.
     """
     rng = np.random.default_rng([int(seed), int(number), int(attempt)])
-    recipe = atomic_target(sample_recipe(rng), seed, number, attempt)
+    recipe = early_exit(atomic_target(sample_recipe(rng), seed, number, attempt), seed, number, attempt)
     b = Builder(rng)
     name = f"gen_{seed}_{number}"
-    a = assemble(b, recipe, name)
+    a = assemble(b, recipe, name, side_rng(seed, number, attempt) if recipe.early_exit else None)
     source = print_kernel(a.kernel)
     rtol, atol = tolerances(recipe.compute, a.terms, b.check)
     spec = KernelSpec(

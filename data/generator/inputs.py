@@ -3,6 +3,7 @@
 * ``index`` buffers (gathers): uniform integers in ``[0, T)``, so every gathered read is in range
   (``sorted_index``: the same, sorted; ``skewed_index``: a few hub values take most of them, :func:`skewed_bins`);
 * ``length`` buffers (data-dependent trip counts): uniform integers in ``[0, K]``;
+* the early-exit idioms' buffers (search rows, magnitudes, wraps, CSR offsets): :mod:`.early_inputs`;
 * ``signs`` buffers (divergence by data): in each consecutive pair of elements exactly one is
   positive (floats: magnitudes in [0.05, 1)) or nonzero (ints), so exactly half of the work-items
   take each arm, as the static analysis assumes, while the choice within a pair is random.
@@ -19,6 +20,7 @@ import numpy as np
 from kgraph.data.corpus.spec import to_int
 
 from .builder import Structured
+from .early_inputs import EARLY_INPUT_KINDS, early_input
 
 
 def _signs(rng: np.random.Generator, count: int, dtype: np.dtype) -> np.ndarray:
@@ -67,6 +69,8 @@ def make_inputs_for(structured: tuple[Structured, ...]):
                 out[item.name] = rng.integers(0, to_int(item.high, env) + 1, count, dtype=np.int64).astype(dtype)
             elif item.kind == "signs":
                 out[item.name] = _signs(rng, count, dtype)
+            elif item.kind.split("-")[0] in EARLY_INPUT_KINDS:
+                out[item.name] = early_input(rng, item.kind, count, to_int(item.high, env), dtype)
             else:
                 raise ValueError(f"unknown structured input kind {item.kind}")
         return out

@@ -54,6 +54,7 @@ class Machine:
         self.local: dict[str, np.ndarray] = {}
         self.private: dict[str, np.ndarray] = {}
         self.alive = np.ones((self.items, 1), bool)
+        self._broken: list[np.ndarray] = []  # per open loop: the work-items that left it by ``break``
         self._scopes = [{name: as2d(v) for name, v in scalars.items()}]
         self._aliases: list[dict] = [{}]
 
@@ -100,8 +101,11 @@ class Machine:
             self.run(s, mask)
 
     def run(self, s: ir.Stmt, mask) -> None:
-        """Executes one statement for the work-items in ``mask`` that have not returned."""
+        """Executes one statement for the work-items in ``mask`` that have not returned (nor left the innermost
+        loop by ``break``)."""
         m = mask & self.alive
+        if self._broken:
+            m = m & ~self._broken[-1]
         if isinstance(s, ir.Decl):
             width = s.var.ty.width
             value = self.full(wrap(evaluate(self, s.init, m), s.var.ty) if s.init is not None else 0, width)
@@ -128,6 +132,10 @@ class Machine:
                 self.run_block(s.orelse, m & ~c)
         elif isinstance(s, ir.For):
             self._for(s, m)
+        elif isinstance(s, ir.While):
+            self._while(s, m)
+        elif isinstance(s, ir.Break):
+            self._broken[-1] |= m
         elif isinstance(s, ir.Barrier):
             reached = np.bincount(self.group_lin[:, 0], weights=m[:, 0], minlength=self.groups)
             if np.any((reached > 0) & (reached < math.prod(self.lsz))):
@@ -139,20 +147,45 @@ class Machine:
         else:
             raise TypeError(f"cannot run {type(s).__name__}")
 
+    @contextmanager
+    def loop(self, m):
+        """A loop's scope of ``break``: yields the mask of the work-items that left it (updated in place)."""
+        self._broken.append(np.zeros_like(m))
+        try:
+            yield self._broken[-1]
+        finally:
+            self._broken.pop()
+
     def _for(self, s: ir.For, m) -> None:
         self.bind(s.var.name, self.full(evaluate(self, s.start, m), 1))
-        for _ in range(MAX_TRIPS):
-            v = self.lookup(s.var.name)
-            cond = np.broadcast_to(as2d(binary(s.op, v, evaluate(self, s.bound, m), ir.INT)), m.shape)
-            active = m & self.alive & cond
-            if not active.any():
-                return
-            self.run_block(s.body, active)
-            v = self.lookup(s.var.name)
-            step = evaluate(self, s.step, active)
-            new = binary(s.step_op[:-1], v, step, ir.INT)
-            self.bind(s.var.name, np.where(active, new, v))
+        with self.loop(m) as broken:
+            for _ in range(MAX_TRIPS):
+                v = self.lookup(s.var.name)
+                cond = np.broadcast_to(as2d(binary(s.op, v, evaluate(self, s.bound, m), ir.INT)), m.shape)
+                if s.cond is not None:
+                    cond = cond & np.broadcast_to(truth(as2d(evaluate(self, s.cond, m & cond))), m.shape)
+                active = m & self.alive & cond & ~broken
+                if not active.any():
+                    return
+                self.run_block(s.body, active)
+                active = active & ~broken  # a break skips the step
+                v = self.lookup(s.var.name)
+                step = evaluate(self, s.step, active)
+                new = binary(s.step_op[:-1], v, step, ir.INT)
+                self.bind(s.var.name, np.where(active, new, v))
         raise ReferenceError_(f"loop over {s.var.name} ran more than {MAX_TRIPS} times")
+
+    def _while(self, s: ir.While, m) -> None:
+        active = m & self.alive
+        with self.loop(m) as broken:
+            for trip in range(MAX_TRIPS):
+                if trip or not s.do:
+                    active = active & np.broadcast_to(truth(as2d(evaluate(self, s.cond, active))), m.shape)
+                active = active & self.alive & ~broken
+                if not active.any():
+                    return
+                self.run_block(s.body, active)
+        raise ReferenceError_(f"a {'do' if s.do else 'while'} loop ran more than {MAX_TRIPS} times")
 
     def _assign(self, s: ir.Assign, m) -> None:
         t = s.target

@@ -239,7 +239,8 @@ class For(Stmt):
     """``for (int var = start; var op bound; var step_op step) {body}``.
 
     ``step_op`` is ``"+="`` (``++var`` when the step is 1) or ``">>="``; ``unroll`` prints
-    ``#pragma unroll`` (0: without a count) before the loop when not None.
+    ``#pragma unroll`` (0: without a count) before the loop when not None; ``cond``, when not None, is a
+    second conjunct of the condition (``var op bound && cond``: a data-dependent exit).
     """
 
     var: Var
@@ -250,6 +251,21 @@ class For(Stmt):
     step: Expr
     body: tuple
     unroll: Optional[int] = None
+    cond: Optional[Expr] = None
+
+
+@dataclass(frozen=True)
+class While(Stmt):
+    """``while (cond) {body}``, or ``do {body} while (cond);`` when ``do`` is set."""
+
+    cond: Expr
+    body: tuple
+    do: bool = False
+
+
+@dataclass(frozen=True)
+class Break(Stmt):
+    """``break;`` (leaves the innermost loop)."""
 
 
 @dataclass(frozen=True)

@@ -111,7 +111,11 @@ def constraints(a: Assembled, args) -> list[str]:
     inner = max(1, int(round(stmts_cost(a.inner, a.kernel))))
     outer = max(1, int(round(stmts_cost(a.outer, a.kernel))))
     iters = a.nest.iters if a.nest.levels else "0"
-    out.append(f"({a.space.total}) * (({iters}) * {inner} + {outer}) <= {WORK_CAP}")
+    if a.early is None:
+        out.append(f"({a.space.total}) * (({iters}) * {inner} + {outer}) <= {WORK_CAP}")
+    else:  # the early-exit loop at its bound (its mean for segments)
+        cost = max(1, int(round(stmts_cost(a.early.body, a.kernel)))) + 1
+        out.append(f"({a.space.total}) * (({iters}) * {inner} + {outer} + ({a.early.iters}) * {cost}) <= {WORK_CAP}")
     if a.local_sizes:
         for size, l in zip(a.space.extents, a.local_sizes[0]):
             out.append(f"{size.name} % {l} == 0")

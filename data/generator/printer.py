@@ -108,6 +108,12 @@ class Printer:
             return lines + [f"{pad}}}"]
         if isinstance(s, ir.For):
             return self._for(s, depth)
+        if isinstance(s, ir.While):
+            if s.do:
+                return [f"{pad}do {{", *self.stmts(s.body, depth + 1), f"{pad}}} while ({self.expr(s.cond)});"]
+            return [f"{pad}while ({self.expr(s.cond)}) {{", *self.stmts(s.body, depth + 1), f"{pad}}}"]
+        if isinstance(s, ir.Break):
+            return [f"{pad}break;"]
         if isinstance(s, ir.Barrier):
             return [f"{pad}barrier(CLK_LOCAL_MEM_FENCE);"]
         if isinstance(s, ir.Atomic):
@@ -127,7 +133,10 @@ class Printer:
             step = f"++{v}"
         else:
             step = f"{v} {s.step_op} {self.expr(s.step)}"
-        head = f"for (int {v} = {self.expr(s.start)}; {v} {s.op} {self.expr(s.bound)}; {step})"
+        cond = f"{v} {s.op} {self.operand(s.bound) if s.cond is not None else self.expr(s.bound)}"
+        if s.cond is not None:  # a data-dependent second conjunct
+            cond += f" && {self.operand(s.cond)}"
+        head = f"for (int {v} = {self.expr(s.start)}; {cond}; {step})"
         return lines + [f"{pad}{head} {{", *self.stmts(s.body, depth + 1), f"{pad}}}"]
 
 

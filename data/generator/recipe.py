@@ -49,6 +49,11 @@ class Recipe:
     #: memory: uniform, sorted, or hub-skewed); drawn by :func:`atomic_target` for seeds from
     #: :data:`LOADED_BINS_FROM_SEED` on (``skewed`` from :data:`SKEWED_BINS_FROM_SEED` on)
     atomic_target: str = ""
+    #: a loop of data-dependent trip count beside the nest: "" (none), ``search``, ``converge``, ``fixup`` or
+    #: ``segment``, and its variant (``exit_detail``); drawn by :func:`early_exit` from :data:`EARLY_EXIT_FROM_SEED`
+    #: on (see :mod:`.early_exit`)
+    early_exit: str = ""
+    exit_detail: str = ""
 
     @property
     def structure(self) -> str:
@@ -65,7 +70,8 @@ class Recipe:
         """The idioms this recipe combines beyond a plain element-wise kernel."""
         named = {"loop": self.loops != "none", f"{self.mode}": self.mode != "direct", "vector": self.width > 1,
                  "regblock": bool(self.private), "atomic": bool(self.atomic),
-                 "atomic-loaded": bool(self.atomic_target), "wgreduce": self.reduce,
+                 "atomic-loaded": bool(self.atomic_target), "early-exit": bool(self.early_exit),
+                 "wgreduce": self.reduce,
                  "diverge": bool(self.diverge), "helper": self.helper, "macro": self.macro, "unroll": self.unroll,
                  "constant": self.constant, "inputs": len(self.inputs) > 1, "fp64": self.compute in ("fp64", "mixed"),
                  "access": any(p not in ("coalesced",) for _, p in self.inputs)}
@@ -83,9 +89,16 @@ class Recipe:
         out["flavours"] = list(self.flavours)
         out["inputs"] = [f"{level}:{pattern}" for level, pattern in self.inputs]
         out["shape"] = list(self.shape) if self.shape else None
-        if not self.atomic_target:
-            del out["atomic_target"]  # the variants of kernels from before the idiom stay as they were
+        for name in ("atomic_target", "early_exit", "exit_detail"):
+            if not out[name]:
+                del out[name]  # the variants of kernels from before the idiom stay as they were
         return out
+
+    @property
+    def data_trips(self) -> bool:
+        """Whether a loop's trip count depends on the data (``k < lens[gi]`` or an early-exit idiom): the static
+        counts then hold a ``trip_<line>`` symbol or, for a search that leaves by ``break``, an upper bound."""
+        return self.loops == "data" or bool(self.early_exit)
 
 
 #: the first generator seed whose atomics may land on a bin loaded from memory (session 18): the kernels of every
@@ -111,6 +124,35 @@ def atomic_target(recipe: Recipe, seed: int, number: int, attempt: int) -> Recip
     table = {"": 50, "gathered": 25, "runs": 25} if seed < SKEWED_BINS_FROM_SEED else \
         {"": 50, "gathered": 17, "runs": 17, "skewed": 16}
     return replace(recipe, atomic_target=_weighted(side, table))
+
+
+#: the first seed whose kernels may hold a loop of data-dependent trip count beside their nest (session 20: a
+#: search with an early exit, a convergence loop, a fix-up loop or a CSR-style segment loop); earlier seeds unchanged
+EARLY_EXIT_FROM_SEED = 34
+#: weights of the early-exit idioms ("" none): about 30% of the kernels hold one
+EARLY_KINDS = {"": 70, "search": 9, "converge": 8, "fixup": 7, "segment": 6}
+#: each idiom's variants, drawn uniformly: a search's form (``break`` or a ``flag`` conjunct in the loop condition)
+#: and the spread of its first hit; the recurrence of a convergence loop; a fix-up loop's form and how often it runs;
+#: a segment loop's lengths
+EXIT_DETAILS = {"search": ("break-early", "break-uniform", "break-rare", "flag-early", "flag-uniform", "flag-rare"),
+                "converge": ("collatz", "newton", "halve"), "fixup": ("while-rare", "while-few", "do-rare", "do-few"),
+                "segment": ("skewed", "even")}
+
+
+def early_exit(recipe: Recipe, seed: int, number: int, attempt: int) -> Recipe:
+    """``recipe`` with its early-exit idiom: from :data:`EARLY_EXIT_FROM_SEED` on, drawn (:data:`EARLY_KINDS`,
+    :data:`EXIT_DETAILS`) from a generator of its own, so that nothing else of the kernel's recipe changes.
+
+    Args:
+        recipe: a sampled recipe; seed, number, attempt: the kernel's (as :func:`~.build.generate`'s).
+    """
+    if seed < EARLY_EXIT_FROM_SEED:
+        return recipe
+    side = np.random.default_rng([int(seed), int(number), int(attempt), 34])
+    kind = _weighted(side, EARLY_KINDS)
+    if not kind:
+        return recipe
+    return replace(recipe, early_exit=kind, exit_detail=_pick(side, EXIT_DETAILS[kind]))
 
 
 def _weighted(rng: np.random.Generator, table: dict):
