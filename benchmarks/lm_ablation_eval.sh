@@ -5,7 +5,8 @@
 # (benchmarks.foreign_predict), the shipped default (models/default, as "shipped") beside them.
 #   bash benchmarks/lm_ablation_eval.sh BACK_DIR OUT_DIR [VARIANT ...]   (default: bounded_traffic bounded_traffic_lm)
 # TRAINED_ON="DIR ..." names the training folders when they are not the seven of cpu_fits.sh. The second hand-written
-# holdout (holdout2-*, docs/HOLDOUT2.md), the third to sixth (holdout3-* to holdout6-*) are scored too where their folders exist.
+# holdout (holdout2-*, docs/HOLDOUT2.md), the third to sixth (holdout3-* to holdout6-*) are scored too where their folders exist
+# (benchmarks/score_sets.sh, which scores any model directories).
 # BACK_DIR holds ckpt-<variant>.tgz (ckpt.tgz before session 9); the ensembles go to runs/lmab_eval/models/<variant>, the tables to OUT_DIR.
 set -eu
 BACK=$1; OUT=$2; shift 2
@@ -23,18 +24,4 @@ for v in $VARIANTS; do
   cp models/default/interval.pt "$W/models/$v/"   # the code-free interval head, as v6's
   MODELS="$MODELS $v=$W/models/$v"
 done
-for h in holdout-nvidia-h200 holdout-nvidia-h100 holdout-pocl-xeon holdout2-nvidia-h200 holdout2-nvidia-h100 holdout2-pocl-xeon \
-         holdout3-nvidia-h200 holdout3-nvidia-h100 holdout3-pocl-xeon holdout4-nvidia-h200 holdout4-nvidia-h100 holdout4-pocl-xeon \
-         holdout5-nvidia-h200 holdout5-nvidia-h100 holdout5-pocl-xeon holdout6-nvidia-h200 holdout6-nvidia-h100 holdout6-pocl-xeon; do
-  [ -d "$D/$h" ] || continue
-  "$PY" -m benchmarks.dataset_eval --data "$D/$h" --models $MODELS --out "$OUT/$h" > "$OUT/$h.log" 2>&1
-  tail -n 12 "$OUT/$h.log"
-done
-for m in $MODELS; do
-  name=${m%%=*}; dir=${m#*=}
-  "$PY" -m benchmarks.foreign_predict benchmarks/results/foreign_h200/foreign_h200.csv --model "$dir" \
-    --csv "$OUT/foreign_h200-$name.csv" > "$OUT/foreign_h200-$name.log" 2>&1; tail -n 6 "$OUT/foreign_h200-$name.log"
-  "$PY" -m benchmarks.foreign_predict benchmarks/results/h100_out_of_corpus/foreign_h100_measured.csv --model "$dir" \
-    --device nvidia-h100 --csv "$OUT/foreign_h100-$name.csv" > "$OUT/foreign_h100-$name.log" 2>&1
-  tail -n 6 "$OUT/foreign_h100-$name.log"
-done
+bash benchmarks/score_sets.sh "$OUT" $MODELS

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Score model directories on every out-of-corpus set no fit trained on, here (CPU): the hand-written holdouts
+# (data/holdout to data/holdout6, every measured folder holdout*-<device> that exists; benchmarks.dataset_eval) and
+# the foreign set on the H200 and the H100 (benchmarks.foreign_predict). `python -m benchmarks.worn_sets OUT_DIR`
+# then reads the tables a shipping rule names. Write the rule before running this on a set no model has seen.
+#   bash benchmarks/score_sets.sh OUT_DIR NAME=MODEL_DIR [NAME=MODEL_DIR ...]
+# e.g. bash benchmarks/score_sets.sh runs/s20/eval shipped=models/default v29=runs/s20/models/v29
+set -eu
+OUT=$1; shift
+[ "$#" -ge 1 ] || { echo "score_sets: name at least one NAME=MODEL_DIR" >&2; exit 2; }
+MODELS="$*"
+for m in $MODELS; do
+  case "$m" in *=*) [ -f "${m#*=}/config.json" ] || { echo "score_sets: ${m#*=}: no config.json (not a model)" >&2; exit 2; };;
+    *) echo "score_sets: '$m' is not NAME=MODEL_DIR" >&2; exit 2;; esac
+done
+PY=${PYTHON:-.venv/bin/python}
+D=data/datasets; mkdir -p "$OUT"
+for h in holdout-nvidia-h200 holdout-nvidia-h100 holdout-pocl-xeon holdout2-nvidia-h200 holdout2-nvidia-h100 holdout2-pocl-xeon \
+         holdout3-nvidia-h200 holdout3-nvidia-h100 holdout3-pocl-xeon holdout4-nvidia-h200 holdout4-nvidia-h100 holdout4-pocl-xeon \
+         holdout5-nvidia-h200 holdout5-nvidia-h100 holdout5-pocl-xeon holdout6-nvidia-h200 holdout6-nvidia-h100 holdout6-pocl-xeon; do
+  [ -d "$D/$h" ] || continue
+  "$PY" -m benchmarks.dataset_eval --data "$D/$h" --models $MODELS --out "$OUT/$h" > "$OUT/$h.log" 2>&1
+  tail -n 12 "$OUT/$h.log"
+done
+for m in $MODELS; do
+  name=${m%%=*}; dir=${m#*=}
+  "$PY" -m benchmarks.foreign_predict benchmarks/results/foreign_h200/foreign_h200.csv --model "$dir" \
+    --csv "$OUT/foreign_h200-$name.csv" > "$OUT/foreign_h200-$name.log" 2>&1; tail -n 6 "$OUT/foreign_h200-$name.log"
+  "$PY" -m benchmarks.foreign_predict benchmarks/results/h100_out_of_corpus/foreign_h100_measured.csv --model "$dir" \
+    --device nvidia-h100 --csv "$OUT/foreign_h100-$name.csv" > "$OUT/foreign_h100-$name.log" 2>&1
+  tail -n 6 "$OUT/foreign_h100-$name.log"
+done
