@@ -23,7 +23,7 @@ from kgraph.data.batch import LaunchBatch
 from kgraph.data.device_descriptors import merge_descriptors
 from kgraph.data.feature_cache import cached_launch_features
 from kgraph.data.features import feature_names, to_targets
-from kgraph.data.static_counts import counts_exact
+from kgraph.data.static_counts import KNOWN_ASSUMED, counts_exact
 from kgraph.data.graph_dataset import KernelGraphs, load_tokenizer
 from kgraph.data.sampling import CappedSampler, group_codes
 from kgraph.data.splits import SPLITS, TEST_FRACTION, VAL_FRACTION, VAL_UNITS, to_splits
@@ -109,6 +109,10 @@ class KGraphDataModule(L.LightningDataModule):
             data-dependent trip count has them at an assumed count (:mod:`kgraph.analysis.trips`), so neither's
             features describe its work (trained on, the assumed ones taught v23 to scale every assumed count
             up: docs/MODELS.md); validation and test keep every launch, as ``kgraph estimate`` sees them.
+        train_assumed_counts: with ``train_known_counts``, also train on the launches at an assumed trip count
+            (``static_known`` = ``KNOWN_ASSUMED``, one iteration of each data-dependent loop), so the model learns
+            what the assumption hides; only once the training data holds early-exit loops (generator seeds from
+            34 on) beside escape-time ones (docs/MODELS.md "v31").
         val_unit: ``split`` (the split's own validation rows) or ``kernel`` (whole kernels, so a
             validation metric and the best checkpoint reward carrying over to kernels not trained on;
             :mod:`kgraph.data.splits`).
@@ -120,7 +124,7 @@ class KGraphDataModule(L.LightningDataModule):
                  num_workers: int = 0, cache_dir: str = "runs/cache", with_graphs: bool = True,
                  tokenizer: str | None = None, max_tokens: int = 512, resident: bool = False,
                  lm_features: str | None = None, kernel_cap: int | None = None, train_known_counts: bool = False,
-                 val_unit: str = "split"):
+                 train_assumed_counts: bool = False, val_unit: str = "split"):
         super().__init__()
         self.save_hyperparameters()  # datasets, split, seed, ...: in checkpoints and the logger's config
         if split not in SPLITS:
@@ -146,7 +150,10 @@ class KGraphDataModule(L.LightningDataModule):
         if kernel_cap is not None and kernel_cap < 1:
             raise UsageError(f"--data.kernel_cap: must be a positive launch count or null, got {kernel_cap}")
         self.kernel_cap = kernel_cap
-        self.train_known_counts = train_known_counts
+        if train_assumed_counts and not train_known_counts:
+            raise UsageError("--data.train_assumed_counts: only with --data.train_known_counts true (without it every "
+                             "launch trains, those whose counts do not evaluate among them)")
+        self.train_known_counts, self.train_assumed_counts = train_known_counts, train_assumed_counts
         self.val_unit = val_unit
         self._resident_store = None
         self.table: pd.DataFrame | None = None
@@ -202,7 +209,8 @@ class KGraphDataModule(L.LightningDataModule):
         self.splits = to_splits(self.table, self.split, self.val_fraction, self.test_fraction,
                                 self.seed, self.test_devices, self.val_unit)
         if self.train_known_counts:
-            known = counts_exact(self.features[:, feature_names().index("static_known")].numpy())
+            static_known = self.features[:, feature_names().index("static_known")].numpy()
+            known = static_known >= KNOWN_ASSUMED if self.train_assumed_counts else counts_exact(static_known)
             self.splits["train"] = self.splits["train"][known[self.splits["train"]]]
             if not len(self.splits["train"]):
                 raise InputError("--data.train_known_counts: no training launch has static counts that all evaluate")

@@ -221,6 +221,14 @@ def test_train_known_counts_drops_unknown_count_launches_from_training_only(tmp_
     np.testing.assert_array_equal(known.splits["train"], every.splits["train"][~inexact[every.splits["train"]]])
     for name in ("val", "test"):  # scored as `kgraph estimate` sees them: every launch
         np.testing.assert_array_equal(known.splits[name], every.splits[name])
+    assumed = make(data, tmp_path, split="random", train_known_counts=True, train_assumed_counts=True)
+    blind_rows = kernel == "blind"  # assumed counts train too, counts that do not evaluate still do not
+    np.testing.assert_array_equal(assumed.splits["train"], every.splits["train"][~blind_rows[every.splits["train"]]])
+    assert (kernel[assumed.splits["train"]] == "walk").any()
+    from kgraph.errors import UsageError
+
+    with pytest.raises(UsageError, match="train_assumed_counts"):
+        KGraphDataModule(datasets=data, train_assumed_counts=True)
 
 
 def test_val_unit_kernel_reaches_the_splits_and_a_bad_unit_is_a_usage_error(datasets, tmp_path):
