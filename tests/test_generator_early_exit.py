@@ -21,6 +21,7 @@ from kgraph.data.harness.counts import static_counts
 from kgraph.instrument import COUNTER_NAMES
 from kgraph.parsers import parse_source
 from test_generator import pocl  # noqa: F401 - the PoCL context and queue fixture
+from test_generator_loaded_bins import checked_launch
 
 SEED = EARLY_EXIT_FROM_SEED
 SPECS = specs(200, SEED)
@@ -174,17 +175,8 @@ def _launch(spec, queue):
 def test_pocl_matches_reference_and_counts(kind, detail, pocl):
     """The reference matches PoCL; counts: the instrumented run is exact, the static counts hold a ``trip_``
     symbol (as for the ``data`` loop kind) or, for a search left by ``break``, bound the instrumented ones."""
-    from kgraph.data.instrumented import count_launch
-
-    spec, (ctx, queue) = _pick(kind, detail), pocl
-    sizes, local = _launch(spec, queue)
-    inputs, outputs = run_spec(spec, ctx, queue, sizes, local=local)
-    ok, err = compare(spec, inputs, outputs, sizes)
-    assert ok, f"{spec.kernel_id}: max abs error {err} (atol {spec.atol}, rtol {spec.rtol})"
-    scalars, gsize = spec.scalar_values(sizes), spec.global_size_of(sizes)
-    work = count_launch(spec, None, gsize, local, {**spec.inputs(np.random.default_rng(0), sizes), **scalars}, ctx)
-    assert work.exact, work.warnings
-    env = {**{k: float(v) for k, v in sizes.items()}, **{k: float(v) for k, v in scalars.items()}}
+    spec = _pick(kind, detail)
+    work, env, gsize, local = checked_launch(spec, pocl, spec.check_sizes)
     if detail != "break":
         with pytest.raises(Exception, match="trip_"):
             static_counts(spec.source, "opencl", spec.kernel_name, env, gsize, local)

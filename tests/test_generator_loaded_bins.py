@@ -76,20 +76,27 @@ def test_skewed_bins_only_from_their_seed_and_hubs_take_half():
     assert 0.4 < hubs < 0.6, hubs
 
 
-@pytest.mark.parametrize("kind", ["gathered", "runs", "skewed"])
-def test_pocl_matches_reference_and_static_counts(kind, pocl):
+def checked_launch(spec, pocl, sizes):
+    """Run ``spec`` at ``sizes`` on PoCL against its numpy reference, then count it by an instrumented run (exact);
+    returns ``(instrumented counts, the sizes and scalars as floats, global size, local size)``."""
     from kgraph.data.instrumented import count_launch
 
-    spec, (ctx, queue) = _pick(kind), pocl
-    sizes = {**spec.check_sizes, "B": 32}
+    ctx, queue = pocl
     local = spec.valid_local_sizes(sizes, queue.device.max_work_group_size, queue.device.max_work_item_sizes)[0]
     inputs, outputs = run_spec(spec, ctx, queue, sizes, local=local)
     ok, err = compare(spec, inputs, outputs, sizes)
-    assert ok, f"{spec.kernel_id}: max abs error {err}"
+    assert ok, f"{spec.kernel_id}: max abs error {err} (atol {spec.atol}, rtol {spec.rtol})"
     scalars, gsize = spec.scalar_values(sizes), spec.global_size_of(sizes)
     work = count_launch(spec, None, gsize, local, {**spec.inputs(np.random.default_rng(0), sizes), **scalars}, ctx)
     assert work.exact, work.warnings
     env = {**{k: float(v) for k, v in sizes.items()}, **{k: float(v) for k, v in scalars.items()}}
+    return work, env, gsize, local
+
+
+@pytest.mark.parametrize("kind", ["gathered", "runs", "skewed"])
+def test_pocl_matches_reference_and_static_counts(kind, pocl):
+    spec = _pick(kind)
+    work, env, gsize, local = checked_launch(spec, pocl, {**spec.check_sizes, "B": 32})
     static = static_counts(spec.source, "opencl", spec.kernel_name, env, gsize, local)
     for name in COUNTER_NAMES:
         assert static[name] == getattr(work, name), f"{spec.kernel_id}: {name}"
