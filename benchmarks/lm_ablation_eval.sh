@@ -5,7 +5,7 @@
 # (benchmarks.foreign_predict), the shipped default (models/default, as "shipped") beside them.
 #   bash benchmarks/lm_ablation_eval.sh BACK_DIR OUT_DIR [VARIANT ...]   (default: bounded_traffic bounded_traffic_lm)
 # TRAINED_ON="DIR ..." names the training folders when they are not the seven of cpu_fits.sh. The second hand-written
-# holdout (holdout2-*, docs/HOLDOUT2.md), the third to sixth (holdout3-* to holdout6-*) are scored too where their folders exist
+# holdout (holdout2-*, docs/HOLDOUT2.md), the third to seventh (holdout3-* to holdout7-*) are scored too where their folders exist
 # (benchmarks/score_sets.sh, which scores any model directories).
 # BACK_DIR holds ckpt-<variant>.tgz (ckpt.tgz before session 9); the ensembles go to runs/lmab_eval/models/<variant>, the tables to OUT_DIR.
 set -eu

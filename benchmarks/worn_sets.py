@@ -3,8 +3,8 @@
 Per model: time MAPE on the five worn sets (the hand-written holdout on the H200, H100 and Xeon; the foreign set on
 the H200 and H100) and their sum; on the second holdout, the MAPE over the families no decision has looked at
 (``--exclude``, the worn ones) on each device and their sum; on the third to sixth holdouts (``data/holdout3`` to
-``data/holdout6``, where their folders were scored) the MAPE and the share within 2x on each device and the MAPEs'
-sum (``holdout3_sum`` to ``holdout6_sum``); and the predictions below the floor on every set.
+``data/holdout7``, where their folders were scored) the MAPE and the share within 2x on each device and the MAPEs'
+sum (``holdout3_sum`` to ``holdout7_sum``); and the predictions below the floor on every set.
 
     python -m benchmarks.worn_sets runs/s17/v25eval \\
         --exclude holdout2.pattern_match_uchar holdout2.newton_cubic_fp64 [--csv out.csv]
@@ -26,7 +26,7 @@ FOREIGN = ("foreign_h200", "foreign_h100")
 SECOND = ("holdout2-nvidia-h200", "holdout2-nvidia-h100", "holdout2-pocl-xeon")
 #: the later hand-written sets, each scored whole: name -> its folders
 LATER = {name: (f"{name}-nvidia-h200", f"{name}-nvidia-h100", f"{name}-pocl-xeon")
-         for name in ("holdout3", "holdout4", "holdout5", "holdout6")}
+         for name in ("holdout3", "holdout4", "holdout5", "holdout6", "holdout7")}
 _FOREIGN_LINE = re.compile(r"kernels on \S+: MAPE ([0-9.]+)%")
 _BELOW = re.compile(r"predictions below the physical floor: (\d+)")
 
@@ -47,7 +47,7 @@ def _overall(path: Path) -> pd.DataFrame:
 
 def worn_table(folder: Path, exclude: set[str]) -> pd.DataFrame:
     """One row per model of the folder: ``<set>`` MAPEs, ``worn_sum``, ``<second holdout set>`` subset MAPEs,
-    ``untouched_sum``, ``<later holdout set>`` MAPEs and ``<set>:within_2x``, ``holdout3_sum`` to ``holdout6_sum``,
+    ``untouched_sum``, ``<later holdout set>`` MAPEs and ``<set>:within_2x``, ``holdout3_sum`` to ``holdout7_sum``,
     ``below_floor`` (summed over every set)."""
     rows: dict[str, dict] = {}
     for name in HOLDOUT:

@@ -1,4 +1,4 @@
-"""What the hand-written test sets (kgraph.data.holdout to holdout6) must do, kernel by kernel: each
+"""What the hand-written test sets (kgraph.data.holdout to holdout7) must do, kernel by kernel: each
 reference changes its outputs (so a kernel that wrote nothing would fail), each kernel matches its reference on
 a CPU OpenCL device, a broken kernel is caught, and each set's page lists every kernel and its campaign."""
 from __future__ import annotations
@@ -9,11 +9,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kgraph.data import holdout, holdout2, holdout3, holdout4, holdout5, holdout6
+from kgraph.data import holdout, holdout2, holdout3, holdout4, holdout5, holdout6, holdout7
 
 ROOT = Path(__file__).resolve().parents[1]
 SETS = {"holdout": holdout, "holdout2": holdout2, "holdout3": holdout3, "holdout4": holdout4, "holdout5": holdout5,
-        "holdout6": holdout6}
+        "holdout6": holdout6, "holdout7": holdout7}
 SPECS = [s for module in SETS.values() for s in module.specs()]
 IDS = [s.kernel_id for s in SPECS]
 
@@ -62,6 +62,10 @@ def test_matches_reference_on_cpu_opencl(spec, cpu_queue):
     ("holdout6.sha256_record_digest", "(tail + 9 <= 64)", "(tail + 8 <= 64)"),
     ("holdout6.fdtd_ez_cpml_2d", "curl -= psi;", "curl += psi;"),
     ("holdout6.ctc_alpha_logspace_fp64", "lab[(s >> 1) - 1] != cls", "lab[(s >> 1) - 1] == cls"),
+    ("holdout7.book_uncross_u32", "] >= ask_px[", "] > ask_px["),
+    ("holdout7.kcore_peel_round_atomic", "degree_in[v] >= k", "degree_in[v] > k"),
+    ("holdout7.haar_cascade_reject", "sum < stage_thresh[s]", "sum <= stage_thresh[s]"),
+    ("holdout7.thomas_vdiff_column", "(rhs + a * dp_prev)", "(rhs - a * dp_prev)"),
 ])
 def test_broken_kernel_is_detected(kernel_id, old, new, cpu_queue):
     from kgraph.data.corpus.check import check_spec
