@@ -1,37 +1,35 @@
-"""What the static analysis says about a launch that ``kgraph estimate`` reports next to the model:
-exact FLOPs and bytes (:func:`static_counts`) and launches that do not cover the problem their scalar
-arguments describe (:func:`coverage_warnings`).
+"""What the static analysis says about a launch that ``kgraph estimate`` reports next to the model: exact FLOPs and
+bytes (:func:`static_counts`) and launches that do not cover the problem their scalar arguments describe
+(:func:`coverage_warnings`).
 
-Both use the kernel's one analysis (the graph's, ``kgraph.graphs.analysis_of``), through :class:`KernelFacts`
-made once per kernel.
+Both use the kernel's one analysis (the graph's, ``kgraph.graphs.analysis_of``), through :class:`KernelFacts` made
+once per kernel.
 
-**Static counts.** The kernel's per-work-item counts evaluated at the launch (scalar arguments, global
-and local sizes) times its work-items: ``flops = flops_fp32 + flops_fp64`` and ``bytes =
-global_load_bytes + global_store_bytes`` (the model's ``flops``/``bytes`` targets). They replace the
-model's where the analysis counts every statement exactly: every symbol has a value at the launch (no
-``trip_<line>`` loop it could not count), every loop trip count is symbolic, the analysis left no
-approximation note, and no branch depends on data: no ``if``/``while``/``for``/``?:``/``switch``
-condition reads memory (an array subscript or a dereference) or a variable assigned from one, and no
-``?:`` arm reads global memory (the analysis counts both arms). An ``if`` whose branches only copy values
-(``best = c; best_dist = dist;``: the argmin of k-means assignment) is no such branch: whichever way it goes,
-the counts are the same. Conditions comparing two different
-work-item ids (triangular kernels) are still weighed 1/2 by the analysis and not detected here.
+**Static counts.** The kernel's per-work-item counts evaluated at the launch (scalar arguments, global and local
+sizes) times its work-items: ``flops = flops_fp32 + flops_fp64`` and ``bytes = global_load_bytes +
+global_store_bytes`` (the model's ``flops``/``bytes`` targets). They replace the model's where the analysis counts
+every statement exactly: every symbol has a value at the launch (no ``trip_<line>`` loop it could not count), every
+loop trip count is symbolic, the analysis left no approximation note, and no branch depends on data: no
+``if``/``while``/``for``/``?:``/``switch`` condition reads memory (an array subscript or a dereference) or a
+variable assigned from one, and no ``?:`` arm reads global memory (the analysis counts both arms). An ``if`` whose
+branches only copy values (``best = c; best_dist = dist;``: the argmin of k-means assignment) is no such branch:
+whichever way it goes, the counts are the same. Conditions comparing two different work-item ids (triangular
+kernels) are still weighed 1/2 by the analysis and not detected here.
 
 **Coverage** (a heuristic; warnings only). Two signals, per NDRange dimension ``d`` of the launch:
 
-* guards: the kernel's total work ``W`` (FLOPs + global bytes, ``trip_<line>`` symbols set to 1) is evaluated
-  at the launch and with ``gsz_d`` (and ``ngrp_d``) times 2, 4, ... ``2**20``. Guards (``if (i < n)``) that bound
-  the work make it grow as the launch up to ``bound/gsz_d``, then fall behind; ``r``, the work where it first
-  grows less than 0.9 times as fast as the launch over the launch's, with ``1.5 < r < 2**19`` (and the work
-  doubling with the launch's first doubling) means the launch covers ``1/r`` of the problem in dimension ``d``.
-  No guards or a grid-stride loop: no warning. Work before a guard that every item does (a ``__local`` tile
-  loaded before ``if (i >= n) return;``) grows with any launch; the doubling test keeps it from a warning.
-* row strides of stores: in the affine index of each global store, the part in dimension ``d``'s ids
-  spans ``span_d`` elements at this launch and steps by ``step_d`` (its smallest coefficient). Sorting
-  the dimensions by step, a step more than 1.5 times the span of the dimensions below it (``C[row * N +
-  col]`` with 64 columns of work-items and ``N = 2048``) leaves gaps: each row of the output is only
-  ``span/step`` covered. This catches unguarded kernels (the CUDA GEMM whose grid was given as
-  ``--global``).
+* guards: the kernel's total work ``W`` (FLOPs + global bytes, ``trip_<line>`` symbols set to 1) is evaluated at the
+  launch and with ``gsz_d`` (and ``ngrp_d``) times 2, 4, ... ``2**20``. Guards (``if (i < n)``) that bound the work
+  make it grow as the launch up to ``bound/gsz_d``, then fall behind; ``r``, the work where it first grows less than
+  0.9 times as fast as the launch over the launch's, with ``1.5 < r < 2**19`` (and the work doubling with the
+  launch's first doubling) means the launch covers ``1/r`` of the problem in dimension ``d``. No guards or a
+  grid-stride loop: no warning. Work before a guard that every item does (a ``__local`` tile loaded before
+  ``if (i >= n) return;``) grows with any launch; the doubling test keeps it from a warning.
+* row strides of stores: in the affine index of each global store, the part in dimension ``d``'s ids spans
+  ``span_d`` elements at this launch and steps by ``step_d`` (its smallest coefficient). Sorting the dimensions by
+  step, a step more than 1.5 times the span of the dimensions below it (``C[row * N + col]`` with 64 columns of
+  work-items and ``N = 2048``) leaves gaps: each row of the output is only ``span/step`` covered. This catches
+  unguarded kernels (the CUDA GEMM whose grid was given as ``--global``).
 """
 from __future__ import annotations
 
@@ -118,8 +116,7 @@ def atomic_caution(facts: KernelFacts) -> list[str]:
 
 
 def _envs(launches: list) -> dict:
-    """Float arrays (one entry per launch) of the scalar arguments (and given ``trip_<line>`` means; NaN for a
-    launch without one) and work sizes ``gsz/lsz/ngrp<d>`` of ``launches`` (of one kernel)."""
+    """Arrays (an entry per launch of one kernel) of scalar arguments, given ``trip_<line>`` means (else NaN), sizes."""
     import numpy as np
 
     names = sorted({name for l in launches for name in l.args})  # a given trip count may be in some launches only
@@ -133,15 +130,19 @@ def _envs(launches: list) -> dict:
     return env
 
 
-def _grown(env: dict, d: int, factor: float = GROWTH) -> dict:
-    """``env`` (:func:`_envs`) with dimension ``d``'s ``gsz``/``ngrp`` times ``factor``."""
-    return {**env, f"gsz{d}": env[f"gsz{d}"] * factor, f"ngrp{d}": env[f"ngrp{d}"] * factor}
+def _grown(env: dict, d: int, factors) -> dict:
+    """``env`` (:func:`_envs`) tiled once per factor (factor-major), dimension ``d``'s ``gsz``/``ngrp`` times it."""
+    import numpy as np
+
+    scale = np.repeat(np.asarray(factors, dtype=np.float64), len(env["gsz0"]))
+    tiled = {name: np.tile(values, len(factors)) for name, values in env.items()}
+    return {**tiled, f"gsz{d}": tiled[f"gsz{d}"] * scale, f"ngrp{d}": tiled[f"ngrp{d}"] * scale}
 
 
 def _per_item(analysis, env: dict, trips: bool = False) -> dict:
-    """Per-work-item counts (name -> Float[N]) of ``analysis`` at ``env`` (arrays); ``trips``: unknown
-    ``trip_<line>`` counts set to 1. A launch whose counts do not all evaluate to numbers (a symbol without
-    a value, a division by zero) gets NaN in every count, as ``KernelAnalysis.evaluate`` raises there."""
+    """Per-work-item counts (name -> Float[N]) of ``analysis`` at ``env`` (arrays); ``trips``: unknown ``trip_<line>``
+    counts set to 1. A launch whose counts do not all evaluate (a symbol without a value, a division by zero) gets
+    NaN in every count, as ``KernelAnalysis.evaluate`` raises there."""
     import numpy as np
 
     from kgraph.data.static_counts import STATIC_COUNTS, compile_counts
@@ -189,9 +190,8 @@ def _work(analysis, env: dict):
 
 
 def coverage_warnings_many(facts: KernelFacts, launches: list) -> list[list[str]]:
-    """:func:`coverage_warnings` of each of ``launches`` (all of the kernel of ``facts``): the work at every
-    launch and at every launch grown in each dimension is evaluated at once (numpy), the store strides'
-    coefficients are derived once per kernel."""
+    """:func:`coverage_warnings` of each of ``launches`` (all of the kernel of ``facts``): the work at every launch and
+    at every growth of it in a dimension is one numpy evaluation; the store strides' coefficients are derived once."""
     import numpy as np
 
     if facts.analysis is None or not launches:
@@ -204,7 +204,7 @@ def coverage_warnings_many(facts: KernelFacts, launches: list) -> list[list[str]
         factors = 2.0 ** np.arange(1, int(np.log2(GROWTH)) + 1)
         for d in range(int(dims.max())):
             # the launch grown 2x ... 2**20x in d: where the work first grows < 0.9x as fast, the guards saturate
-            work = np.stack([_work(facts.analysis, _grown(base_env, d, f)) for f in factors])
+            work = _work(facts.analysis, _grown(base_env, d, factors)).reshape(len(factors), len(launches))
             slower = work / (base * factors[:, None]) < 0.9
             first = np.argmax(slower, axis=0)
             r = work[first, np.arange(len(launches))] / base
