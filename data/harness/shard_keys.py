@@ -63,13 +63,7 @@ def has_derived_keys(schema: pa.Schema) -> bool:
     return (schema.metadata or {}).get(DERIVED_KEYS[0]) == DERIVED_KEYS[1]
 
 
-def with_keys(table: pa.Table, inputs: pa.Table | None = None) -> pa.Table:
-    """``table`` with the ``key`` column put back as the first column, computed from ``inputs`` (the same
-    rows' :data:`KEY_INPUTS`; ``table`` itself when None).
-
-    Args:
-        table: rows read from a shard marked :data:`DERIVED_KEYS`; inputs: their key columns when ``table``
-            was read without them.
-    """
-    keys = derive_keys(table if inputs is None else inputs)
-    return table.add_column(0, pa.field("key", pa.string()), pa.array(keys, type=pa.string()))
+def with_keys(table: pa.Table) -> pa.Table:
+    """``table`` (rows read from a shard marked :data:`DERIVED_KEYS`, with :data:`KEY_INPUTS`) with the ``key``
+    column put back as the first column."""
+    return table.add_column(0, pa.field("key", pa.string()), pa.array(derive_keys(table), type=pa.string()))

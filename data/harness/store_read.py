@@ -37,9 +37,8 @@ def read_parquet(path, columns=None) -> pa.Table:
         return pq.read_table(path, columns=columns)
     # an archival shard without its keys (shard_keys): they are recomputed from the row, bit-equal
     rest = None if columns is None else [c for c in columns if c != "key"]
-    table = pq.read_table(path, columns=rest)
-    inputs = None if rest is None or all(c in rest for c in KEY_INPUTS) else pq.read_table(path, columns=list(KEY_INPUTS))
-    table = with_keys(table, inputs)
+    needed = None if rest is None else rest + [c for c in KEY_INPUTS if c not in rest]
+    table = with_keys(pq.read_table(path, columns=needed))
     return table if columns is None else table.select(list(columns))
 
 
