@@ -73,3 +73,36 @@ def test_estimate_says_where_the_class_comes_from(monkeypatch):
     assert out["bound_source"] == "static" and out["bound"] == "memory"
     time = np.float64(out["time_ns"])  # 12 B a work-item at the predicted time against the H200's bandwidth
     assert out["bytes"] / time / 4000 > 0.05
+
+
+def test_many_launches_at_once_are_each_launchs_own_answer():
+    """derived_bounds (what with_static_outputs calls once for all exactly counted launches) against one launch at
+    a time, over every class, intervals absent, empty and zero-wide, and two rooflines."""
+    from kgraph.app.static_outputs import derived_bounds
+
+    rng = np.random.default_rng(0)
+    roofs = [ROOF, {"copy_bw_gbs": 3000.0, "fp32_gflops": 50000.0, "fp64_gflops": 25000.0}]
+    cases = []
+    for _ in range(200):
+        t = float(10 ** rng.uniform(2, 8))
+        flops = float(rng.choice([0.0, 10 ** rng.uniform(0, 12)]))
+        counts = {"flops": flops, "flops_fp64": float(rng.choice([0.0, flops * rng.random()])),
+                  "bytes": float(rng.choice([0.0, 10 ** rng.uniform(0, 11)]))}
+        interval = [None, (t / 2, t * 3), (t, t), (0.0, t)][int(rng.integers(4))]
+        cases.append((t, counts, roofs[int(rng.integers(2))], interval))
+    classes, probabilities = derived_bounds([c[0] for c in cases], [c[1] for c in cases], [c[2] for c in cases],
+                                            [c[3][0] if c[3] else None for c in cases],
+                                            [c[3][1] if c[3] else None for c in cases])
+    assert {"latency", "memory", "compute"} <= set(classes) and None in probabilities
+    from kgraph.data.harness.derived import LATENCY_UTIL, bound_class, utilisations
+
+    for (t, counts, roof, interval), cls, p in zip(cases, classes, probabilities):
+        fp64 = counts["flops_fp64"]
+        bw, fl = (float(u[0]) for u in utilisations([t], [counts["flops"] - fp64], [fp64], [counts["bytes"]], roof))
+        assert cls == bound_class(bw, fl)
+        valid = interval is not None and interval[0] > 0 and interval[1] > interval[0]
+        assert (p is not None) == valid
+        if valid and max(bw, fl) > 0:  # P(latency) = P(ln T > ln t*), t* = t * max(util) / 5%
+            sigma = math.log(interval[1] / interval[0]) / (2 * 1.2815515655446004)
+            latency = 0.5 * math.erfc(math.log(max(bw, fl) / LATENCY_UTIL) / sigma / math.sqrt(2))
+            assert p == pytest.approx(latency if cls == "latency" else 1 - latency, abs=1e-12)

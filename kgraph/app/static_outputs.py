@@ -21,29 +21,50 @@ Z90 = 1.2815515655446004  # the standard normal's 90% quantile: an 80% interval 
 
 
 def derived_bound(time_ns: float, counts: dict, roofline: dict, interval: tuple | None) -> tuple[str, float | None]:
-    """(class, probability) of one launch from its predicted time and exact counts.
+    """(class, probability) of one launch from its predicted time and exact counts (:func:`derived_bounds` of one).
 
     Args:
         time_ns: the predicted time; counts: :func:`~kgraph.app.static_checks.static_counts` (``flops``,
             ``bytes``, ``flops_fp64``); roofline: the device's ``roofline``; interval: the time's 80%
             interval ``(lo, hi)`` in ns, or None (the probability is then None).
     """
+    lo, hi = interval if interval is not None else (None, None)
+    bound, probability = derived_bounds([time_ns], [counts], [roofline], [lo], [hi])
+    return bound[0], probability[0]
+
+
+def derived_bounds(times, counts: list[dict], rooflines: list[dict], lo: list, hi: list) -> tuple[list, list]:
+    """(classes, probabilities) of N launches at once (the rule of the module doc); a probability is None where
+    the launch's interval is missing or empty.
+
+    Args:
+        times: Float[N] predicted times (ns); counts: N dicts of exact counts (``flops``, ``bytes``,
+            ``flops_fp64``); rooflines: N device rooflines; lo, hi: N ends of the 80% interval (ns, or None).
+    """
+    import numpy as np
+    from scipy.special import erfc
+
     from kgraph.data.harness.derived import LATENCY_UTIL, bound_class, utilisations
 
-    fp64 = counts["flops_fp64"]
-    args = ([counts["flops"] - fp64], [fp64], [counts["bytes"]], roofline)
-    bw, fl = utilisations([time_ns], *args)
-    bound = str(bound_class(bw[0], fl[0]))
-    if interval is None or not all(v and v > 0 for v in interval) or interval[1] <= interval[0]:
-        return bound, None
+    t = np.asarray(times, dtype=np.float64)
+    fp64 = np.array([c["flops_fp64"] for c in counts], dtype=np.float64)
+    flops = np.array([c["flops"] for c in counts], dtype=np.float64)
+    nbytes = np.array([c["bytes"] for c in counts], dtype=np.float64)
+    roof = {k: np.array([r[k] for r in rooflines], dtype=np.float64)
+            for k in ("copy_bw_gbs", "fp32_gflops", "fp64_gflops")}
+    bw, fl = utilisations(t, flops - fp64, fp64, nbytes, roof)
+    bound = np.atleast_1d(bound_class(bw, fl)).astype(str)
+    lo_v = np.array([v if v else np.nan for v in lo], dtype=np.float64)
+    hi_v = np.array([v if v else np.nan for v in hi], dtype=np.float64)
+    has = (lo_v > 0) & (hi_v > lo_v)
     # latency exactly when the time exceeds the one where the larger utilisation is 5%: t* = t * max(util) / 5%
-    top = max(float(bw[0]), float(fl[0]))
-    if top <= 0:
-        return bound, 1.0
-    sigma = math.log(interval[1] / interval[0]) / (2 * Z90)
-    z = math.log(top / LATENCY_UTIL) / sigma  # ln(t*) - ln(t) in sigmas
-    p_latency = 0.5 * math.erfc(z / math.sqrt(2))  # P(ln T > ln t*) with ln T ~ N(ln t, sigma)
-    return bound, p_latency if bound == "latency" else 1.0 - p_latency
+    top = np.maximum(bw, fl)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        sigma = np.log(hi_v / lo_v) / (2 * Z90)
+        z = np.log(top / LATENCY_UTIL) / sigma  # ln(t*) - ln(t) in sigmas
+    p_latency = np.where(top > 0, 0.5 * erfc(z / math.sqrt(2)), 1.0)  # P(ln T > ln t*), ln T ~ N(ln t, sigma)
+    p = np.where(top > 0, np.where(bound == "latency", p_latency, 1.0 - p_latency), 1.0)
+    return [str(b) for b in bound], [float(v) if ok else None for v, ok in zip(p, has)]
 
 
 def trip_values(launch) -> tuple[dict[str, float], dict[str, float]]:
@@ -104,6 +125,7 @@ def with_static_outputs(launches: list, predictions: list[dict], as_grid: list[b
             exact[i], warnings[i], why[i] = counts, messages + caution, facts.reason
     lo_key, hi_key = TIME_INTERVAL.keys
     out, at_bound = [], []  # at_bound: (position, the launch with its assumed loops at their bounds)
+    derive = []  # positions whose class follows from exact counts and the predicted time
     for launch, pred, grid, counts, messages, reason in zip(launches, predictions, as_grid, exact, warnings, why):
         pred = dict(pred)
         assumed, bounds = trip_values(launch)
@@ -113,14 +135,8 @@ def with_static_outputs(launches: list, predictions: list[dict], as_grid: list[b
             if counts is not None:
                 pred[name] = counts[name]
             pred[f"{name}_source"] = "static" if counts is not None else "model"
-        roofline = (launch.device or {}).get("roofline")
-        if counts is not None and roofline and pred.get("time_ns"):
-            interval = (pred.get(lo_key), pred.get(hi_key))
-            bound, probability = derived_bound(pred["time_ns"], counts, roofline,
-                                               interval if None not in interval else None)
-            pred["bound"], pred["bound_source"] = bound, "static"
-            if probability is not None:
-                pred["bound_probability"] = probability
+        if counts is not None and (launch.device or {}).get("roofline") and pred.get("time_ns"):
+            derive.append(len(out))
         else:
             pred["bound_source"] = "model"
         # why the static counts were not used (an unknown trip count names its loop, and what the model assumed
@@ -134,6 +150,16 @@ def with_static_outputs(launches: list, predictions: list[dict], as_grid: list[b
                             "give --grid BLOCKS --block THREADS")
         pred["warnings"] = messages
         out.append(pred)
+    if derive:  # one vectorised evaluation of every such launch
+        rows = [out[j] for j in derive]
+        bounds_, probabilities = derived_bounds(
+            [r["time_ns"] for r in rows], [exact[j] for j in derive], [launches[j].device["roofline"] for j in derive],
+            [r.get(lo_key) if r.get(hi_key) is not None else None for r in rows],
+            [r.get(hi_key) if r.get(lo_key) is not None else None for r in rows])
+        for row, bound, probability in zip(rows, bounds_, probabilities):
+            row["bound"], row["bound_source"] = bound, "static"
+            if probability is not None:
+                row["bound_probability"] = probability
     if predict is not None and at_bound:
         for (j, _), bounded in zip(at_bound, predict([b for _, b in at_bound])):
             out[j]["time_at_bound_ns"] = bounded["time_ns"]
