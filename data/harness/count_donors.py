@@ -9,7 +9,9 @@ dataset that describes the same launch on the same inputs. This module says what
 * the inputs: the same *input generation* (:func:`input_generation`), by harness version.
 
 When several donors match, instrumented counts win over static ones, and donors that disagree are
-refused (:func:`donor_matches`).
+refused (:func:`donor_matches`). Rows whose counts are ``"static-inexact"`` (the static analysis's, not exact:
+:mod:`kgraph.exact_counts`) are never donors, and may themselves take a donor's counts
+(:func:`replaceable_counts`), though they do have counts (:func:`missing_counts`).
 """
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ from .columns import COUNT_COLUMNS, source_id_of
 REQUIRED_COUNTS = tuple(c for c in COUNT_COLUMNS if c != "footprint_bytes")  # footprint -1 is allowed
 MATCH_COLUMNS = ("kernel_id", "source_id", "sizes", "args", "dims", "g0", "g1", "g2", "l0", "l1", "l2")
 NO_LOCAL_COLUMNS = MATCH_COLUMNS[:-3]
+INEXACT_SOURCE = "static-inexact"  # counts_source of static counts that are not exact (kgraph.exact_counts)
 
 # Work-group-dependent OpenCL constructs: a kernel using none of them computes the same thing per
 # work-item whatever the local size (see workgroup_independent).
@@ -38,9 +41,23 @@ def missing_counts(df):
     return ok & (unknown | df["counts_source"].isna())
 
 
+def inexact_counts(df):
+    """Boolean mask of ok rows with complete counts that the static analysis gave without counting the kernel
+    exactly (``counts_source == "static-inexact"``): counts a donor's exact ones may replace. (A static-inexact
+    row with a count unknown is one of :func:`missing_counts`.)"""
+    return (df["status"] == "ok") & (df["counts_source"] == INEXACT_SOURCE) & ~missing_counts(df)
+
+
+def replaceable_counts(df):
+    """Boolean mask of the ok rows ``kgraph dataset fill-counts`` fills: those without counts
+    (:func:`missing_counts`) and those with inexact static ones (:func:`inexact_counts`)."""
+    return missing_counts(df) | inexact_counts(df)
+
+
 def complete_counts(df):
-    """Boolean mask of ok rows whose counts can be given to another row."""
-    return (df["status"] == "ok") & ~missing_counts(df.assign(status="ok"))
+    """Boolean mask of ok rows whose counts can be given to another row: complete and exact (not
+    ``"static-inexact"``)."""
+    return (df["status"] == "ok") & ~missing_counts(df.assign(status="ok")) & ~inexact_counts(df.assign(status="ok"))
 
 
 def input_generation(spec, harness_version) -> str | None:

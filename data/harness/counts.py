@@ -11,7 +11,12 @@ global, local). The work is split between the two processes of a campaign:
   (the instrumented run costs a few times the kernel's own time);
 * the supervisor, otherwise idle while the device works, fills the other rows with the static
   analysis (:meth:`CountCache.static`: ``kgraph.analysis`` x work-items, parsed and analysed once
-  per kernel, evaluated per configuration; ``counts_source="static"``).
+  per kernel, evaluated per configuration; ``counts_source="static"``, or ``"static-inexact"`` when the
+  kernel's static counts are not exact: :mod:`kgraph.exact_counts`, the rule ``kgraph estimate`` uses).
+
+In ``dependent`` mode the worker keeps the static counts of a launch only when they are complete and exact
+(:func:`static_complete`); every other launch (a data-dependent trip count, branch or ``break``, an
+approximation note) gets an instrumented run.
 """
 from __future__ import annotations
 
@@ -20,7 +25,7 @@ import math
 import time
 
 from .columns import COUNT_COLUMNS
-from .count_donors import REQUIRED_COUNTS
+from .count_donors import INEXACT_SOURCE, REQUIRED_COUNTS
 
 UNKNOWN = {name: -1 for name in COUNT_COLUMNS}
 COUNT_MODES = ("auto", "instrumented", "dependent", "static", "none")
@@ -33,8 +38,9 @@ class CountCache:
 
     Args:
         mode: "auto" (instrumented when affordable, else static), "instrumented" (no time cap),
-            "dependent" (static where the analysis gives every count; an instrumented run, with no
-            time cap, only for the launches whose counts depend on data), "static" or "none".
+            "dependent" (static where the analysis gives every count exactly; an instrumented run, with
+            no time cap, only for the other launches: data-dependent or approximated counts), "static"
+            or "none".
         max_instrumented_time_s: the "auto" cap on the launch's median time for an instrumented run.
     """
 
@@ -51,8 +57,8 @@ class CountCache:
     def instrumented(self, spec, config, device_launch, median_time_ns: float | None = None):
         """``(counts, "instrumented")`` from ``device_launch(kernel, program) -> WorkCounts`` (which
         runs the instrumented program on the measured buffers), or None when not done here. In "dependent"
-        mode the static counts, already evaluated here to decide, are returned when they are complete
-        (``(counts, "static")``), so the supervisor does not analyse the launch again."""
+        mode the static counts, already evaluated here to decide, are returned when they are complete and
+        exact (``(counts, "static")``), so the supervisor does not analyse the launch again."""
         key = (spec.kernel_id, config.sizes, config.global_size, config.local_size)
         if key in self._cache:
             return self._cache[key]
@@ -74,13 +80,15 @@ class CountCache:
         return self._cache[key]
 
     def static(self, spec, config) -> tuple[dict, str | None]:
-        """``(counts, "static")`` from the analysis, or ``(all -1, None)`` when it cannot."""
+        """``(counts, "static")`` from the analysis (``"static-inexact"`` when the kernel's static counts are
+        not exact: :func:`static_source`), or ``(all -1, None)`` when it cannot."""
         key = (spec.kernel_id, config.sizes, config.global_size, config.local_size, "static")
         if key not in self._cache:
             if self.mode == "none":
                 return dict(UNKNOWN), None
             try:
-                self._cache[key] = _static_counts(spec, config), "static"
+                self._cache[key] = _static_counts(spec, config), static_source(spec.source, spec.lang,
+                                                                               spec.kernel_name)
             except Exception as exc:  # noqa: BLE001 - the analysis cannot handle this kernel
                 self.last_error = f"static analysis: {exc}"
                 self._cache[key] = dict(UNKNOWN), None
@@ -115,8 +123,9 @@ class CountCache:
 
 
 def static_complete(values: dict, source: str | None) -> bool:
-    """Whether static counts give every count a row needs (the footprint may stay -1)."""
-    return source is not None and all(values[name] >= 0 for name in REQUIRED_COUNTS)
+    """Whether static counts (:meth:`CountCache.static`) give every count a row needs (the footprint may stay
+    -1), exactly (``source`` "static", not "static-inexact")."""
+    return source == "static" and all(values[name] >= 0 for name in REQUIRED_COUNTS)
 
 
 def _static_counts(spec, config) -> dict:
@@ -127,10 +136,12 @@ def _static_counts(spec, config) -> dict:
 
 @functools.lru_cache(maxsize=1024)
 def _analysis_of(source: str, lang: str, kernel_name: str):
-    """``(analysis, static footprint or None)`` of one kernel, parsed and analysed once per process (no graph
-    built); the footprint is compiled from the same analysis (:mod:`kgraph.analysis.footprint`)."""
+    """``(analysis, static footprint or None, inexact reason)`` of one kernel, parsed and analysed once per
+    process (no graph built); the footprint is compiled from the same analysis (:mod:`kgraph.analysis.footprint`),
+    the reason is :func:`kgraph.exact_counts.inexact_reason` ("" when the static counts are exact)."""
     from kgraph.analysis import analyze
     from kgraph.data.static_footprint import footprint_or_none
+    from kgraph.exact_counts import inexact_reason
     from kgraph.parsers import parse_source
 
     unit = parse_source(source, lang, filename=f"<{kernel_name}>")
@@ -138,7 +149,15 @@ def _analysis_of(source: str, lang: str, kernel_name: str):
     if function is None or not function.is_kernel:
         raise LookupError(f"no kernel {kernel_name} in the parsed source")
     analysis = analyze(function, unit)
-    return analysis, footprint_or_none(function, unit, analysis)
+    return analysis, footprint_or_none(function, unit, analysis), inexact_reason(analysis, unit, function)
+
+
+def static_source(source: str, lang: str, kernel_name: str) -> str:
+    """The ``counts_source`` of static counts of this kernel: ``"static"`` when the analysis counts it exactly,
+    else ``"static-inexact"`` (a data-dependent branch weighed 1/2, a loop left by ``break`` counted at its bound,
+    an approximation note, a loop of unknown trip count: :mod:`kgraph.exact_counts`). Raises as
+    :func:`static_counts` does when the kernel cannot be analysed."""
+    return INEXACT_SOURCE if _analysis_of(source, lang, kernel_name)[2] else "static"
 
 
 def static_counts(source: str, lang: str, kernel_name: str, scalars: dict, global_size, local_size) -> dict:
@@ -147,8 +166,9 @@ def static_counts(source: str, lang: str, kernel_name: str, scalars: dict, globa
     ``scalars`` gives the kernel's scalar arguments (and any other names the counts use). The footprint is
     the static one where the analysis marks it exact (as ``kgraph estimate`` uses it: the training rows'
     DRAM floors then match the ones the estimate path computes), else -1. Raises when the analysis cannot.
+    Whether the counts are exact (every branch and trip count known): :func:`static_source`.
     """
-    analysis, footprint = _analysis_of(source, lang, kernel_name)
+    analysis, footprint, _ = _analysis_of(source, lang, kernel_name)
     env = {k: float(v) for k, v in scalars.items()}
     for d in range(3):
         g = int(global_size[d]) if d < len(global_size) else 1

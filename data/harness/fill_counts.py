@@ -19,6 +19,11 @@ counts: escape-time loops, CSR rows) could give. Counts are device independent, 
    repeat and no donor covers are removed (:meth:`DatasetStore.remove_rows`) and their keys forgotten,
    so the next campaign measures those launches anew.
 
+Rows with ``counts_source = "static-inexact"`` (static counts of a kernel the analysis does not count exactly:
+a data-dependent branch or ``break``, an approximation note) have counts, but a donor's exact ones replace
+them (step 1; donors never give inexact counts: :func:`~kgraph.data.harness.count_donors.replaceable_counts`).
+They get no instrumented run here and are never dropped: without a donor they keep their static counts.
+
 Updates go through :meth:`DatasetStore.update_rows` (under the store's lock; each touched shard
 rewritten to a temporary name and renamed), in batches every few seconds, so a kill loses at most
 the last batch and a re-run resumes with the rows still missing. Derived columns (bandwidth,
@@ -34,8 +39,8 @@ from pathlib import Path
 from kgraph.errors import UsageError
 
 from .columns import COUNT_COLUMNS, HARNESS_VERSION, source_id_of
-from .count_donors import (GENERATION_REASONS, donor_matches, input_generation, missing_counts,
-                           same_buffers_for_locals, workgroup_independent)
+from .count_donors import (GENERATION_REASONS, donor_matches, inexact_counts, input_generation, missing_counts,
+                           replaceable_counts, same_buffers_for_locals, workgroup_independent)
 
 FLUSH_S = 5.0  # seconds of filled rows kept in memory before the shards are rewritten
 
@@ -60,6 +65,8 @@ class FillOptions:
 class FillReport:
     directory: str
     missing: int = 0
+    inexact: int = 0                                     # ok rows with static-inexact counts (a donor may replace)
+    inexact_left: int = 0                                # of those, still static-inexact after the donors
     from_donors: dict = field(default_factory=dict)      # donor folder -> {counts_source: rows}
     ran: int = 0
     run_s: float = 0.0
@@ -70,6 +77,9 @@ class FillReport:
 
     def lines(self) -> list[str]:
         out = [f"{self.directory}: {self.missing} ok row(s) without counts"]
+        if self.inexact:
+            out[0] += (f", {self.inexact} with inexact static counts (static-inexact: a donor's exact ones "
+                       "replace them)")
         for donor, by_source in self.from_donors.items():
             parts = ", ".join(f"{n} {src}" for src, n in sorted(by_source.items()))
             out.append(f"filled {sum(by_source.values())} row(s) from {donor} ({parts})")
@@ -85,6 +95,8 @@ class FillReport:
                        f"({fams}); a later campaign measures those launches anew")
         left = sum(sum(f.values()) for f in self.remaining.values())
         out.append(f"{left} row(s) remain without counts")
+        if self.inexact:
+            out.append(f"{self.inexact_left} row(s) keep inexact static counts (no donor with exact ones)")
         for reason, families in sorted(self.remaining.items(), key=lambda kv: -sum(kv[1].values())):
             fams = ", ".join(f"{k} {v}" for k, v in sorted(families.items()))
             out.append(f"  {sum(families.values())}: {reason} ({fams})")
@@ -122,8 +134,10 @@ def fill_counts(opts: FillOptions) -> FillReport:
     store = DatasetStore(directory)  # the lock; commits a journal left by a killed campaign
     try:
         df = read_launches(directory)
-        todo = df[missing_counts(df)].copy()
-        report.missing = len(todo)
+        todo = df[replaceable_counts(df)].copy()
+        report.missing = int(missing_counts(df).sum())
+        report.inexact = int(inexact_counts(df).sum())
+        inexact = set(df["key"][inexact_counts(df)])  # they have counts: no instrumented run, never dropped
         if todo.empty:
             return report
         specs = {s.kernel_id: s for s in load_specs(opts.specs) if s.kernel_id in set(todo["kernel_id"])}
@@ -161,7 +175,7 @@ def fill_counts(opts: FillOptions) -> FillReport:
         # 2. instrumented runs
         current = {}
         for key in candidates:
-            if key in filled:
+            if key in filled or key in inexact:
                 continue
             spec = specs[rows[key]["kernel_id"]]
             if generation[key] != input_generation(spec, HARNESS_VERSION):
@@ -179,7 +193,8 @@ def fill_counts(opts: FillOptions) -> FillReport:
 
         # irreproducible inputs: removed on request, so a campaign measures them again
         if opts.drop_irreproducible:
-            lost = {k for k in rows if k not in filled and reasons.get(k) in GENERATION_REASONS.values()}
+            lost = {k for k in rows if k not in filled and k not in inexact
+                    and reasons.get(k) in GENERATION_REASONS.values()}
             if lost:
                 store.remove_rows(lost)
                 for key in lost:
@@ -188,6 +203,7 @@ def fill_counts(opts: FillOptions) -> FillReport:
 
         # what remains
         after = read_launches(directory)
+        report.inexact_left = int(inexact_counts(after).sum()) if report.inexact else 0
         still = after[missing_counts(after)]
         for row in still.itertuples(index=False):
             reason = reasons.get(row.key, "no donor; not reached within --budget-s / --max-rows")

@@ -119,7 +119,7 @@ def _finish_row(result: ForeignResult, request: ForeignRequest, worker, info, ti
     measured by the worker)."""
     from kgraph.data import datasets_dir
 
-    from .counts import static_counts
+    from .counts import static_counts, static_source
     from .derived import derive
     from .descriptor import load_descriptor
     from .worker import WorkerDied, WorkerTimeout
@@ -131,9 +131,9 @@ def _finish_row(result: ForeignResult, request: ForeignRequest, worker, info, ti
     scalars = {a.name: float(a.count) for a in spec.args if a.kind == "scalar"}
     local = list(request.local_size) if request.local_size else None
     try:
-        row.update(static_counts(_with_defines(spec.source, request.defines), spec.lang, spec.kernel_name,
-                                 scalars, list(request.global_size), local))
-        row["counts_source"] = "static"
+        source = _with_defines(spec.source, request.defines)
+        row.update(static_counts(source, spec.lang, spec.kernel_name, scalars, list(request.global_size), local))
+        row["counts_source"] = static_source(source, spec.lang, spec.kernel_name)  # "static-inexact" if not exact
     except Exception:  # noqa: BLE001 - counts are optional in a measure row
         pass
     try:

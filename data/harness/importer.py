@@ -5,7 +5,8 @@ Required columns (names case-insensitive, aliases in ``ALIASES``): ``source`` (k
 (``time_ns``, ``time_us``, ``time_ms`` or ``time_s``: the median). Optional: ``local``,
 ``arguments`` (JSON object of scalar argument values), ``lang``, ``kernel_id``, ``family``,
 ``status``, ``cv``, ``repeats``, ``min_time_ns``, ``max_time_ns`` and any count column of the schema.
-Counts not given come from the static analysis when it can evaluate them (``counts_source=static``);
+Counts not given come from the static analysis when it can evaluate them (``counts_source=static``, or
+``static-inexact`` where the analysis does not count the kernel exactly: :mod:`kgraph.exact_counts`);
 rows whose counts stay unknown are listed in a warning (``kgraph dataset fill-counts`` or count columns
 complete them; ``kgraph dataset validate`` names them until then). ``cv`` when not given: half the
 min-max range over the median (0 for a single timing). Each row is checked as ``kgraph dataset
@@ -23,7 +24,7 @@ from pathlib import Path
 from kgraph.errors import InputError
 
 from .columns import COUNT_COLUMNS, HARNESS_VERSION, STATUSES, empty_row, launch_key, source_id_of
-from .counts import static_counts
+from .counts import static_counts, static_source
 from .descriptor import load_descriptor
 from .devices import slug_of
 from .store import DatasetStore
@@ -206,7 +207,9 @@ def _timing(rec, lower, time_col, where: str) -> dict:
 
 def _counts(rec, lower, where: str, source: str, lang: str, name: str, args: dict, gsize, lsize):
     """(counts, counts_source, why unknown) of a row: the count columns given, the others from the static
-    analysis where it can evaluate them; ``why`` is "" when every counter is known."""
+    analysis where it can evaluate them; ``why`` is "" when every counter is known. ``counts_source``:
+    "imported" (all given), "static" / "static-inexact" (none given: :func:`static_source`) or
+    "imported+static" / "imported+static-inexact" (some given, the others static)."""
     given = {}
     for column in COUNT_COLUMNS:
         value = _number(rec, lower, column, where)
@@ -228,7 +231,10 @@ def _counts(rec, lower, where: str, source: str, lang: str, name: str, args: dic
     counts = {**{c: v for c, v in counted.items() if v is not None and v >= 0}, **given}
     if why:
         return counts, ("imported" if given else None), why
-    return counts, ("imported" if given and not counted else "static" if not given else "imported+static"), ""
+    if given and not counted:
+        return counts, "imported", ""
+    static = static_source(source, lang, name)  # analysed already (cached): "static" or "static-inexact"
+    return counts, (f"imported+{static}" if given else static), ""
 
 
 def _row(rec, cols, lower, time_col, device_id, where, store) -> tuple[dict, str]:

@@ -8,13 +8,9 @@ once per kernel.
 **Static counts.** The kernel's per-work-item counts evaluated at the launch (scalar arguments, global and local
 sizes) times its work-items: ``flops = flops_fp32 + flops_fp64`` and ``bytes = global_load_bytes +
 global_store_bytes`` (the model's ``flops``/``bytes`` targets). They replace the model's where the analysis counts
-every statement exactly: every symbol has a value at the launch (no ``trip_<line>`` loop it could not count), every
-loop trip count is symbolic, the analysis left no approximation note, and no branch depends on data: no
-``if``/``while``/``for``/``?:``/``switch`` condition reads memory (an array subscript or a dereference) or a
-variable assigned from one, and no ``?:`` arm reads global memory (the analysis counts both arms). An ``if`` whose
-branches only copy values (``best = c; best_dist = dist;``: the argmin of k-means assignment) is no such branch:
-whichever way it goes, the counts are the same. Conditions comparing two different work-item ids (triangular
-kernels) are still weighed 1/2 by the analysis and not detected here.
+every statement exactly, by the rule :mod:`kgraph.exact_counts` states (also the measuring harness's: no
+approximation note, every loop trip count symbolic, no branch that depends on data); a kernel whose only
+inexactness is loops of unknown trip count is exact at launches that give their ``trip_<line>`` means.
 
 **Coverage** (a heuristic; warnings only). Two signals, per NDRange dimension ``d`` of the launch:
 
@@ -36,13 +32,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+# data_dependent is imported from here too (tests, older callers); the rule lives in kgraph.exact_counts
+from kgraph.exact_counts import data_dependent, exactness  # noqa: F401
+
 GROWTH = 2.0 ** 20
-_CONDITION_PARENTS = ("if_statement", "while_statement", "do_statement", "for_statement", "switch_statement")
-_LOOPS = ("while_statement", "do_statement", "for_statement")
-#: the syntax of a branch that only copies values (``best = c;``): no operator, access, call or jump
-_COPY_NODES = frozenset({"compound_statement", "expression_statement", "assignment_expression", "declaration",
-                         "init_declarator", "identifier", "number_literal", "true", "false", "comment",
-                         "else_clause", "primitive_type", "parenthesized_expression"})
 _ID_PREFIXES = ("gid", "lid", "grp")
 
 
@@ -75,24 +68,14 @@ def _facts(graph, analysis) -> KernelFacts:
               if a.space == "global" and a.kind == "store"]
     facts = KernelFacts(analysis, True, "", [s for s in stores if s is not None],
                         loaded_atomics=loaded_atomic_lines(analysis))
-    opaque = [lp for lp in analysis.loops if not lp.symbolic]
-    if analysis.notes:
-        facts.exact, facts.reason = False, "; ".join(analysis.notes)
-    elif opaque:
-        from kgraph.analysis.loops import unknown_trip_counts
+    verdict = exactness(analysis, graph.unit, graph.function)
+    if verdict.reason:
+        facts.exact, facts.reason = False, verdict.reason
+    if verdict.trips_suffice:  # a given mean of each loop of unknown trip count makes the counts exact
         from kgraph.models.launches import trip_symbols
 
-        facts.exact, facts.reason = False, "unknown trip count: " + "; ".join(unknown_trip_counts(analysis.loops))
-        why = data_dependent(graph.unit, graph.function, {lp.line for lp in opaque})
-        if why:  # a given mean would not make the counts exact
-            facts.reason += f"; {why}"
-        else:
-            facts.trips = tuple(trip_symbols(graph))  # exact at given means of these loops, and only then
-            facts.reason += f" (give its mean: --arg {facts.trips[0]}=N)" if facts.trips else ""
-    else:
-        why = data_dependent(graph.unit, graph.function)
-        if why:
-            facts.exact, facts.reason = False, why
+        facts.trips = tuple(trip_symbols(graph))  # exact at given means of these loops, and only then
+        facts.reason += f" (give its mean: --arg {facts.trips[0]}=N)" if facts.trips else ""
     return facts
 
 
@@ -307,93 +290,3 @@ def _stride_gaps(strides: list, launch, env: dict) -> list[str]:
                            f"{extent / step:.1%} of each row of the output is written")
             extent = span if not extent else extent + span - 1
     return out
-
-
-def data_dependent(unit, function, loop_lines: set | None = None) -> str:
-    """Why the kernel's control flow depends on data (``""`` when it does not): see the module doc. The
-    conditions of the loops starting on ``loop_lines`` (those of unknown trip count, whose mean a launch may
-    give) are not looked at."""
-    functions = [function] + [f for f in unit.functions if not f.is_kernel and f.body is not None]
-    src = unit.source
-
-    def text(n) -> str:
-        return src[n.start_byte:n.end_byte].decode("utf-8", "replace")
-
-    def reads_memory(n) -> bool:
-        stack = [n]
-        while stack:
-            x = stack.pop()
-            if x.type == "subscript_expression":
-                return True
-            if x.type == "pointer_expression" and x.child_by_field_name("operator") is not None \
-                    and text(x.child_by_field_name("operator")) == "*":
-                return True
-            stack.extend(x.children)
-        return False
-
-    def only_copies(n) -> bool:
-        """Whether the statement ``n`` (None: an absent ``else``) only copies values: assignments and
-        declarations whose right-hand sides are names or literals, nothing the counts include, no jump."""
-        stack = [n] if n is not None else []
-        while stack:
-            x = stack.pop()
-            if x.type == "assignment_expression" and text(x.child_by_field_name("operator")) != "=":
-                return False
-            if x.type not in _COPY_NODES:
-                return False
-            stack.extend(c for c in x.children if c.is_named)
-        return True
-
-    def names(n) -> set:
-        out, stack = set(), [n]
-        while stack:
-            x = stack.pop()
-            if x.type == "identifier":
-                out.add(text(x))
-            stack.extend(x.children)
-        return out
-
-    for fn in functions:
-        tainted: set[str] = set()
-        assigns = []
-        stack = [fn.body]
-        while stack:
-            x = stack.pop()
-            stack.extend(x.children)
-            if x.type == "init_declarator" and x.child_by_field_name("value") is not None:
-                decl = x.child_by_field_name("declarator")
-                while decl is not None and decl.type != "identifier":
-                    decl = decl.child_by_field_name("declarator")
-                if decl is not None:
-                    assigns.append((text(decl), x.child_by_field_name("value")))
-            elif x.type == "assignment_expression" and x.child_by_field_name("left").type == "identifier":
-                assigns.append((text(x.child_by_field_name("left")), x.child_by_field_name("right")))
-        changed = True
-        while changed:
-            changed = False
-            for name, value in assigns:
-                if name not in tainted and (reads_memory(value) or names(value) & tainted):
-                    tainted.add(name)
-                    changed = True
-        stack = [fn.body]
-        while stack:
-            x = stack.pop()
-            stack.extend(x.children)
-            cond = None
-            if x.type in _CONDITION_PARENTS and not (loop_lines and x.type in _LOOPS and fn is function
-                                                     and x.start_point[0] + 1 in loop_lines):
-                cond = x.child_by_field_name("condition")
-                if x.type == "switch_statement":
-                    return f"line {x.start_point[0] + 1}: a switch"
-            elif x.type == "conditional_expression":
-                cond = x.child_by_field_name("condition")
-                for arm in ("consequence", "alternative"):
-                    a = x.child_by_field_name(arm)
-                    if a is not None and reads_memory(a):
-                        return f"line {x.start_point[0] + 1}: a ?: arm reads memory (the analysis counts both arms)"
-            if cond is not None and (reads_memory(cond) or names(cond) & tainted):
-                if x.type == "if_statement" and only_copies(x.child_by_field_name("consequence")) \
-                        and only_copies(x.child_by_field_name("alternative")):
-                    continue  # either way the same counts
-                return f"line {x.start_point[0] + 1}: a condition depends on data"
-    return ""
