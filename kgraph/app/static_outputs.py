@@ -42,7 +42,6 @@ def derived_bounds(times, counts: list[dict], rooflines: list[dict], lo: list, h
             ``flops_fp64``); rooflines: N device rooflines; lo, hi: N ends of the 80% interval (ns, or None).
     """
     import numpy as np
-    from scipy.special import erfc
 
     from kgraph.data.harness.derived import LATENCY_UTIL, bound_class, utilisations
 
@@ -62,7 +61,9 @@ def derived_bounds(times, counts: list[dict], rooflines: list[dict], lo: list, h
     with np.errstate(divide="ignore", invalid="ignore"):
         sigma = np.log(hi_v / lo_v) / (2 * Z90)
         z = np.log(top / LATENCY_UTIL) / sigma  # ln(t*) - ln(t) in sigmas
-    p_latency = np.where(top > 0, 0.5 * erfc(z / math.sqrt(2)), 1.0)  # P(ln T > ln t*), ln T ~ N(ln t, sigma)
+    # P(ln T > ln t*) with ln T ~ N(ln t, sigma); math.erfc per launch (scipy's would cost a cold estimate its import)
+    p_latency = np.array([0.5 * math.erfc(v / math.sqrt(2)) if top_ > 0 and v == v else 1.0
+                          for v, top_ in zip(z.tolist(), top.tolist())], dtype=np.float64).reshape(top.shape)
     p = np.where(top > 0, np.where(bound == "latency", p_latency, 1.0 - p_latency), 1.0)
     return [str(b) for b in bound], [float(v) if ok else None for v, ok in zip(p, has)]
 
