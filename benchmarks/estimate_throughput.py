@@ -226,6 +226,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--compare", nargs="*", default=[], metavar="JSON",
                         help="earlier records (their --label) to print side by side")
     args = parser.parse_args(argv)
+    for path in args.compare:  # before minutes of measuring, not after
+        try:
+            json.loads(Path(path).read_text())
+        except (OSError, ValueError) as exc:
+            parser.error(f"--compare {path}: not a readable record ({type(exc).__name__}: {exc})")
+    if args.code and not (Path(args.code) / "kgraph").is_dir():
+        parser.error(f"--code {args.code}: no kgraph/ folder there (a checkout of the repository)")
     core = pin_one_core(args.core)
     if args.code:
         sys.path.insert(0, str(Path(args.code).resolve()))
