@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Score model directories on every out-of-corpus set no fit trained on, here (CPU): the hand-written holdouts
-# (data/holdout to data/holdout7, every measured folder holdout*-<device> that exists; benchmarks.dataset_eval) and
+# (data/holdout to data/holdout8, every measured folder holdout*-<device> that exists; benchmarks.dataset_eval) and
 # the foreign set on the H200 and the H100 (benchmarks.foreign_predict). `python -m benchmarks.worn_sets OUT_DIR`
 # then reads the tables a shipping rule names. Write the rule before running this on a set no model has seen.
 #   bash benchmarks/score_sets.sh OUT_DIR NAME=MODEL_DIR [NAME=MODEL_DIR ...]
@@ -18,7 +18,8 @@ D=data/datasets; mkdir -p "$OUT"
 for h in holdout-nvidia-h200 holdout-nvidia-h100 holdout-pocl-xeon holdout2-nvidia-h200 holdout2-nvidia-h100 holdout2-pocl-xeon \
          holdout3-nvidia-h200 holdout3-nvidia-h100 holdout3-pocl-xeon holdout4-nvidia-h200 holdout4-nvidia-h100 holdout4-pocl-xeon \
          holdout5-nvidia-h200 holdout5-nvidia-h100 holdout5-pocl-xeon holdout6-nvidia-h200 holdout6-nvidia-h100 holdout6-pocl-xeon \
-         holdout7-nvidia-h200 holdout7-nvidia-h100 holdout7-pocl-xeon; do
+         holdout7-nvidia-h200 holdout7-nvidia-h100 holdout7-pocl-xeon \
+         holdout8-nvidia-h200 holdout8-nvidia-h100 holdout8-pocl-xeon; do
   [ -d "$D/$h" ] || continue
   "$PY" -m benchmarks.dataset_eval --data "$D/$h" --models $MODELS --out "$OUT/$h" > "$OUT/$h.log" 2>&1
   tail -n 12 "$OUT/$h.log"

@@ -9,11 +9,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kgraph.data import holdout, holdout2, holdout3, holdout4, holdout5, holdout6, holdout7
+from kgraph.data import holdout, holdout2, holdout3, holdout4, holdout5, holdout6, holdout7, holdout8
 
 ROOT = Path(__file__).resolve().parents[1]
 SETS = {"holdout": holdout, "holdout2": holdout2, "holdout3": holdout3, "holdout4": holdout4, "holdout5": holdout5,
-        "holdout6": holdout6, "holdout7": holdout7}
+        "holdout6": holdout6, "holdout7": holdout7, "holdout8": holdout8}
 SPECS = [s for module in SETS.values() for s in module.specs()]
 IDS = [s.kernel_id for s in SPECS]
 
@@ -66,6 +66,10 @@ def test_matches_reference_on_cpu_opencl(spec, cpu_queue):
     ("holdout7.kcore_peel_round_atomic", "degree_in[v] >= k", "degree_in[v] > k"),
     ("holdout7.haar_cascade_reject", "sum < stage_thresh[s]", "sum <= stage_thresh[s]"),
     ("holdout7.thomas_vdiff_column", "(rhs + a * dp_prev)", "(rhs - a * dp_prev)"),
+    ("holdout8.pet_listmode_sino_atomic", "abs(ra - rb) > maxrd", "abs(ra - rb) >= maxrd"),
+    ("holdout8.swept_aabb_slide_agents", "t_out = fmin(t_out, t1);", "t_out = fmax(t_out, t1);"),
+    ("holdout8.ewald_real_excl_nlist", "(erf_r - two_a_sqrtpi", "(erf_r + two_a_sqrtpi"),
+    ("holdout8.viterbi_k7_acs_local", "pick = m1 < m0;", "pick = m1 <= m0;"),
 ])
 def test_broken_kernel_is_detected(kernel_id, old, new, cpu_queue):
     from kgraph.data.corpus.check import check_spec
