@@ -6,7 +6,8 @@
 # `bash benchmarks/lm_ablation_eval.sh $OUT/back <eval out> <variant>` scores on the never-trained sets.
 #   VARIANT (static_traffic_known_valkernels; a variant with a graph encoder runs too, far slower), SEEDS ("0 1 2"),
 #   SPLITS (unseen_launch), EPOCHS (14), TEST_DEVICES (nvidia-h100, for leave_device_out), OUT (runs/cpu_fits),
-#   CACHE (runs/cpu_fits/cache), DATASETS (the seven training folders)
+#   CACHE (runs/cpu_fits/cache), DATASETS (the seven training folders), EXTRA (more options for every fit, e.g.
+#   --data.kernel_cap=64)
 # Usage (repo root, after `make`): SEEDS="3 4 5" bash benchmarks/cpu_fits.sh
 set -eu
 D=data/datasets
@@ -18,7 +19,7 @@ for seed in $SEEDS; do
   PYTHONPATH=. WANDB_MODE=offline OMP_NUM_THREADS=${OMP_NUM_THREADS:-1} "$PY" -m benchmarks.ablation --datasets $DATASETS \
     --out "$OUT/s$seed" --variants "$VARIANT" --splits $SPLITS --test-devices ${TEST_DEVICES:-nvidia-h100} --parallel 1 \
     --cache-dir "$CACHE" --max-time 00:01:00:00 --logger csv --extra --seed_everything="$seed" \
-    --data.batch_size=512 --trainer.max_epochs="${EPOCHS:-14}" --trainer.gradient_clip_val=1.0 > "$OUT/s$seed.log" 2>&1
+    --data.batch_size=512 --trainer.max_epochs="${EPOCHS:-14}" --trainer.gradient_clip_val=1.0 ${EXTRA:-} > "$OUT/s$seed.log" 2>&1
   tail -n 3 "$OUT/s$seed.log"
 done
 case " $SPLITS " in *" unseen_launch "*)
