@@ -147,6 +147,22 @@ def test_estimate_names_the_assumption_and_keeps_the_counts_the_models(capsys, m
     assert given["flops_source"] == "static" and given["counts_note"] == ""
 
 
+def test_the_text_answer_says_what_the_interval_is_worth_where_counts_are_not_exact(capsys, tmp_path):
+    """The shipped model's interval (it has one) gets the measured caveat exactly when the counts are not exact."""
+    from kgraph.app.cli.estimate import INEXACT_INTERVAL
+
+    path = tmp_path / "newton.cl"
+    path.write_text(NEWTON)
+    base = ["estimate", str(path), "--global", "4096", "--local", "64", "--arg", "n=4096", "--arg", "max_iter=400",
+            "--device", DEVICE]
+    assert main(base) == 0
+    out = capsys.readouterr().out
+    assert "  interval   " in out and INEXACT_INTERVAL in out
+    assert main(base + ["--arg", "trip_6=7"]) == 0  # a given mean: exact counts
+    out = capsys.readouterr().out
+    assert "  interval   " in out and INEXACT_INTERVAL not in out
+
+
 def test_estimate_gives_the_time_with_every_assumed_loop_at_its_bound(model_dir, tmp_path):
     import kgraph as kg
 

@@ -213,6 +213,8 @@ def run(args) -> int:
 
             print(f"  interval   {_time(r['time_lo_ns'])} to {_time(r['time_hi_ns'])} "
                   f"({100 * TIME_INTERVAL.level:.0f}%, calibrated on families the interval head never saw)")
+            if r.get("counts_note"):
+                print(f"             {INEXACT_INTERVAL}")
         print(f"  bandwidth  {r['bandwidth_gbs']:.2f} GB/s requested bytes / time; "
               f"at least {r['dram_bw_gbs']:.2f} GB/s compulsory DRAM traffic / time")
         print(f"  footprint  {_bytes(r['footprint_bytes'])} ({r['footprint_source']})")
@@ -226,6 +228,11 @@ def run(args) -> int:
                else "the model's classifier")
         print(f"  bound      {r['bound']} (p={r['bound_probability']:.2f}, {how})")
     return 0
+
+
+#: what the interval is worth where the counts are not exact (measured: BENCHMARKS.md section 51)
+INEXACT_INTERVAL = ("counts not exact: on hand-written kernels whose counts were not, the measured time was above "
+                    "this interval for 0-46% of a set's launches (BENCHMARKS.md section 51)")
 
 
 def _time(ns: float) -> str:
