@@ -8,7 +8,7 @@ in session 21 (docs/MODELS.md); this one was written in that session by helpers 
 the next decision. They are not part of ``kgraph.data.corpus.all_specs()`` (nor of the generator's output, nor of
 the other sets), and training code refuses their rows through :func:`kgraph.data.holdout.is_holdout` (which knows the
 ``holdout8.`` prefix); :func:`is_holdout8` recognises this set alone. Sources are package data under ``cl/``; launch
-specs, inputs and numpy references are in :mod:`kgraph.data.holdout8.catalog` (one module per kernel group). The
+specs, inputs and numpy references are in :mod:`kgraph.data.holdout8.catalog` (two modules per kernel group). The
 kernels and the rules are in ``docs/HOLDOUT8.md``.
 """
 from __future__ import annotations
