@@ -109,7 +109,7 @@ def _inputs_ldpc(rng, sz):
 
 
 def _ref_ldpc(inp, sz):
-    n, d = sz["N"], sz["D"]
+    n = sz["N"]
     m = n // 2
     alpha = float(np.float32(inp["alpha"]))
     rp, col = np.asarray(inp["row_ptr"]).astype(np.int64), np.asarray(inp["col_idx"]).astype(np.int64)
