@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import weakref
 from pathlib import Path
 
 from kgraph.data.static_footprint import exact_bytes, kernel_footprint
@@ -99,12 +100,11 @@ def make_launch(graphs: dict, kernel: str, global_size: list[int], local_size: l
     if bad:
         raise UsageError(f"{at}--local {','.join(map(str, local))} does not divide --global "
                          f"{','.join(map(str, global_size))} in dimension {bad[0]}")
-    scalars = [p.name for p in graph.function.params if p.kind == "scalar"]
+    scalars, trips = _parameters(graph)
     missing = [n for n in scalars if n not in args]
     if missing:
         raise UsageError(f"{at}--arg: kernel {kernel} needs a value for scalar parameter(s) {', '.join(missing)} "
                          f"(e.g. --arg {missing[0]}=4096)")
-    trips = trip_symbols(graph)
     unknown = [n for n in args if n not in scalars and n not in trips]
     if unknown:
         loops = f"; its loops of unknown trip count: {', '.join(trips)}" if trips else ""
@@ -116,6 +116,19 @@ def make_launch(graphs: dict, kernel: str, global_size: list[int], local_size: l
     given = {n: float(args[n]) for n in scalars} | {n: float(args[n]) for n in trips if n in args}
     return Launch(graph, graph.unit.text, graph.lang, [int(g) for g in global_size], [int(v) for v in local],
                   given, device)
+
+
+#: graph -> (its scalar parameters, its trip_<line> symbols), made once per graph (a batch's launches share it)
+_PARAMETERS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _parameters(graph) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """``(scalar parameter names, trip_<line> symbols)`` of ``graph``, in order (:func:`trip_symbols`)."""
+    found = _PARAMETERS.get(graph)
+    if found is None:
+        found = (tuple(p.name for p in graph.function.params if p.kind == "scalar"), tuple(trip_symbols(graph)))
+        _PARAMETERS[graph] = found
+    return found
 
 
 def trip_symbols(graph) -> list[str]:

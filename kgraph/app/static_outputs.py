@@ -110,7 +110,7 @@ def with_static_outputs(launches: list, predictions: list[dict], as_grid: list[b
     """
     from dataclasses import replace
 
-    from kgraph.analysis.trips import describe_assumptions
+    from kgraph.analysis.trips import describe_assumptions, trip_assumptions
     from kgraph.app.static_checks import atomic_caution, coverage_warnings_many, kernel_facts, static_counts_many
     from kgraph.data.targets import TIME_INTERVAL
     from kgraph.models.launches import analysis_of
@@ -119,8 +119,10 @@ def with_static_outputs(launches: list, predictions: list[dict], as_grid: list[b
     for i, launch in enumerate(launches):
         by_kernel.setdefault(id(launch.graph), []).append(i)
     exact, warnings, why = [None] * len(launches), [None] * len(launches), [""] * len(launches)
-    for idx in by_kernel.values():
+    assumes = {}  # kernel -> whether its analysis assumes a trip count (else trip_values is empty for every launch)
+    for key, idx in by_kernel.items():
         facts = kernel_facts(launches[idx[0]].graph)
+        assumes[key] = bool(facts.analysis is not None and trip_assumptions(facts.analysis))
         group, caution = [launches[i] for i in idx], atomic_caution(facts)
         for i, counts, messages in zip(idx, static_counts_many(facts, group), coverage_warnings_many(facts, group)):
             exact[i], warnings[i], why[i] = counts, messages + caution, facts.reason
@@ -129,7 +131,7 @@ def with_static_outputs(launches: list, predictions: list[dict], as_grid: list[b
     derive = []  # positions whose class follows from exact counts and the predicted time
     for launch, pred, grid, counts, messages, reason in zip(launches, predictions, as_grid, exact, warnings, why):
         pred = dict(pred)
-        assumed, bounds = trip_values(launch)
+        assumed, bounds = trip_values(launch) if assumes[id(launch.graph)] else ({}, {})
         if assumed and set(bounds) == set(assumed):
             at_bound.append((len(out), replace(launch, args={**launch.args, **bounds})))
         for name in ("flops", "bytes"):
