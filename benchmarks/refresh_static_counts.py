@@ -4,13 +4,16 @@ and rewrite the rows whose counts changed.
 
     python -m benchmarks.refresh_static_counts data/datasets/pocl-skylake-avx512-intel-xeon ... [--dry-run]
 
-For every ok row with ``counts_source == "static"``: the analysis at the row's launch (sizes and scalar
+For every ok row with ``counts_source`` ``"static"`` or ``"static-inexact"``: the analysis at the row's launch (sizes and scalar
 arguments, global and local size; ``kgraph.data.harness.counts.static_counts``, as a campaign counts), and
 where a count differs, the new counts go back through ``DatasetStore.update_rows`` (whole shards rewritten
 atomically; keys, row counts and the manifest unchanged; the derived columns are not stored, readers compute
 them from the counts and the folder's roofline). The footprint is written where the static analysis marks it
 exact (as a campaign's static counts carry it since 2026-11-27); an inexact one leaves the row's as it was.
-Prints, per folder, the rows checked and changed, and the kernels they belong to.
+Prints, per folder, the rows checked and changed, and the kernels they belong to. ``--relabel`` also writes each
+such row's label as the harness gives it today (``kgraph.data.harness.counts.static_source``: ``static-inexact``
+where the exactness rule of :mod:`kgraph.exact_counts` calls the kernel's counts inexact); without it labels are kept
+(docs/DATASETS.md "Session 21": the generator's balanced branches are exact though the rule cannot tell).
 """
 from __future__ import annotations
 
@@ -24,19 +27,21 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m benchmarks.refresh_static_counts", description=__doc__.splitlines()[0])
     p.add_argument("datasets", nargs="+", help="dataset folders")
     p.add_argument("--dry-run", action="store_true", help="report what would change, write nothing")
+    p.add_argument("--relabel", action="store_true",
+                   help="also label each static row static or static-inexact by today's exactness rule")
     args = p.parse_args(argv)
     import pandas as pd
 
     from kgraph.data.harness.columns import COUNT_COLUMNS
-    from kgraph.data.harness.counts import static_counts
+    from kgraph.data.harness.counts import INEXACT_SOURCE, static_counts, static_source
     from kgraph.data.harness.store import DatasetStore, read_launches
 
     for folder in map(Path, args.datasets):
         device = json.loads((folder / "device.json").read_text())
         rows = read_launches(folder)
         sources = pd.read_parquet(folder / "sources.parquet").set_index("source_id")
-        todo = rows[(rows.status == "ok") & (rows.counts_source == "static")]
-        updates, kernels = {}, set()
+        todo = rows[(rows.status == "ok") & rows.counts_source.isin(("static", INEXACT_SOURCE))]
+        updates, kernels, relabelled, labels = {}, set(), 0, {}
         for r in todo.to_dict("records"):
             src = sources.loc[r["source_id"]]
             dims = int(r["dims"])
@@ -50,10 +55,19 @@ def main(argv=None) -> int:
                 continue
             changed = {c: new[c] for c in COUNT_COLUMNS if new.get(c, -1) >= 0 and int(r[c]) != new[c]}
             if changed:
-                updates[r["key"]] = changed
                 kernels.add(r["kernel_id"])
-        print(f"{folder}: {len(todo)} static rows, {len(updates)} recounted "
-              f"({', '.join(sorted(kernels)) or 'none'})")
+            if args.relabel:
+                which = (r["source_id"], r["kernel_name"])
+                if which not in labels:
+                    labels[which] = static_source(src["source"], src["lang"], r["kernel_name"])
+                if labels[which] != r["counts_source"]:
+                    changed["counts_source"] = labels[which]
+                    relabelled += 1
+            if changed:
+                updates[r["key"]] = changed
+        recounted = sum(any(c != "counts_source" for c in u) for u in updates.values())
+        print(f"{folder}: {len(todo)} static rows, {recounted} recounted "
+              f"({', '.join(sorted(kernels)) or 'none'})" + (f", {relabelled} relabelled" if args.relabel else ""))
         if updates and not args.dry_run:
             with DatasetStore(folder, device_id=device["device_id"]) as store:
                 store.update_rows(updates)

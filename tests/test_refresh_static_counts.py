@@ -42,3 +42,28 @@ def test_stale_static_counts_are_recounted(tmp_path, capsys):
     unchanged = before.set_index("key").drop(index=key)
     pd.testing.assert_frame_equal(after.drop(index=key).loc[unchanged.index], unchanged, check_dtype=False)
     assert main([str(folder), "--dry-run"]) == 0 and "0 recounted" in capsys.readouterr().out.splitlines()[-1]
+
+
+def test_inexact_rows_are_recounted_and_relabelled_only_when_asked(tmp_path, capsys):
+    """A static-inexact row is recounted like a static one; --relabel writes today's label (ci-tiny's kernels are all
+    counted exactly, so a row labelled inexact becomes static) and leaves every other column as it was."""
+    folder = tmp_path / "ds"
+    shutil.copytree(REPO / "data" / "datasets" / "ci-tiny", folder)
+    assert main([str(folder)]) == 0  # bring the old rows' footprints up to date first
+    before = rows(folder)
+    static = before[(before.status == "ok") & (before.counts_source == "static") & (before.flops_fp32 > 0)]
+    key, truth = static.key.iloc[0], int(static.flops_fp32.iloc[0])
+    with DatasetStore(folder, device_id=before.device_id.iloc[0]) as store:
+        store.update_rows({key: {"flops_fp32": truth + 7, "counts_source": "static-inexact"}})
+    capsys.readouterr()
+    assert main([str(folder)]) == 0
+    assert "1 recounted" in capsys.readouterr().out
+    row = rows(folder).set_index("key").loc[key]
+    assert int(row.flops_fp32) == truth and row.counts_source == "static-inexact"  # recounted, label kept
+    assert main([str(folder), "--relabel", "--dry-run"]) == 0
+    assert "0 recounted (none), 1 relabelled" in capsys.readouterr().out
+    assert rows(folder).set_index("key").loc[key, "counts_source"] == "static-inexact"
+    assert main([str(folder), "--relabel"]) == 0
+    after = rows(folder).set_index("key")
+    assert after.loc[key, "counts_source"] == "static"
+    pd.testing.assert_frame_equal(after, before.set_index("key").loc[after.index], check_dtype=False)
