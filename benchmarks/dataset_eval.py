@@ -87,7 +87,9 @@ def roofline_metrics(rows: pd.DataFrame, records: list[dict], roofline: dict) ->
 
 
 def interval_metrics_of(records: list[dict], true: np.ndarray) -> dict:
-    """Coverage and median width (hi / lo) of the records' time intervals; {} when the model has none."""
+    """Coverage and median width (hi / lo) of the records' time intervals, and the coverage and share above of the
+    launches whose counts are exact (``flops_source`` static) and of the others (``_exact``/``_inexact``; NaN where
+    a group is empty); {} when the model has none."""
     from kgraph.data.targets import TIME_INTERVAL
     from kgraph.models.compact_interval import interval_metrics
 
@@ -96,8 +98,13 @@ def interval_metrics_of(records: list[dict], true: np.ndarray) -> dict:
         return {}
     ends = np.log(np.array([[r[lo_key], r[hi_key]] for r in records], dtype=np.float64))
     m = interval_metrics(ends, np.log(true))
-    return {"interval_coverage": m["coverage"], "interval_below": m["below"], "interval_above": m["above"],
-            "interval_median_width": m["median_width"]}
+    out = {"interval_coverage": m["coverage"], "interval_below": m["below"], "interval_above": m["above"],
+           "interval_median_width": m["median_width"]}
+    exact = np.array([r.get("flops_source") == "static" for r in records])
+    for name, mask in (("exact", exact), ("inexact", ~exact)):
+        g = interval_metrics(ends[mask], np.log(true[mask])) if mask.any() else {"coverage": np.nan, "above": np.nan}
+        out.update({f"interval_coverage_{name}": g["coverage"], f"interval_above_{name}": g["above"]})
+    return out
 
 
 def evaluate(dataset: Path, models: dict[str, str]) -> tuple[pd.DataFrame, pd.DataFrame]:
