@@ -139,10 +139,7 @@ def trip_symbols(graph) -> list[str]:
     from kgraph.graphs import analysis_of
 
     analysis = analysis_of(graph)
-    if analysis is None:
-        return []
-    return list(analysis.derived("launches.trip_symbols",
-                                 lambda: tuple(sorted(s for s in analysis.symbols if s.startswith(TRIP_PREFIX)))))
+    return sorted(s for s in (analysis.symbols if analysis is not None else ()) if s.startswith(TRIP_PREFIX))
 
 
 def to_tables(launches: list[Launch], footprints: list | None = None):

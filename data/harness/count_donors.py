@@ -57,7 +57,7 @@ def replaceable_counts(df):
 def complete_counts(df):
     """Boolean mask of ok rows whose counts can be given to another row: complete and exact (not
     ``"static-inexact"``)."""
-    return (df["status"] == "ok") & ~missing_counts(df.assign(status="ok")) & ~inexact_counts(df.assign(status="ok"))
+    return (df["status"] == "ok") & ~missing_counts(df.assign(status="ok")) & (df["counts_source"] != INEXACT_SOURCE)
 
 
 def input_generation(spec, harness_version) -> str | None:

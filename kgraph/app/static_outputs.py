@@ -157,8 +157,7 @@ def with_static_outputs(launches: list, predictions: list[dict], as_grid: list[b
         rows = [out[j] for j in derive]
         bounds_, probabilities = derived_bounds(
             [r["time_ns"] for r in rows], [exact[j] for j in derive], [launches[j].device["roofline"] for j in derive],
-            [r.get(lo_key) if r.get(hi_key) is not None else None for r in rows],
-            [r.get(hi_key) if r.get(lo_key) is not None else None for r in rows])
+            [r.get(lo_key) for r in rows], [r.get(hi_key) for r in rows])
         for row, bound, probability in zip(rows, bounds_, probabilities):
             row["bound"], row["bound_source"] = bound, "static"
             if probability is not None:
