@@ -39,12 +39,51 @@ def launches_of(dataset: Path) -> tuple[pd.DataFrame, dict[str, Path]]:
     return rows, files
 
 
-def requests_of(rows: pd.DataFrame, files: dict[str, Path], device: dict) -> list[dict]:
+def requests_of(rows: pd.DataFrame, files: dict[str, Path], device: dict,
+                buffers: list[dict | None] | None = None) -> list[dict]:
+    """One ``estimate_many`` request per row; ``buffers``: per row, the buffer lengths to give (``--buffers``)."""
     out = []
-    for r in rows.itertuples():
+    for n, r in enumerate(rows.itertuples()):
         dims = int(r.dims)
         out.append({"file": files[r.source_id], "kernel": r.kernel_name, "global": [r.g0, r.g1, r.g2][:dims],
-                    "local": [r.l0, r.l1, r.l2][:dims], "args": json.loads(r.args), "device": device})
+                    "local": [r.l0, r.l1, r.l2][:dims], "args": json.loads(r.args), "device": device,
+                    "buffers": buffers[n] if buffers is not None else None})
+    return out
+
+
+def spec_of(kernel_id: str):
+    """The ``KernelSpec`` of a hand-written set's kernel (``holdout.<name>``, ``holdoutN.<name>``) or a corpus
+    kernel, None for another (a foreign or generated kernel)."""
+    import importlib
+
+    from kgraph.errors import KGraphError
+
+    prefix = kernel_id.split(".", 1)[0]
+    try:
+        if prefix == "holdout" or (prefix.startswith("holdout") and prefix[7:].isdigit()):
+            return importlib.import_module(f"kgraph.data.{prefix}").get_spec(kernel_id)
+        from kgraph.data.corpus import get_spec
+
+        return get_spec(kernel_id)
+    except (KGraphError, ImportError, AttributeError):
+        return None
+
+
+def buffer_lengths(rows: pd.DataFrame) -> list[dict | None]:
+    """Per row, the element count of every buffer argument at the row's sizes (what a user launching it
+    allocated), from its kernel's spec (:func:`spec_of`); None where there is no spec."""
+    from kgraph.data.corpus.spec import to_int
+
+    specs = {k: spec_of(k) for k in rows["kernel_id"].unique()}
+    out = []
+    for r in rows.itertuples():
+        spec = specs[r.kernel_id]
+        if spec is None:
+            out.append(None)
+            continue
+        env = {k: int(v) for k, v in json.loads(r.sizes).items()}
+        env.update({f"l{d}": int(v) for d, v in enumerate((r.l0, r.l1, r.l2))})
+        out.append({a.name: to_int(a.count, env) for a in spec.args if a.kind == "buffer"})
     return out
 
 
@@ -107,11 +146,13 @@ def interval_metrics_of(records: list[dict], true: np.ndarray) -> dict:
     return out
 
 
-def evaluate(dataset: Path, models: dict[str, str]) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(summary per model, per-launch predictions) of every model on ``dataset``."""
+def evaluate(dataset: Path, models: dict[str, str], buffers: bool = False) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(summary per model, per-launch predictions) of every model on ``dataset``; with ``buffers``, each launch
+    gives its buffers' lengths (:func:`buffer_lengths`: the mean trip count of segment loops follows)."""
     import kgraph
 
     rows, files = launches_of(dataset)
+    lengths = buffer_lengths(rows) if buffers else None
     device = json.loads((dataset / "device.json").read_text())
     summary, per_launch = [], []
     for name, directory in models.items():
@@ -120,7 +161,7 @@ def evaluate(dataset: Path, models: dict[str, str]) -> tuple[pd.DataFrame, pd.Da
         # when it has one (a fresh measurement of the same GPU differs in its launch overhead and lacks
         # the spec-sheet cache size), else the dataset's
         known = model.devices.get(device["device_id"], device)
-        records = model.estimate_many(requests_of(rows, files, known))
+        records = model.estimate_many(requests_of(rows, files, known, lengths))
         pred = np.array([r["time_ns"] for r in records])
         floor = np.array([r["floor_ns"] for r in records])
         true = rows["median_time_ns"].to_numpy(np.float64)
@@ -134,7 +175,8 @@ def evaluate(dataset: Path, models: dict[str, str]) -> tuple[pd.DataFrame, pd.Da
                                         "floor": [r["floor"] for r in records],
                                         "time_lo_ns": [r.get("time_lo_ns") for r in records],
                                         "time_hi_ns": [r.get("time_hi_ns") for r in records],
-                                        "counts_known": [r.get("flops_source") == "static" for r in records]}))
+                                        "counts_known": [r.get("flops_source") == "static" for r in records],
+                                        "derived_trips": [len(r.get("derived_trips") or {}) for r in records]}))
     return pd.DataFrame(summary), pd.concat(per_launch, ignore_index=True)
 
 
@@ -143,6 +185,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", required=True, help="a measured dataset folder")
     parser.add_argument("--models", nargs="+", required=True, metavar="NAME=DIR", help="model directories")
     parser.add_argument("--out", required=True, help="folder for summary.csv and predictions.parquet")
+    parser.add_argument("--buffers", action="store_true",
+                        help="give every launch its buffers' lengths (from its kernel's spec), as `--buffer`")
     args = parser.parse_args(argv)
     models = {}
     for item in args.models:
@@ -153,7 +197,7 @@ def main(argv: list[str] | None = None) -> int:
     dataset = Path(args.data)
     if not (dataset / "device.json").is_file():
         parser.error(f"--data {dataset}: not a dataset folder (no device.json)")
-    summary, per_launch = evaluate(dataset, models)
+    summary, per_launch = evaluate(dataset, models, args.buffers)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     summary.to_csv(out / "summary.csv", index=False)

@@ -38,6 +38,9 @@ class Launch:
         local_size: work-group (CUDA: block) shape, same length.
         args: scalar argument values by parameter name, in the kernel's parameter order.
         device: the device descriptor (``device.json`` dict).
+        buffers: element counts of buffer parameters the launch gave (``--buffer NAME=ELEMENTS``).
+        derived: the mean trip counts taken from those lengths (``trip_<line>`` -> value; also in ``args``,
+            which the model reads), :mod:`kgraph.analysis.segments`.
     """
 
     graph: object
@@ -47,6 +50,8 @@ class Launch:
     local_size: list[int]
     args: dict[str, float]
     device: dict
+    buffers: dict = dataclasses.field(default_factory=dict)
+    derived: dict = dataclasses.field(default_factory=dict)
 
 
 def analysis_of(graph):
@@ -74,13 +79,16 @@ def default_local_size(graph, global_size: list[int]) -> list[int]:
 
 
 def make_launch(graphs: dict, kernel: str, global_size: list[int], local_size: list[int] | None,
-                args: dict[str, float], device: dict, where: str = "") -> Launch:
+                args: dict[str, float], device: dict, where: str = "", buffers: dict | None = None) -> Launch:
     """Validate one launch of ``kernel`` (a key of ``graphs``: name -> KernelGraph of one file).
 
     Raises UsageError naming the option: unknown kernel (lists the file's kernels), sizes that are not
     1-3 positive ints, a local size of another length or not dividing the global size, a missing or
     unknown scalar argument, a negative mean trip count. Besides the scalar parameters, ``args`` may give the
-    mean trip count of a loop the analysis could not count under its symbol (:func:`trip_symbols`).
+    mean trip count of a loop the analysis could not count under its symbol (:func:`trip_symbols`). ``buffers``
+    (buffer parameter -> elements) gives the mean of each segment loop not given so
+    (:func:`kgraph.analysis.segments.segment_trips`); a name that is not a buffer parameter, or a length that is
+    not a positive integer, is a UsageError.
     """
     from kgraph.errors import UsageError
 
@@ -114,8 +122,46 @@ def make_launch(graphs: dict, kernel: str, global_size: list[int], local_size: l
     if negative:
         raise UsageError(f"{at}--arg {negative[0]}={args[negative[0]]:g}: a loop's mean trip count is at least 0")
     given = {n: float(args[n]) for n in scalars} | {n: float(args[n]) for n in trips if n in args}
+    lengths, derived = {}, {}
+    if buffers:
+        lengths = _buffer_lengths(graph, buffers, at)
+        derived = {n: v for n, v in _segment_means(graph, lengths, local).items() if n not in given}
     return Launch(graph, graph.unit.text, graph.lang, [int(g) for g in global_size], [int(v) for v in local],
-                  given, device)
+                  given | derived, device, lengths, derived)
+
+
+def _buffer_lengths(graph, buffers, at: str) -> dict[str, int]:
+    """``buffers`` validated: names of the kernel's buffer parameters, lengths positive integers."""
+    from kgraph.errors import UsageError
+
+    if not isinstance(buffers, dict):
+        raise UsageError(f"{at}--buffer: buffer lengths are an object of NAME: elements, got a "
+                         f"{type(buffers).__name__}")
+    names = [p.name for p in graph.function.params if p.kind == "buffer"]
+    out = {}
+    for name, value in buffers.items():
+        if name not in names:
+            raise UsageError(f"{at}--buffer {name}: kernel {graph.name} has no buffer parameter of that name "
+                             f"(its buffers: {', '.join(names) or 'none'})")
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            number = math.nan
+        if isinstance(value, bool) or not math.isfinite(number) or number < 1 or number != int(number):
+            raise UsageError(f"{at}--buffer {name}={str(value)[:40]}: a buffer's length is a positive whole number "
+                             "of elements")
+        out[str(name)] = int(number)
+    return out
+
+
+def _segment_means(graph, lengths: dict[str, int], local: list[int]) -> dict[str, float]:
+    """The mean trip counts of ``graph``'s segment loops at these buffer lengths (:mod:`kgraph.analysis.segments`)."""
+    from kgraph.analysis.segments import segment_loops, segment_trips
+
+    analysis = analysis_of(graph)
+    if analysis is None:
+        return {}
+    return segment_trips(segment_loops(analysis, graph.unit, graph.function), lengths, local)
 
 
 #: graph -> (its scalar parameters, its trip_<line> symbols), made once per graph (a batch's launches share it)

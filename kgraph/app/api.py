@@ -201,15 +201,17 @@ class Model:
     def estimate(self, file: str | Path, kernel: str, global_size=None, local_size=None,
                  args: dict[str, float] | None = None, device: str | dict | None = None,
                  lang: str | None = None, *, grid=None, block=None,
-                 defines: dict[str, str] | None = None) -> dict[str, Any]:
+                 defines: dict[str, str] | None = None, buffers: dict[str, int] | None = None) -> dict[str, Any]:
         """One launch: ``time_ns, bandwidth_gbs, footprint_bytes, footprint_source, flops, flops_source,
         bytes, bytes_source, bound, bound_probability, counts_note, time_at_bound_ns, warnings`` plus the launch
-        (``file, kernel, device, global, local, args``). ``time_at_bound_ns``: where loops of data-dependent trip
-        count are read at one iteration and their conditions bound them, the time with every one at its bound
-        (else None). Give ``global_size`` [and ``local_size``], or (CUDA) ``grid`` and ``block``."""
+        (``file, kernel, device, global, local, args, buffers, derived_trips``). ``time_at_bound_ns``: where loops
+        of data-dependent trip count are read at one iteration and their conditions bound them, the time with every
+        one at its bound (else None). Give ``global_size`` [and ``local_size``], or (CUDA) ``grid`` and ``block``.
+        ``buffers`` (buffer parameter -> elements) gives the mean trip count of loops over one segment of an
+        offsets array (a CSR row: :mod:`kgraph.analysis.segments`), reported in ``derived_trips``."""
         request = {"file": file, "kernel": kernel, "global": global_size, "local": local_size,
                    "args": dict(args or {}), "device": device, "grid": grid, "block": block,
-                   "defines": dict(defines or {})}
+                   "defines": dict(defines or {}), "buffers": buffers}
         return self.estimate_many([request], lang=lang)[0]
 
     def estimate_batch(self, requests: Iterable[dict], lang: str | None = None):
@@ -252,22 +254,25 @@ class Model:
                                  f"{', '.join(files[fkey])}")
             g, local = _launch_sizes(req, at)
             args = _scalar_args(req.get("args"), at)
-            launch = make_launch(files[fkey], kernel, g, local, args, descriptor, req.get("where", ""))
+            launch = make_launch(files[fkey], kernel, g, local, args, descriptor, req.get("where", ""),
+                                 req.get("buffers"))
             as_grid.append(bool(req.get("grid")))
             check_launch(launch, at, as_grid[-1])
             if defines:  # the model reads the source text: the macros go in front of it
                 launch = dataclasses.replace(launch, source=_with_defines(launch.source, defines))
             launches.append(launch)
             inputs.append({"file": file, "kernel": kernel, "device": launch.device["device_id"],
-                           "global": launch.global_size, "local": launch.local_size, "args": launch.args})
+                           "global": launch.global_size, "local": launch.local_size,
+                           "args": {k: v for k, v in launch.args.items() if k not in launch.derived} if launch.derived
+                           else launch.args, "buffers": launch.buffers, "derived_trips": launch.derived})
         return launches, inputs, as_grid
 
     @_collector_paused
     def estimate_many(self, requests: Sequence[dict], lang: str | None = None,
                       default_file: str | Path | None = None, default_device: str | dict | None = None) -> list[dict]:
         """The records of :meth:`estimate` for each request; ``where`` in a request (``file:line``)
-        prefixes its error messages. A request may give ``grid``/``block`` instead of ``global``/``local``
-        and ``defines`` (``-D`` macros)."""
+        prefixes its error messages. A request may give ``grid``/``block`` instead of ``global``/``local``,
+        ``defines`` (``-D`` macros) and ``buffers`` (buffer lengths, :meth:`estimate`)."""
         from kgraph.app.launch_checks import peak_warnings
         from kgraph.app.static_outputs import with_static_outputs
         from kgraph.data.floors import device_rates

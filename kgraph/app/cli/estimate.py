@@ -11,7 +11,9 @@ and the ``-D`` macros.
 
 FLOPs and bytes are the kernel's exact static counts where the analysis has them (``static``), else
 the model's (``model``), as the footprint. A loop whose trip count depends on data is named in the output
-(``trip_8``); ``--arg trip_8=12`` gives its mean, and the counts (and the model's inputs) use it. A launch that covers only part of the problem its scalar
+(``trip_8``); ``--arg trip_8=12`` gives its mean, and the counts (and the model's inputs) use it; for a loop over
+one segment of an offsets array (``for (k = ptr[r]; k < ptr[r + 1]; k++)``), ``--buffer`` lengths give it
+(``--buffer ptr=ROWS+1 --buffer col=NNZ``; CSV batch column ``buffer:NAME``). A launch that covers only part of the problem its scalar
 arguments describe gets a warning on stderr (``kgraph.app.static_checks``: e.g. a CUDA grid given as
 ``--global``).
 """
@@ -41,6 +43,9 @@ def add_arguments(parser) -> None:
     add_define_option(parser)
     parser.add_argument("--arg", action="append", default=[], metavar="NAME=VALUE",
                         help="value of a scalar kernel parameter (repeat for each)")
+    parser.add_argument("--buffer", action="append", default=[], metavar="NAME=ELEMENTS",
+                        help="length of a buffer parameter in elements (repeat for each): gives the mean trip count "
+                             "of a loop over one segment of an offsets array (a CSR row)")
     parser.add_argument("--device", help="device id or part of one (h200), or a device.json file")
     parser.add_argument("--batch", metavar="FILE", help="CSV or JSONL of launches (see docs/BASELINES.md)")
     parser.add_argument("--lang", choices=("opencl", "cuda", "c"), help="source language (default: extension)")
@@ -116,7 +121,7 @@ def _jsonl_rows(p: Path, text: str) -> list[dict]:
             raise InputError(f"{p}:{n}: JSON nested too deeply") from None
         if not isinstance(obj, dict):
             raise InputError(f"{p}:{n}: expected a JSON object per line")
-        for key, kind in (("args", dict), ("defines", dict)):
+        for key, kind in (("args", dict), ("defines", dict), ("buffers", dict)):
             if obj.get(key) is not None and not isinstance(obj[key], kind):
                 raise InputError(f"{p}:{n}: '{key}' must be a JSON object (NAME: value), got "
                                  f"{type(obj[key]).__name__}")
@@ -133,12 +138,18 @@ def _csv_rows(p: Path, text: str) -> list[dict]:
             extra = rec.pop(None, None)
             if extra:
                 raise InputError(f"{p}:{n}: {len(extra)} more field(s) than the header has columns")
-            args = {k: parse_arg(f"{k}={v}", f"{p}:{n}: column")[1] for k, v in rec.items()
-                    if k and v not in (None, "")}
-            rows.append({"where": f"{p}:{n}", **fixed, "args": args})
+            values = {k: parse_arg(f"{k}={v}", f"{p}:{n}: column")[1] for k, v in rec.items()
+                      if k and v not in (None, "")}
+            args = {k: v for k, v in values.items() if not k.startswith(BUFFER_COLUMN)}
+            buffers = {k[len(BUFFER_COLUMN):]: v for k, v in values.items() if k.startswith(BUFFER_COLUMN)}
+            rows.append({"where": f"{p}:{n}", **fixed, "args": args, "buffers": buffers or None})
     except csv.Error as exc:
         raise InputError(f"{p}:{reader.line_num}: not a CSV row ({exc})") from None
     return rows
+
+
+#: a CSV batch column named ``buffer:NAME`` gives buffer ``NAME``'s length (``--buffer NAME=ELEMENTS``)
+BUFFER_COLUMN = "buffer:"
 
 
 def _requests(args) -> list[dict]:
@@ -154,7 +165,8 @@ def _requests(args) -> list[dict]:
         raise UsageError(f"{', '.join(missing)}: required (or give --batch FILE)")
     return [{"where": "", "file": args.file, "kernel": args.kernel, "global": args.global_size,
              "local": args.local_size, "grid": args.grid, "block": args.block,
-             "args": dict(parse_arg(a) for a in args.arg), "device": None, "defines": defines}]
+             "args": dict(parse_arg(a) for a in args.arg), "device": None, "defines": defines,
+             "buffers": dict(parse_arg(b, "--buffer") for b in args.buffer) or None}]
 
 
 BATCH_CHUNK = 64  # least launches per estimate_many call while a --batch progress bar is drawn
@@ -222,6 +234,9 @@ def run(args) -> int:
         print(f"  bytes      {_count(r['bytes'], r['bytes_source'])} ({r['bytes_source']})")
         if r.get("counts_note"):
             print(f"  counts     the model's estimates, not exact: {r['counts_note']}")
+        if r.get("derived_trips"):
+            print("  trips      " + ", ".join(f"{k} = {v:.4g}" for k, v in r["derived_trips"].items())
+                  + " (mean per entry, from the --buffer lengths)")
         if r.get("time_at_bound_ns") is not None:
             print(f"  at bound   {_time(r['time_at_bound_ns'])} if every loop of unknown trip count ran to its bound")
         how = ("from the exact counts and the predicted time" if r.get("bound_source") == "static"
