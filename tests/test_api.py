@@ -18,21 +18,21 @@ def estimate_examples() -> list[list[str]]:
 
 def request_of(argv: list[str]) -> dict:
     """The API call that an ``estimate`` command line asks for."""
-    opts = {"args": {}}
+    opts = {"args": {}, "buffers": {}}
     it = iter(argv[2:])
     for token in it:
         if token == "--json":
             continue
         value = next(it)
-        if token == "--arg":
+        if token in ("--arg", "--buffer"):
             name, _, v = value.partition("=")
-            opts["args"][name] = float(v)
+            opts[token[2:] + "s"][name] = float(v)
         else:
             opts[token[2:]] = value
     launch = ({"grid": opts["grid"], "block": opts.get("block")} if "grid" in opts else
               {"global_size": opts["global"], "local_size": opts.get("local")})
-    return {"file": str(ROOT / argv[1]), "kernel": opts["kernel"], **launch, "args": opts["args"],
-            "device": opts["device"]}
+    return {"file": str(ROOT / argv[1]), "kernel": opts.get("kernel"), **launch, "args": opts["args"],
+            "device": opts["device"], "buffers": opts["buffers"] or None}
 
 
 @pytest.fixture(scope="module")
