@@ -9,6 +9,7 @@ what is wrong; nothing is unpickled except through ``weights_only`` loading.
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 from kgraph.errors import InputError, KGraphError, ModelError
@@ -26,15 +27,32 @@ def missing_model_message(directory: Path) -> str:
 INTERVAL_FILE = "interval.pt"
 
 
+#: the groups of the interval's margin by exactness (``metrics["margins_by_exactness"]`` of ``interval.pt``): launches
+#: whose counts are exact (``flops_source`` static) and the others
+EXACTNESS_GROUPS = ("exact", "inexact")
+
+
 def load_interval_head(path: Path):
     """The interval head of a model directory; :class:`ModelError` unless it is a compact checkpoint
-    with interval outputs and no code embedding (it reads only launch, static and device features)."""
+    with interval outputs and no code embedding (it reads only launch, static and device features).
+    The head carries ``margins_by_exactness`` (:data:`EXACTNESS_GROUPS` -> ln margin, from its checkpoint's
+    metrics; None when it has none: one margin for every launch)."""
     from kgraph.models.compact import from_checkpoint
 
-    head = from_checkpoint(path).head
+    bundle = from_checkpoint(path)
+    head = bundle.head
     if not head.config.interval or head.config.code_dim != 0:
         raise ModelError(f"{path}: not an interval head (a compact head with interval=True and code_dim 0); "
                          f"{REPAIR}")
+    margins = bundle.metrics.get("margins_by_exactness")
+    if margins is not None:
+        ok = isinstance(margins, dict) and set(margins) == set(EXACTNESS_GROUPS) and all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in margins.values())
+        if not ok:
+            raise ModelError(f"{path}: metrics['margins_by_exactness'] is not a finite ln margin for each of "
+                             f"{', '.join(EXACTNESS_GROUPS)}; {REPAIR}")
+        margins = {k: float(v) for k, v in margins.items()}
+    head.margins_by_exactness = margins
     return head
 
 

@@ -146,17 +146,24 @@ class Predictor:
         return [f"{names[c]}={v:.3g} [{a:.3g}, {b:.3g}]"
                 for c, v, a, b in zip(columns, values, lo, hi) if not a - 1e-9 <= v <= b + 1e-9]
 
-    def predict(self, launches: list[Launch]) -> list[dict]:
+    def predict(self, launches: list[Launch], exact: list[bool] | None = None) -> list[dict]:
         """Predictions per launch: ``time_ns, floor_ns, bandwidth_gbs, dram_bw_gbs, footprint_bytes,
         footprint_source, flops, bytes, bound, bound_probability`` (natural units, the model's log outputs
         inverted; the footprint is the exact static one where the analysis proves it) and the ends of the
         time interval ``time_lo_ns, time_hi_ns`` (:data:`~kgraph.data.targets.TIME_INTERVAL`; None when
         the model directory has no ``interval.pt``). Each distinct kernel's static footprint is analysed
-        once and serves both the DRAM floor and the output."""
+        once and serves both the DRAM floor and the output. ``exact`` (per launch: are its counts exact,
+        ``kgraph.exact_counts``) picks each launch's interval margin where the interval head has a margin by
+        exactness (:meth:`interval_margins`); without it, every launch takes the head's one margin."""
         from kgraph.data.floors import device_rates
 
         footprints = static_footprints(launches)
-        predictions = [p for inputs in self.featurise(launches, footprints=footprints) for p in self.forward(inputs)]
+        margins = self.interval_margins(exact, len(launches))
+        predictions, start = [], 0
+        for inputs in self.featurise(launches, footprints=footprints):
+            n = len(inputs[2])
+            predictions += self.forward(inputs, None if margins is None else margins[start:start + n])
+            start += n
         out = with_static_footprint(launches, predictions, footprints)
         per_device: dict = {}  # each device's rates, derived once per call
         for launch, pred in zip(launches, out):
@@ -166,6 +173,17 @@ class Predictor:
                 rates = per_device[id(launch.device)] = device_rates(launch.device)
             pred["dram_bw_gbs"] = max(pred["footprint_bytes"] - rates["cache"], 0.0) / pred["time_ns"]
         return out
+
+    def interval_margins(self, exact: list[bool] | None, n: int) -> np.ndarray | None:
+        """Float[n] the interval's conformal margin (ln) of each of ``n`` launches: its exactness group's
+        (``margins_by_exactness`` of the interval head; ``exact[i]`` says the group), or None where every launch
+        takes the head's one margin (no interval head, no margins by group, or ``exact`` None)."""
+        groups = getattr(self.interval, "margins_by_exactness", None) if self.interval is not None else None
+        if groups is None or exact is None:
+            return None
+        if len(exact) != n:
+            raise ValueError(f"interval_margins: {len(exact)} exactness flags for {n} launches")
+        return np.where(np.asarray(exact, dtype=bool), groups["exact"], groups["inexact"])
 
     def featurise(self, launches: list[Launch], chunk: int = 8192, footprints: list | None = None) -> list[tuple]:
         """Model inputs ``(graphs, tokens, source_index, features, floors, interval_x)`` per chunk of
@@ -238,8 +256,9 @@ class Predictor:
                  for k in kernels]
         return torch.stack([p for p, _ in pairs]), torch.cat([n for _, n in pairs])
 
-    def forward(self, inputs: tuple) -> list[dict]:
-        """Predictions (as :meth:`predict`) of one chunk of :meth:`featurise`, run on the model's device."""
+    def forward(self, inputs: tuple, margins: np.ndarray | None = None) -> list[dict]:
+        """Predictions (as :meth:`predict`) of one chunk of :meth:`featurise`, run on the model's device;
+        ``margins`` Float[B]: each launch's interval margin (ln) in place of the interval head's one margin."""
         import torch
 
         from kgraph.data.targets import BOUND_CLASSES, TIME_INTERVAL, natural_outputs
@@ -275,7 +294,9 @@ class Predictor:
             # the interval head's spreads (calibrated on unseen families) carried over to this model's time,
             # the lower end never below the physical floor
             with torch.inference_mode():
-                offsets = self.interval.interval_offsets(interval_x.float()).double().numpy()
+                offsets = self.interval.interval_offsets(interval_x.float(), margin=margins is None).double().numpy()
+            if margins is not None:  # the head's formula with each launch's margin: ends never cross the point
+                offsets = np.stack([np.minimum(offsets[:, 0] - margins, 0.0), np.maximum(offsets[:, 1] + margins, 0.0)], 1)
             time = np.asarray(natural["time_ns"], dtype=np.float64)
             columns[lo_key] = np.maximum(time * np.exp(offsets[:, 0]), floors.max(1) if n else time).tolist()
             columns[hi_key] = (time * np.exp(offsets[:, 1])).tolist()

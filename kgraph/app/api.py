@@ -274,7 +274,7 @@ class Model:
         prefixes its error messages. A request may give ``grid``/``block`` instead of ``global``/``local``,
         ``defines`` (``-D`` macros) and ``buffers`` (buffer lengths, :meth:`estimate`)."""
         from kgraph.app.launch_checks import peak_warnings
-        from kgraph.app.static_outputs import with_static_outputs
+        from kgraph.app.static_outputs import static_facts, with_static_outputs
         from kgraph.data.floors import device_rates
 
         launches, inputs, as_grid = self.launches_of(requests, lang, default_file, default_device)
@@ -285,8 +285,9 @@ class Model:
                               tuple(launch.args.items()), id(launch.device), grid), i)
         distinct = list(first.values())
         unique = [launches[i] for i in distinct]
-        predictions = with_static_outputs(unique, self.predictor.predict(unique), [as_grid[i] for i in distinct],
-                                          self.predictor.predict)
+        facts = static_facts(unique)  # exact counts first: they pick each launch's interval margin
+        predictions = with_static_outputs(unique, self.predictor.predict(unique, [c is not None for c in facts[0]]),
+                                          [as_grid[i] for i in distinct], self.predictor.predict, facts)
         per_device: dict = {}  # each device's rates and range warning, derived once per batch
         for launch, pred in zip(unique, predictions):  # a prediction past the device's peaks is flagged
             if id(launch.device) not in per_device:

@@ -91,7 +91,31 @@ def trip_values(launch) -> tuple[dict[str, float], dict[str, float]]:
     return {k: float(v) for k, v in assumptions.items()}, {k: v for k, v in bounds.items() if v >= 0}
 
 
-def with_static_outputs(launches: list, predictions: list[dict], as_grid: list[bool], predict=None) -> list[dict]:
+def static_facts(launches: list) -> tuple[list, list, list, dict]:
+    """What the analysis says of each launch, each distinct kernel's launches evaluated together:
+    ``(counts, warnings, reasons, assumes)`` — per launch its exact static counts (None where they are not exact,
+    :func:`kgraph.app.static_checks.static_counts_many`), its coverage and atomics warnings and why its counts are not
+    exact; per kernel (``id`` of its graph) whether its analysis assumes a trip count. Made once per batch and passed
+    to the predictor (each launch's interval margin by exactness) and to :func:`with_static_outputs`."""
+    from kgraph.analysis.trips import trip_assumptions
+    from kgraph.app.static_checks import atomic_caution, coverage_warnings_many, kernel_facts, static_counts_many
+
+    by_kernel: dict[int, list[int]] = {}
+    for i, launch in enumerate(launches):
+        by_kernel.setdefault(id(launch.graph), []).append(i)
+    exact, warnings, why = [None] * len(launches), [None] * len(launches), [""] * len(launches)
+    assumes = {}  # kernel -> whether its analysis assumes a trip count (else trip_values is empty for every launch)
+    for key, idx in by_kernel.items():
+        facts = kernel_facts(launches[idx[0]].graph)
+        assumes[key] = bool(facts.analysis is not None and trip_assumptions(facts.analysis))
+        group, caution = [launches[i] for i in idx], atomic_caution(facts)
+        for i, counts, messages in zip(idx, static_counts_many(facts, group), coverage_warnings_many(facts, group)):
+            exact[i], warnings[i], why[i] = counts, messages + caution, facts.reason
+    return exact, warnings, why, assumes
+
+
+def with_static_outputs(launches: list, predictions: list[dict], as_grid: list[bool], predict=None,
+                        facts: tuple | None = None) -> list[dict]:
     """``predictions`` with ``flops``/``bytes`` replaced by the exact static counts where the analysis has
     them (``flops_source``/``bytes_source`` ``"static"``, else ``"model"``), the bound class derived from them
     and the predicted time there (``bound_source`` ``"static"``, else ``"model"``: the classifier head's),
@@ -107,25 +131,16 @@ def with_static_outputs(launches: list, predictions: list[dict], as_grid: list[b
         predict: the predictor's ``predict`` (launches -> dicts), for ``time_at_bound_ns``: where every loop of
             assumed trip count has a bound, the time with each at its bound (given as its mean); else None, and
             always None without ``predict``.
+        facts: :func:`static_facts` of ``launches`` when the caller made them (else made here).
     """
     from dataclasses import replace
 
-    from kgraph.analysis.trips import describe_assumptions, trip_assumptions
-    from kgraph.app.static_checks import atomic_caution, coverage_warnings_many, kernel_facts, static_counts_many
+    from kgraph.analysis.trips import describe_assumptions
     from kgraph.data.targets import TIME_INTERVAL
     from kgraph.models.launches import analysis_of
 
-    by_kernel: dict[int, list[int]] = {}
-    for i, launch in enumerate(launches):
-        by_kernel.setdefault(id(launch.graph), []).append(i)
-    exact, warnings, why = [None] * len(launches), [None] * len(launches), [""] * len(launches)
-    assumes = {}  # kernel -> whether its analysis assumes a trip count (else trip_values is empty for every launch)
-    for key, idx in by_kernel.items():
-        facts = kernel_facts(launches[idx[0]].graph)
-        assumes[key] = bool(facts.analysis is not None and trip_assumptions(facts.analysis))
-        group, caution = [launches[i] for i in idx], atomic_caution(facts)
-        for i, counts, messages in zip(idx, static_counts_many(facts, group), coverage_warnings_many(facts, group)):
-            exact[i], warnings[i], why[i] = counts, messages + caution, facts.reason
+    exact, warnings, why, assumes = facts if facts is not None else static_facts(launches)
+    warnings = [list(w) for w in warnings]  # the messages below are added to copies
     lo_key, hi_key = TIME_INTERVAL.keys
     out, at_bound = [], []  # at_bound: (position, the launch with its assumed loops at their bounds)
     derive = []  # positions whose class follows from exact counts and the predicted time

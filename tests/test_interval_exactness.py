@@ -1,0 +1,83 @@
+"""The 80% time interval's margin by exactness: launches whose counts are exact take one conformal margin, the
+others another (``margins_by_exactness`` in ``interval.pt``'s metrics; docs/MODELS.md "The margin by exactness")."""
+from __future__ import annotations
+
+import math
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import kgraph
+from kgraph.errors import ModelError
+from kgraph.models.compact import from_checkpoint, to_checkpoint
+from kgraph.models.model_files import load_interval_head
+
+ROOT = Path(__file__).resolve().parent.parent
+DEVICE = str(ROOT / "data/datasets/ci-tiny/device.json")
+SAXPY = ROOT / "examples/opencl/saxpy.cl"
+# a branch on data: never exact
+BRANCHY = """__kernel void clip(__global const float *x, __global float *y, int n)
+{
+    int i = get_global_id(0);
+    if (i >= n) return;
+    float v = x[i];
+    if (v > 0.0f) v = v * v + 1.0f;
+    y[i] = v;
+}
+"""
+
+
+def _model_with(tmp_path: Path, margins) -> Path:
+    """A copy of the shipped model whose interval head carries ``margins`` (None: none)."""
+    out = tmp_path / "model"
+    shutil.copytree(ROOT / "models/default", out)
+    bundle = from_checkpoint(out / "interval.pt")
+    metrics = {k: v for k, v in bundle.metrics.items() if k != "margins_by_exactness"}
+    if margins is not None:
+        metrics["margins_by_exactness"] = margins
+    to_checkpoint(bundle.head, out / "interval.pt", bundle.code_table, bundle.devices, metrics, bundle.sources)
+    return out
+
+
+def _launches(tmp_path: Path) -> list[dict]:
+    branchy = tmp_path / "clip.cl"
+    branchy.write_text(BRANCHY)
+    return [{"file": SAXPY, "kernel": "saxpy", "global": [1 << 20], "local": [256], "args": {"n": 1 << 20, "a": 2.0},
+             "device": DEVICE},
+            {"file": branchy, "kernel": "clip", "global": [1 << 20], "local": [256], "args": {"n": 1 << 20},
+             "device": DEVICE}]
+
+
+def test_bad_margins_are_named(tmp_path):
+    for bad in ({"exact": 0.1}, {"exact": 0.1, "inexact": math.nan}, {"exact": 0.1, "inexact": "wide"}, [0.1, 0.2]):
+        with pytest.raises(ModelError, match="margins_by_exactness"):
+            load_interval_head(_model_with(tmp_path / str(len(str(bad))) / "x", bad) / "interval.pt")
+    head = load_interval_head(_model_with(tmp_path, {"exact": 0.1, "inexact": 0.9}) / "interval.pt")
+    assert head.margins_by_exactness == {"exact": 0.1, "inexact": 0.9}
+
+
+def test_each_launch_takes_its_groups_margin(tmp_path):
+    launches = _launches(tmp_path)
+    shipped = kgraph.load_model().estimate_many(launches)
+    assert [r["flops_source"] for r in shipped] == ["static", "model"]
+    m = float(load_interval_head(ROOT / "models/default/interval.pt").interval_margin)
+
+    def widths(margins):
+        recs = kgraph.load_model(_model_with(tmp_path / str(margins), margins)).estimate_many(launches)
+        for r, s in zip(recs, shipped):
+            assert r["time_ns"] == s["time_ns"] and r["time_lo_ns"] <= r["time_ns"] <= r["time_hi_ns"]
+        return np.log([r["time_hi_ns"] / r["time_ns"] for r in recs]), recs
+
+    # the head's own margin for both groups: the shipped interval, up to float rounding
+    same, recs = widths({"exact": m, "inexact": m})
+    for r, s in zip(recs, shipped):
+        assert r["time_hi_ns"] == pytest.approx(s["time_hi_ns"], rel=1e-5)
+        assert r["time_lo_ns"] == pytest.approx(s["time_lo_ns"], rel=1e-5)
+    # a wider margin for launches whose counts are not exact widens only theirs, by the difference (ln)
+    wide, _ = widths({"exact": m, "inexact": m + 0.5})
+    assert wide[0] == pytest.approx(same[0], abs=1e-5) and wide[1] == pytest.approx(same[1] + 0.5, abs=1e-5)
+    # a margin so negative that it would cross the point leaves the end at the point
+    narrow, _ = widths({"exact": -50.0, "inexact": m})
+    assert narrow[0] == 0.0 and narrow[1] == pytest.approx(same[1], abs=1e-5)
