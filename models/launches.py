@@ -252,15 +252,31 @@ def static_footprints(launches: list[Launch]) -> list:
 
 def with_static_footprint(launches: list[Launch], predictions: list[dict], footprints: list | None = None) -> list[dict]:
     """``predictions`` with ``footprint_bytes`` replaced by the static footprint where it is exact
-    (``footprint_source`` = ``"static"``), else the model's (``"model"``). ``footprints``: the launches'
-    :func:`static_footprints` when the caller has them already (computed here otherwise)."""
+    (``footprint_source`` = ``"static"``), else the model's (``"model"``), but never more than the launch's buffers
+    hold where it gave every buffer's length (``--buffer``; ``"buffers"``: the sum of their bytes, an upper bound).
+    ``footprints``: the launches' :func:`static_footprints` when the caller has them already (computed here
+    otherwise)."""
     out = []
-    for fp, pred in zip(footprints if footprints is not None else static_footprints(launches), predictions):
+    for launch, fp, pred in zip(launches, footprints if footprints is not None else static_footprints(launches),
+                                predictions):
         pred = dict(pred)
         exact = exact_bytes(fp)
         if not math.isnan(exact):
             pred["footprint_bytes"], pred["footprint_source"] = exact, "static"
         else:
             pred["footprint_source"] = "model"
+            held = buffer_bytes(launch)
+            if held is not None and pred["footprint_bytes"] > held:
+                pred["footprint_bytes"], pred["footprint_source"] = held, "buffers"
         out.append(pred)
     return out
+
+
+def buffer_bytes(launch: Launch) -> float | None:
+    """The bytes of all the launch's global buffers where it gave every buffer parameter's length, else None."""
+    if not launch.buffers:
+        return None
+    params = [p for p in launch.graph.function.params if p.kind == "buffer"]
+    if any(p.name not in launch.buffers for p in params):
+        return None
+    return float(sum(launch.buffers[p.name] * p.elem_bytes for p in params))
