@@ -132,6 +132,8 @@ def test_a_launch_with_buffer_lengths_gets_the_mean_and_exact_totals(tmp_path):
     assert given["derived_trips"] == {} and given["flops"] == 2 * 3 * rows
     plain = model.estimate(path, "csr", [rows], [64], {"n": rows}, DEVICE)
     assert plain["derived_trips"] == {} and plain["buffers"] == {} and plain["flops_source"] == "model"
+    assert "trip_8 follows from the buffers' lengths: --buffer rp=SEGMENTS+1 --buffer col=ENTRIES" in plain["counts_note"]
+    assert "buffers' lengths" not in r["counts_note"]
     # every buffer's length given: the footprint is at most what they hold (4-byte elements)
     held = 4 * (rows + 1 + 2 * nnz + 2 * rows)
     assert r["footprint_bytes"] <= held and (r["footprint_source"] == "buffers") == (r["footprint_bytes"] == held)

@@ -91,6 +91,25 @@ def trip_values(launch) -> tuple[dict[str, float], dict[str, float]]:
     return {k: float(v) for k, v in assumptions.items()}, {k: v for k, v in bounds.items() if v >= 0}
 
 
+def segment_hint(launch, assumed: dict) -> str:
+    """How the launch can give the mean of its assumed segment loops (:mod:`kgraph.analysis.segments`) by buffer
+    lengths, e.g. ``trip_15 follows from the buffers' lengths: --buffer row_ptr=ROWS+1 --buffer col=ENTRIES``; ""
+    when none of ``assumed`` is one."""
+    from kgraph.analysis.segments import segment_loops
+    from kgraph.models.launches import analysis_of
+
+    analysis = analysis_of(launch.graph)
+    if analysis is None:
+        return ""
+    segments = [s for name, s in segment_loops(analysis, launch.graph.unit, launch.graph.function).items()
+                if name in assumed]
+    if not segments:
+        return ""
+    names = ", ".join(s.symbol for s in segments)
+    options = dict.fromkeys(f"--buffer {s.offsets}=SEGMENTS+1 --buffer {s.entries[0]}=ENTRIES" for s in segments)
+    return f"{names} follow{'s' if len(segments) == 1 else ''} from the buffers' lengths: {' and '.join(options)}"
+
+
 def static_facts(launches: list) -> tuple[list, list, list, dict]:
     """What the analysis says of each launch, each distinct kernel's launches evaluated together:
     ``(counts, warnings, reasons, assumes)`` — per launch its exact static counts (None where they are not exact,
@@ -161,7 +180,8 @@ def with_static_outputs(launches: list, predictions: list[dict], as_grid: list[b
         # for it), "" when they were
         pred["counts_note"] = "" if counts is not None else "; ".join(filter(None, (
             reason or "a symbol has no value at this launch",
-            describe_assumptions(analysis_of(launch.graph), assumed) if assumed else "")))
+            describe_assumptions(analysis_of(launch.graph), assumed) if assumed else "",
+            segment_hint(launch, assumed) if assumed else "")))
         pred["time_at_bound_ns"] = None
         if messages and launch.lang == "cuda" and not grid:
             messages.append("for CUDA, --global is threads per dimension (grid x block); to pass the grid "
