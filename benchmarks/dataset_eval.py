@@ -69,12 +69,14 @@ def spec_of(kernel_id: str):
         return None
 
 
-def buffer_lengths(rows: pd.DataFrame) -> list[dict | None]:
+def buffer_lengths(rows: pd.DataFrame, extra: dict | None = None) -> list[dict | None]:
     """Per row, the element count of every buffer argument at the row's sizes (what a user launching it
-    allocated), from its kernel's spec (:func:`spec_of`); None where there is no spec."""
+    allocated), from its kernel's spec (``extra``: kernel id -> spec, else :func:`spec_of`); None where there is
+    no spec."""
     from kgraph.data.corpus.spec import to_int
 
-    specs = {k: spec_of(k) for k in rows["kernel_id"].unique()}
+    extra = extra or {}
+    specs = {k: extra[k] if k in extra else spec_of(k) for k in rows["kernel_id"].unique()}
     out = []
     for r in rows.itertuples():
         spec = specs[r.kernel_id]
@@ -146,13 +148,15 @@ def interval_metrics_of(records: list[dict], true: np.ndarray) -> dict:
     return out
 
 
-def evaluate(dataset: Path, models: dict[str, str], buffers: bool = False) -> tuple[pd.DataFrame, pd.DataFrame]:
+def evaluate(dataset: Path, models: dict[str, str], buffers: bool = False,
+             specs: dict | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(summary per model, per-launch predictions) of every model on ``dataset``; with ``buffers``, each launch
-    gives its buffers' lengths (:func:`buffer_lengths`: the mean trip count of segment loops follows)."""
+    gives its buffers' lengths (:func:`buffer_lengths`, ``specs`` the specs of kernels outside the project's sets:
+    the mean trip count of segment loops follows)."""
     import kgraph
 
     rows, files = launches_of(dataset)
-    lengths = buffer_lengths(rows) if buffers else None
+    lengths = buffer_lengths(rows, specs) if buffers else None
     device = json.loads((dataset / "device.json").read_text())
     summary, per_launch = [], []
     for name, directory in models.items():
@@ -187,6 +191,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", required=True, help="folder for summary.csv and predictions.parquet")
     parser.add_argument("--buffers", action="store_true",
                         help="give every launch its buffers' lengths (from its kernel's spec), as `--buffer`")
+    parser.add_argument("--specs", metavar="MODULE:FUNCTION",
+                        help="with --buffers: where the specs of kernels outside the project's sets are")
     args = parser.parse_args(argv)
     models = {}
     for item in args.models:
@@ -197,7 +203,16 @@ def main(argv: list[str] | None = None) -> int:
     dataset = Path(args.data)
     if not (dataset / "device.json").is_file():
         parser.error(f"--data {dataset}: not a dataset folder (no device.json)")
-    summary, per_launch = evaluate(dataset, models, args.buffers)
+    specs = None
+    if args.specs:
+        import importlib
+
+        module, _, function = args.specs.partition(":")
+        try:
+            specs = {s.kernel_id: s for s in getattr(importlib.import_module(module), function or "specs")()}
+        except (ImportError, AttributeError) as exc:
+            parser.error(f"--specs {args.specs}: {exc}")
+    summary, per_launch = evaluate(dataset, models, args.buffers, specs)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     summary.to_csv(out / "summary.csv", index=False)
