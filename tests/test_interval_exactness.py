@@ -51,9 +51,10 @@ def _launches(tmp_path: Path) -> list[dict]:
 
 
 def test_bad_margins_are_named(tmp_path):
-    for bad in ({"exact": 0.1}, {"exact": 0.1, "inexact": math.nan}, {"exact": 0.1, "inexact": "wide"}, [0.1, 0.2]):
+    bad = ({"exact": 0.1}, {"exact": 0.1, "inexact": math.nan}, {"exact": 0.1, "inexact": "wide"}, [0.1, 0.2])
+    for k, margins in enumerate(bad):
         with pytest.raises(ModelError, match="margins_by_exactness"):
-            load_interval_head(_model_with(tmp_path / str(len(str(bad))) / "x", bad) / "interval.pt")
+            load_interval_head(_model_with(tmp_path / str(k), margins) / "interval.pt")
     head = load_interval_head(_model_with(tmp_path, {"exact": 0.1, "inexact": 0.9}) / "interval.pt")
     assert head.margins_by_exactness == {"exact": 0.1, "inexact": 0.9}
 
