@@ -25,10 +25,35 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from benchmarks.compact_intervals import GROUP_OF_SPLIT, load_rows
+from benchmarks.compact_intervals import GROUP_OF_SPLIT
 from benchmarks.full_interval_margin import cross_fitted, scored, spreads
 from kgraph.models.compact_interval import conformal_margin
 from kgraph.models.model_files import EXACTNESS_GROUPS
+
+
+def held_out_parts(datasets: list[str], pred: pd.DataFrame, cache_dir: str) -> list[dict]:
+    """Per dataset, the launch features (``features`` Float[N, F]) and launch table (``table``) of only the
+    launches in ``pred`` (matched by device and key): what :func:`benchmarks.full_interval_margin.spreads` reads,
+    without featurising (or building graphs of) the kernels no held-out launch uses."""
+    import torch
+
+    from kgraph.data.datamodule import read_dataset
+    from kgraph.data.device_descriptors import merge_descriptors
+    from kgraph.data.feature_cache import cached_launch_features
+
+    wanted = set(pred["device_id"].astype(str) + "/" + pred["key"].astype(str))
+    read = [read_dataset(d) for d in datasets]
+    devices = merge_descriptors(r[2] for r in read)  # the descriptors the fit's features used
+    parts = []
+    for launches, sources, _ in read:
+        table = launches[(launches["device_id"].astype(str) + "/" + launches["key"].astype(str)).isin(wanted)]
+        if table.empty:
+            continue
+        table = table.reset_index(drop=True)
+        sources = sources[sources["source_id"].isin(table["source_id"])]
+        features = cached_launch_features(cache_dir, table, sources, devices)
+        parts.append({"table": table, "features": torch.from_numpy(features)})
+    return parts
 
 
 def kernel_exactness(datasets: list[str], kernel_ids: set[str]) -> dict[str, bool]:
@@ -100,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
     split = str(pred["split"].iloc[0])
     if split != "leave_family_out":
         raise SystemExit(f"--pred {args.pred}: split {split}, expected leave_family_out")
-    ends = spreads(head, load_rows(args.datasets, "unseen_launch", args.cache_dir), pred)
+    ends = spreads(head, held_out_parts(args.datasets, pred, args.cache_dir), pred)
     found = np.isfinite(ends[:, 0])
     pred, ends = pred[found].reset_index(drop=True), ends[found]
     s = scored(pred, ends)

@@ -49,7 +49,7 @@ def spreads(head, parts: list[dict], keys: pd.DataFrame) -> np.ndarray:
             continue
         rows = torch.as_tensor(where[want[hit]].to_numpy().copy())
         with torch.no_grad():
-            x = to_compact_inputs(p["features"][rows]).float()
+            x = to_compact_inputs(p["features"][rows], config=head.config).float()  # the head's own inputs, by name
             out[hit] = head.interval_offsets(x, margin=False).double().numpy()
     return out
 
