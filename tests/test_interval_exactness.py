@@ -61,7 +61,7 @@ def test_bad_margins_are_named(tmp_path):
 
 def test_each_launch_takes_its_groups_margin(tmp_path):
     launches = _launches(tmp_path)
-    shipped = kgraph.load_model().estimate_many(launches)
+    shipped = kgraph.load_model(_model_with(tmp_path / "one", None)).estimate_many(launches)  # one margin for all
     assert [r["flops_source"] for r in shipped] == ["static", "model"]
     m = float(load_interval_head(ROOT / "models/default/interval.pt").interval_margin)
 
@@ -82,3 +82,11 @@ def test_each_launch_takes_its_groups_margin(tmp_path):
     # a margin so negative that it would cross the point leaves the end at the point
     narrow, _ = widths({"exact": -50.0, "inexact": m})
     assert narrow[0] == 0.0 and narrow[1] == pytest.approx(same[1], abs=1e-5)
+
+
+def test_the_shipped_interval_has_a_margin_by_exactness():
+    """The shipped margins (docs/MODELS.md "The margin by exactness", candidate B): wider where counts are not
+    exact; the exports' one margin (the head's) lies between them."""
+    head = load_interval_head(ROOT / "models/default/interval.pt")
+    margins = head.margins_by_exactness
+    assert margins is not None and margins["exact"] < float(head.interval_margin) < margins["inexact"]
