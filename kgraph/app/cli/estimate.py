@@ -245,9 +245,10 @@ def run(args) -> int:
     return 0
 
 
-#: what the interval is worth where the counts are not exact (measured: BENCHMARKS.md section 51)
+#: what the interval is worth where the counts are not exact (measured with the margin by exactness: BENCHMARKS.md
+#: section 52)
 INEXACT_INTERVAL = ("counts not exact: on hand-written kernels whose counts were not, the measured time was above "
-                    "this interval for 0-46% of a set's launches (BENCHMARKS.md section 51)")
+                    "this interval for 0-46% of a set's launches (BENCHMARKS.md section 52)")
 
 
 def _time(ns: float) -> str:
