@@ -98,7 +98,7 @@ def make_launch(graphs: dict, kernel: str, global_size: list[int], local_size: l
                          f"{', '.join(graphs) or '(none)'}")
     graph = graphs[kernel]
     for name, sizes in (("--global", global_size), ("--local", local_size)):
-        if sizes is not None and not (1 <= len(sizes) <= 3 and all(int(v) == v and v > 0 for v in sizes)):
+        if sizes is not None and not _positive_sizes(sizes):
             raise UsageError(f"{at}{name} {sizes}: needs 1 to 3 positive integers")
     local = list(local_size) if local_size is not None else default_local_size(graph, list(global_size))
     if len(local) != len(global_size):
@@ -113,21 +113,33 @@ def make_launch(graphs: dict, kernel: str, global_size: list[int], local_size: l
     if missing:
         raise UsageError(f"{at}--arg: kernel {kernel} needs a value for scalar parameter(s) {', '.join(missing)} "
                          f"(e.g. --arg {missing[0]}=4096)")
-    unknown = [n for n in args if n not in scalars and n not in trips]
+    unknown = [n for n in args if n not in scalars and n not in trips] if len(args) != len(scalars) else ()
     if unknown:
         loops = f"; its loops of unknown trip count: {', '.join(trips)}" if trips else ""
         raise UsageError(f"{at}--arg {unknown[0]}: kernel {kernel} has no scalar parameter of that name "
                          f"(its scalars: {', '.join(scalars) or 'none'}{loops})")
-    negative = [n for n in trips if n in args and not float(args[n]) >= 0]
+    negative = [n for n in trips if n in args and not float(args[n]) >= 0] if trips else ()
     if negative:
         raise UsageError(f"{at}--arg {negative[0]}={args[negative[0]]:g}: a loop's mean trip count is at least 0")
-    given = {n: float(args[n]) for n in scalars} | {n: float(args[n]) for n in trips if n in args}
+    given = {n: float(args[n]) for n in scalars}
+    if trips:
+        given.update({n: float(args[n]) for n in trips if n in args})
     lengths, derived = {}, {}
     if buffers:
         lengths = _buffer_lengths(graph, buffers, at)
         derived = {n: v for n, v in _segment_means(graph, lengths, local).items() if n not in given}
     return Launch(graph, graph.unit.text, graph.lang, [int(g) for g in global_size], [int(v) for v in local],
                   given | derived, device, lengths, derived)
+
+
+def _positive_sizes(sizes) -> bool:
+    """1 to 3 positive whole numbers (ints, or floats of whole value)."""
+    if not 1 <= len(sizes) <= 3:
+        return False
+    for v in sizes:
+        if type(v) is not int and not int(v) == v or not v > 0:
+            return False
+    return True
 
 
 def _buffer_lengths(graph, buffers, at: str) -> dict[str, int]:

@@ -44,6 +44,8 @@ def _sizes(value, option: str) -> list[int] | None:
     """
     if value is None or value == "":
         return None
+    if type(value) is list and 1 <= len(value) <= 3 and all(type(p) is int and p > 0 for p in value):
+        return list(value)  # the common case of a batch, without the per-part checks
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         value = [value]
     parts = value if isinstance(value, (list, tuple)) else str(value).split(",")
@@ -233,6 +235,8 @@ class Model:
         from kgraph.models.launches import make_launch
 
         files, devices, launches, inputs, as_grid = {}, {}, [], [], []
+        checked: set = set()  # (kernel, device, work-group, as grid) whose device checks passed
+        last = (object(), None)  # the previous request's device value and descriptor (a batch repeats one)
         for n, req in enumerate(requests):
             if not isinstance(req, dict):
                 raise UsageError(f"request {n}: a launch is a dict (file, kernel, global, ...), got a "
@@ -246,7 +250,9 @@ class Model:
             fkey = (file, tuple(sorted((str(k), str(v)) for k, v in defines.items())) if defines else ())
             if fkey not in files:
                 files[fkey] = self.kernels(file, lang, defines)
-            descriptor = self._device(req.get("device") or default_device, at, devices)
+            device = req.get("device") or default_device
+            descriptor = last[1] if device is last[0] else self._device(device, at, devices)
+            last = (device, descriptor)
             only = next(iter(files[fkey])) if len(files[fkey]) == 1 else None  # a one-kernel file needs no --kernel
             kernel = req.get("kernel") or only
             if not kernel or not isinstance(kernel, str):
@@ -257,7 +263,7 @@ class Model:
             launch = make_launch(files[fkey], kernel, g, local, args, descriptor, req.get("where", ""),
                                  req.get("buffers"))
             as_grid.append(bool(req.get("grid")))
-            check_launch(launch, at, as_grid[-1])
+            check_launch(launch, at, as_grid[-1], checked)
             if defines:  # the model reads the source text: the macros go in front of it
                 launch = dataclasses.replace(launch, source=_with_defines(launch.source, defines))
             launches.append(launch)

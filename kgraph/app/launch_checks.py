@@ -35,18 +35,26 @@ _UNSIGNED = ("uchar", "ushort", "uint", "ulong", "ulonglong", "size_t", "uint8_t
 _NOT_NUMBERS = ("void", "event_t", "sampler_t", "image2d_t", "image3d_t", "dim3")
 
 
-def check_launch(launch, at: str = "", as_grid: bool = False) -> None:
+def check_launch(launch, at: str = "", as_grid: bool = False, checked: set | None = None) -> None:
     """Raise :class:`UsageError` when ``launch`` cannot run on its device (see the module docstring).
 
     Args:
         launch: a :class:`kgraph.models.launches.Launch` (sizes and argument names already validated).
         at: prefix of the messages (``file:line: `` of a batch row).
         as_grid: the launch was given as CUDA ``--grid``/``--block`` (the options the messages name).
+        checked: a batch's record of the (kernel, device, work-group, as-grid) whose work-group and local-memory
+            checks passed (they depend on nothing else): those are not run again; updated.
     """
     local_option = "--block" if as_grid else "--local"
-    check_work_group(launch, at, local_option)
+    key = (id(launch.graph), id(launch.device), tuple(launch.local_size), as_grid)
+    seen = checked is not None and key in checked
+    if not seen:
+        check_work_group(launch, at, local_option)
     check_global(launch, at, as_grid)
-    check_local_memory(launch, at, local_option)
+    if not seen:
+        check_local_memory(launch, at, local_option)
+        if checked is not None:
+            checked.add(key)
     check_arguments(launch, at)
 
 
