@@ -78,6 +78,9 @@ def _size(part, value, option: str) -> int:
     return int(number)
 
 
+_BIG = 2 ** 1000  # an int argument below this in magnitude converts to a finite float
+
+
 def _scalar_args(args, at: str) -> dict[str, float]:
     """Scalar argument values by name: numbers (or numeric text), finite; UsageError naming the one
     that is not.
@@ -93,6 +96,10 @@ def _scalar_args(args, at: str) -> dict[str, float]:
                          f"{type(args).__name__}")
     out = {}
     for name, value in args.items():
+        if type(name) is str and (type(value) is float and value - value == 0.0 or  # finite: the common case
+                                  type(value) is int and -_BIG < value < _BIG):
+            out[name] = float(value)
+            continue
         number = None
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             number = float(value) if not isinstance(value, int) or abs(value) < 2**1023 else math.inf
@@ -343,6 +350,11 @@ class Model:
 
 def _launch_sizes(req: dict, at: str) -> tuple[list[int], list[int] | None]:
     """(global, local) of a request: ``global``/``local`` as given, or ``grid`` x ``block`` and ``block``."""
+    if req.get("grid") in (None, "") and req.get("block") in (None, ""):  # the common case, two parses fewer
+        g, local = _sizes(req.get("global"), f"{at}--global"), _sizes(req.get("local"), f"{at}--local")
+        if g is None:
+            raise UsageError(f"{at}--global: required (or --grid and --block for a CUDA launch)")
+        return g, local
     grid, block = _sizes(req.get("grid"), f"{at}--grid"), _sizes(req.get("block"), f"{at}--block")
     g, local = _sizes(req.get("global"), f"{at}--global"), _sizes(req.get("local"), f"{at}--local")
     if grid is None and block is None:

@@ -193,14 +193,10 @@ def check_arguments(launch, at: str) -> None:
     Args:
         launch: the launch; at: message prefix.
     """
-    unit = launch.graph.unit
-    for param in launch.graph.function.params:
-        if param.kind != "scalar" or param.name not in launch.args:
+    for param, kind in _argument_kinds(launch.graph):
+        if param.name not in launch.args:
             continue
         value = launch.args[param.name]
-        kind = None if unit is None else _value_kind(unit.dialect, param.base_type)
-        if kind is None:
-            continue
         given = lambda: f"{at}--arg {param.name}={_number(value)}"  # noqa: E731 - only for a message
         if kind == "float":
             most = FLOAT_MAX.get(param.base_type)
@@ -212,6 +208,18 @@ def check_arguments(launch, at: str) -> None:
             raise UsageError(f"{given()}: parameter {param.name} is {param.base_type}; give a whole number")
         if not low <= value <= high:
             raise UsageError(f"{given()}: out of range for {param.base_type} ({low} to {high})")
+
+
+def _argument_kinds(graph) -> list:
+    """``(parameter, kind)`` of the kernel's scalar parameters whose type has a range (:func:`_value_kind`), made
+    once per graph and kept on it (every launch of a batch checks the same parameters)."""
+    cached = getattr(graph, "_argument_kinds", None)
+    if cached is None:
+        unit = graph.unit
+        kinds = [(p, None if unit is None else _value_kind(unit.dialect, p.base_type))
+                 for p in graph.function.params if p.kind == "scalar"]
+        cached = graph._argument_kinds = [(p, k) for p, k in kinds if k is not None]
+    return cached
 
 
 def _number(value: float) -> str:
