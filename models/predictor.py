@@ -296,7 +296,8 @@ class Predictor:
             with torch.inference_mode():
                 offsets = self.interval.interval_offsets(interval_x.float(), margin=margins is None).double().numpy()
             if margins is not None:  # the head's formula with each launch's margin: ends never cross the point
-                offsets = np.stack([np.minimum(offsets[:, 0] - margins, 0.0), np.maximum(offsets[:, 1] + margins, 0.0)], 1)
+                offsets = np.stack([np.minimum(offsets[:, 0] - margins, 0.0),
+                                    np.maximum(offsets[:, 1] + margins, 0.0)], 1)
             time = np.asarray(natural["time_ns"], dtype=np.float64)
             columns[lo_key] = np.maximum(time * np.exp(offsets[:, 0]), floors.max(1) if n else time).tolist()
             columns[hi_key] = (time * np.exp(offsets[:, 1])).tolist()

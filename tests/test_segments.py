@@ -140,6 +140,13 @@ def test_a_launch_with_buffer_lengths_gets_the_mean_and_exact_totals(tmp_path):
     tiny = model.estimate(path, "csr", [rows], [64], {"n": rows}, DEVICE, buffers={"rp": rows + 1, "col": 8, "val": 8,
                                                                                    "x": 1, "y": rows})
     assert (tiny["footprint_bytes"], tiny["footprint_source"]) == (4 * (2 * rows + 1 + 17), "buffers")
+    # one batch, the same launch with other lengths: predicted apart (the cap differs)
+    same = dict(file=path, kernel="csr", global_size=[rows], local_size=[64], args={"n": rows}, device=DEVICE)
+    batch = model.estimate_many([{**{"file": path, "kernel": "csr", "global": [rows], "local": [64],
+                                     "args": {"n": rows}, "device": DEVICE},
+                                  "buffers": {"rp": rows + 1, "col": 8, "val": 8, "x": x, "y": rows}} for x in (1, 2)])
+    assert [b["footprint_bytes"] for b in batch] == [4 * (2 * rows + 1 + 17), 4 * (2 * rows + 1 + 18)]
+    assert model.estimate(**same)["footprint_source"] == "model"
 
 
 def test_bad_buffer_lengths_are_named():

@@ -61,7 +61,8 @@ class Segment:
 
     def describe(self) -> str:
         total = "/".join(self.entries)
-        stride = f" / {self.lanes}" if self.lanes > 1 else f" / local size {self.local_dim}" if self.local_dim >= 0 else ""
+        stride = (f" / {self.lanes}" if self.lanes > 1 else
+                  f" / local size {self.local_dim}" if self.local_dim >= 0 else "")
         mean = f"len({total}) / (len({self.offsets}) - 1){stride}"
         if self.kind == "segment":
             return f"{self.symbol} = {mean}"

@@ -295,7 +295,7 @@ class Model:
         first: dict = {}
         for i, (launch, grid) in enumerate(zip(launches, as_grid)):
             first.setdefault((id(launch.graph), launch.source, tuple(launch.global_size), tuple(launch.local_size),
-                              tuple(launch.args.items()), id(launch.device), grid), i)
+                              tuple(launch.args.items()), tuple(launch.buffers.items()), id(launch.device), grid), i)
         distinct = list(first.values())
         unique = [launches[i] for i in distinct]
         facts = static_facts(unique)  # exact counts first: they pick each launch's interval margin
@@ -314,7 +314,7 @@ class Model:
         if len(unique) < len(launches):
             slot = {key: j for j, key in enumerate(first)}
             predictions = [predictions[slot[(id(l.graph), l.source, tuple(l.global_size), tuple(l.local_size),
-                                              tuple(l.args.items()), id(l.device), grid)]]
+                                              tuple(l.args.items()), tuple(l.buffers.items()), id(l.device), grid)]]
                            for l, grid in zip(launches, as_grid)]
         return [{**i, **p, "warnings": list(p["warnings"])} for i, p in zip(inputs, predictions)]
 
