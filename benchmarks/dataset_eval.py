@@ -73,8 +73,6 @@ def buffer_lengths(rows: pd.DataFrame, extra: dict | None = None) -> list[dict |
     """Per row, the element count of every buffer argument at the row's sizes (what a user launching it
     allocated), from its kernel's spec (``extra``: kernel id -> spec, else :func:`spec_of`); None where there is
     no spec."""
-    from kgraph.data.corpus.spec import to_int
-
     extra = extra or {}
     specs = {k: extra[k] if k in extra else spec_of(k) for k in rows["kernel_id"].unique()}
     out = []
@@ -83,9 +81,8 @@ def buffer_lengths(rows: pd.DataFrame, extra: dict | None = None) -> list[dict |
         if spec is None:
             out.append(None)
             continue
-        env = {k: int(v) for k, v in json.loads(r.sizes).items()}
-        env.update({f"l{d}": int(v) for d, v in enumerate((r.l0, r.l1, r.l2))})
-        out.append({a.name: to_int(a.count, env) for a in spec.args if a.kind == "buffer"})
+        counts = spec.buffer_counts(json.loads(r.sizes), [r.l0, r.l1, r.l2][:int(r.dims)])
+        out.append({a.name: counts[a.name] for a in spec.args if a.kind == "buffer"})  # not __local arguments
     return out
 
 

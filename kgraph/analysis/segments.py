@@ -119,13 +119,11 @@ def _find(analysis, unit, function) -> dict[str, Segment]:
         head = _segment_head(nodes[0], defs, buffers, unit)
         if head is None:
             continue
-        var, offsets, lanes, start, end = head
+        var, offsets, (lanes, local_dim), start, end = head
         entries = tuple(sorted({b for b in _indexed_by(nodes[0], var) if b in buffers}))
         if not entries:
             continue
-        local_dim = int(lanes[5:]) if isinstance(lanes, str) else -1
-        seg = Segment(f"{TRIP_PREFIX}{line}", "segment", offsets, entries, lanes if local_dim < 0 else 1,
-                      local_dim=local_dim)
+        seg = Segment(f"{TRIP_PREFIX}{line}", "segment", offsets, entries, lanes, local_dim=local_dim)
         found[seg.symbol] = seg
         heads[line] = (seg, var, start, end, nodes[0])
     for line, (seg, var, start, end, outer) in heads.items():
@@ -228,8 +226,8 @@ def _segment_head(node, defs, buffers, unit):
     left, right = _bare(cond.child_by_field_name("left")), cond.child_by_field_name("right")
     if left is None or left.type != "identifier" or node_text(left) != var:
         return None
-    lanes = _step(update, var, unit, defs)
-    if lanes is None:
+    stride = _step(update, var, unit, defs)
+    if stride is None:
         return None
     begin = _load(start, defs, buffers)
     offset = False
@@ -243,9 +241,9 @@ def _segment_head(node, defs, buffers, unit):
     end = _load(right, defs, buffers)
     if begin is None or end is None or begin[0] != end[0] or not _next_of(begin[1], end[1]):
         return None
-    if offset and lanes == 1 or not offset and lanes != 1:
-        return None  # a segment entered past its start by a step-1 loop: not the whole segment
-    return var, begin[0], lanes, _squash(node_text(_bare(start))), _squash(node_text(_bare(right)))
+    if offset != (stride != (1, -1)):
+        return None  # a lane offset goes with a stride of the lanes, and a step of 1 with none
+    return var, begin[0], stride, _squash(node_text(_bare(start))), _squash(node_text(_bare(right)))
 
 
 def _init(init) -> tuple[str, object]:
@@ -261,14 +259,14 @@ def _init(init) -> tuple[str, object]:
     return "", None
 
 
-def _step(update, var: str, unit, defs=None) -> int | str | None:
-    """The stride of ``var``'s update: ``k++`` 1, ``k += c`` c (a constant), ``k += get_local_size(d)`` (or a local
-    holding it) ``"local<d>"``; else None."""
+def _step(update, var: str, unit, defs=None) -> tuple[int, int] | None:
+    """The stride of ``var``'s update as ``(lanes, local_dim)``: ``k++`` ``(1, -1)``, ``k += c`` ``(c, -1)`` (a
+    constant), ``k += get_local_size(d)`` (or a local holding it) ``(1, d)``; else None."""
     if update is None:
         return None
     if update.type == "update_expression":
         arg = update.child_by_field_name("argument")
-        return 1 if node_text(arg) == var and "++" in node_text(update) else None
+        return (1, -1) if node_text(arg) == var and "++" in node_text(update) else None
     if update.type != "assignment_expression" or node_text(update.child_by_field_name("left")) != var:
         return None
     op, right = node_text(update.child_by_field_name("operator")), update.child_by_field_name("right")
@@ -283,9 +281,10 @@ def _step(update, var: str, unit, defs=None) -> int | str | None:
     if call is not None and call.type == "call_expression" and \
             node_text(call.child_by_field_name("function")) == "get_local_size":
         dim = call.child_by_field_name("arguments").named_children
-        return f"local{node_text(dim[0])}" if len(dim) == 1 and node_text(dim[0]) in ("0", "1", "2") else None
+        return (1, int(node_text(dim[0]))) if len(dim) == 1 and node_text(dim[0]) in ("0", "1", "2") else None
     value = unit.fold(node_text(right)) if unit is not None else None
-    return int(value) if isinstance(value, (int, float)) and value >= 1 and float(value).is_integer() else None
+    ok = isinstance(value, (int, float)) and value >= 1 and float(value).is_integer()
+    return (int(value), -1) if ok else None
 
 
 def _indexed_by(loop, var: str) -> set[str]:
@@ -305,7 +304,7 @@ def _scan_kind(node, var: str, start: str, end: str, defs) -> str:
     init, cond, update = (node.child_by_field_name(f) for f in ("initializer", "condition", "update"))
     inner, first = _init(init)
     if not inner or cond is None or cond.type != "binary_expression" or \
-            node_text(cond.child_by_field_name("operator")) not in ("<", "!=") or _step(update, inner, None) != 1:
+            node_text(cond.child_by_field_name("operator")) not in ("<", "!=") or _step(update, inner, None) != (1, -1):
         return ""
     left = _bare(cond.child_by_field_name("left"))
     if left is None or node_text(left) != inner:
