@@ -46,11 +46,15 @@ from kgraph.data.launch_columns import LaunchColumns
 from kgraph.data.targets import BOUND_CLASSES, REGRESSION_TARGETS, TARGETS, bound_index, to_natural  # noqa: F401
 from kgraph.count_keys import COUNT_KEYS as STATIC_COUNTS  # the analysis' counts, defined once there
 from kgraph.analysis.symbolic_math import TRIP_PREFIX
+from kgraph.analysis.branches import TAKEN_PREFIX
 from kgraph.data.static_counts import graph_of, static_block
 from kgraph.analysis.traffic import CPU_ONLY_KEYS, TRAFFIC_KEYS  # the traffic by access pattern, defined there
 
 if TYPE_CHECKING:
     import pandas as pd
+
+#: launch arguments that state a fact of the data, not a scalar parameter: a loop's mean trip count, a branch's share
+_LAUNCH_FACTS = (TRIP_PREFIX, TAKEN_PREFIX)
 NUM_SCALAR_ARGS = 4
 LAUNCH_FEATURES = (
     "launch_dims", "launch_log2_g0", "launch_log2_g1", "launch_log2_g2", "launch_log2_l0",
@@ -187,12 +191,13 @@ def _static_blocks(cols: dict, sources, items: np.ndarray, args: list[dict]):
     ones as ``footprint_bytes``), else each source of ``sources`` (DataFrame or :class:`LaunchColumns`) analysed
     once, on a process pool when there are many kernels, with the exact static footprints
     (:mod:`kgraph.data.static_footprint`). ``args``: :func:`_args_of` of the rows."""
-    groups = list(_groups(cols["source_id"], cols["kernel_name"]).items())
-    if "analysis" in cols:
-        for _, idx in groups:
+    if "analysis" in cols:  # one group per analysis: a kernel analysed at given branch shares is one more
+        ids = np.array([id(a) for a in cols["analysis"]], dtype=np.int64)
+        for _, idx in _groups(cols["source_id"], cols["kernel_name"], ids).items():
             yield idx, static_block(cols["analysis"][idx[0]], _launch_env(cols, idx, [args[i] for i in idx]),
                                     items[idx]), None
         return
+    groups = list(_groups(cols["source_id"], cols["kernel_name"]).items())
     from kgraph.data.pool import parallel_map
 
     by_source: dict = {}
@@ -237,8 +242,8 @@ def to_launch_features(launches: "pd.DataFrame | LaunchColumns", sources: "pd.Da
     groups = np.ceil(g / np.maximum(lsz, 1)).prod(1)
     given = _args_of(cols)
     first = np.zeros((n, NUM_SCALAR_ARGS))  # the first scalar arguments, 0 where absent
-    for i, a in enumerate(given):  # a loop's given mean trip count (``trip_<line>``) is not a scalar argument
-        values = [v for k, v in a.items() if not k.startswith(TRIP_PREFIX)][:NUM_SCALAR_ARGS]
+    for i, a in enumerate(given):  # a given trip count or branch share is not a scalar argument
+        values = [v for k, v in a.items() if not k.startswith(_LAUNCH_FACTS)][:NUM_SCALAR_ARGS]
         first[i, :len(values)] = values
     args = np.sign(first) * np.log1p(np.abs(first))
     launch = np.column_stack([

@@ -83,15 +83,38 @@ def to_png(graph: KernelGraph, path) -> str:
     return render(graph, path)
 
 
-def _attach_analysis(graph: KernelGraph, unit, function) -> None:
-    """Set ``graph.analysis`` from :func:`kgraph.analysis.analyze`; on failure keep why in ``analysis_error``."""
+def with_branch_fractions(graph: KernelGraph, shares: dict[int, float]) -> KernelGraph:
+    """``graph`` analysed with the given shares of its undecided branches (line -> the share of executions that
+    take it, :mod:`kgraph.analysis.branches`): a copy sharing the graph's nodes and source, with its own analysis,
+    made once per distinct set of shares and kept with ``graph``. No shares, or a graph without an analysis:
+    ``graph`` itself."""
+    import copy
+
+    from kgraph.analysis.branches import as_share
+
+    if not shares or analysis_of(graph) is None:
+        return graph
+    key = tuple(sorted((int(line), float(p)) for line, p in shares.items()))
+    made = graph.__dict__.setdefault("_by_shares", {})
+    if key not in made:
+        twin = copy.copy(graph)
+        twin.__dict__.pop("_by_shares", None)
+        twin.analysis, twin.analysis_error = None, None
+        _attach_analysis(twin, graph.unit, graph.function, {line: as_share(p) for line, p in key})
+        made[key] = twin
+    return made[key]
+
+
+def _attach_analysis(graph: KernelGraph, unit, function, shares: dict | None = None) -> None:
+    """Set ``graph.analysis`` from :func:`kgraph.analysis.analyze` (``shares``: given branch shares); on failure
+    keep why in ``analysis_error``."""
     try:
         from kgraph.analysis import analyze
     except ImportError as exc:
         graph.analysis_error = f"static analysis unavailable ({exc})"
         return
     try:
-        graph.analysis = analyze(function, unit)
+        graph.analysis = analyze(function, unit, shares)
     except RecursionError:
         graph.analysis_error = "static analysis failed: kernel nested too deeply"
     except Exception as exc:  # a broken analysis must not hide the graph; the reason is kept and printed

@@ -85,7 +85,9 @@ def make_launch(graphs: dict, kernel: str, global_size: list[int], local_size: l
     Raises UsageError naming the option: unknown kernel (lists the file's kernels), sizes that are not
     1-3 positive ints, a local size of another length or not dividing the global size, a missing or
     unknown scalar argument, a negative mean trip count. Besides the scalar parameters, ``args`` may give the
-    mean trip count of a loop the analysis could not count under its symbol (:func:`trip_symbols`). ``buffers``
+    mean trip count of a loop the analysis could not count under its symbol (:func:`trip_symbols`), and the share
+    of executions that take a branch it cannot decide (``taken_<line>``, in [0, 1]; the launch's graph is then the
+    kernel analysed at those shares, :func:`kgraph.graphs.with_branch_fractions`). ``buffers``
     (buffer parameter -> elements) gives the mean of each segment loop not given so
     (:func:`kgraph.analysis.segments.segment_trips`); a name that is not a buffer parameter, or a length that is
     not a positive integer, is a UsageError.
@@ -108,22 +110,35 @@ def make_launch(graphs: dict, kernel: str, global_size: list[int], local_size: l
     if bad:
         raise UsageError(f"{at}--local {','.join(map(str, local))} does not divide --global "
                          f"{','.join(map(str, global_size))} in dimension {bad[0]}")
-    scalars, trips = _parameters(graph)
+    scalars, trips, branches = _parameters(graph)
     missing = [n for n in scalars if n not in args]
     if missing:
         raise UsageError(f"{at}--arg: kernel {kernel} needs a value for scalar parameter(s) {', '.join(missing)} "
                          f"(e.g. --arg {missing[0]}=4096)")
-    unknown = [n for n in args if n not in scalars and n not in trips] if len(args) != len(scalars) else ()
+    unknown = [n for n in args if n not in scalars and n not in trips and n not in branches] \
+        if len(args) != len(scalars) else ()
     if unknown:
         loops = f"; its loops of unknown trip count: {', '.join(trips)}" if trips else ""
+        shares = f"; its branch shares: {', '.join(branches)}" if branches else ""
         raise UsageError(f"{at}--arg {unknown[0]}: kernel {kernel} has no scalar parameter of that name "
-                         f"(its scalars: {', '.join(scalars) or 'none'}{loops})")
+                         f"(its scalars: {', '.join(scalars) or 'none'}{loops}{shares})")
     negative = [n for n in trips if n in args and not float(args[n]) >= 0] if trips else ()
     if negative:
         raise UsageError(f"{at}--arg {negative[0]}={args[negative[0]]:g}: a loop's mean trip count is at least 0")
     given = {n: float(args[n]) for n in scalars}
     if trips:
         given.update({n: float(args[n]) for n in trips if n in args})
+    shares = {n: float(args[n]) for n in branches if n in args} if branches else None
+    if shares:
+        outside = [n for n, p in shares.items() if not 0.0 <= p <= 1.0]
+        if outside:
+            raise UsageError(f"{at}--arg {outside[0]}={shares[outside[0]]:g}: a branch's share of executions is "
+                             "between 0 and 1")
+        from kgraph.analysis.branches import branch_line
+        from kgraph.graphs import with_branch_fractions
+
+        given.update(shares)
+        graph = with_branch_fractions(graph, {branch_line(n): p for n, p in shares.items()})
     lengths, derived = {}, {}
     if buffers:
         lengths = _buffer_lengths(graph, buffers, at)
@@ -176,15 +191,19 @@ def _segment_means(graph, lengths: dict[str, int], local: list[int]) -> dict[str
     return segment_trips(segment_loops(analysis, graph.unit, graph.function), lengths, local)
 
 
-#: graph -> (its scalar parameters, its trip_<line> symbols), made once per graph (a batch's launches share it)
+#: graph -> (its scalar parameters, its trip_<line> symbols, its taken_<line> shares), made once per graph
 _PARAMETERS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
-def _parameters(graph) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """``(scalar parameter names, trip_<line> symbols)`` of ``graph``, in order (:func:`trip_symbols`)."""
+def _parameters(graph) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """``(scalar parameter names, trip_<line> symbols, taken_<line> branch shares)`` of ``graph``, in order
+    (:func:`trip_symbols`, :func:`kgraph.analysis.branches.branch_symbols`)."""
     found = _PARAMETERS.get(graph)
     if found is None:
-        found = (tuple(p.name for p in graph.function.params if p.kind == "scalar"), tuple(trip_symbols(graph)))
+        from kgraph.analysis.branches import branch_symbols
+
+        found = (tuple(p.name for p in graph.function.params if p.kind == "scalar"), tuple(trip_symbols(graph)),
+                 tuple(branch_symbols(analysis_of(graph))))
         _PARAMETERS[graph] = found
     return found
 
@@ -217,7 +236,7 @@ def to_tables(launches: list[Launch], footprints: list | None = None):
         if sid is None:
             sid = sids[launch.source] = source_id_of(launch.source)
             sources[sid] = {"source_id": sid, "lang": launch.lang, "source": launch.source}
-        key = (sid, launch.graph.name)
+        key = (sid, launch.graph.name, id(launch.graph))  # a kernel at given branch shares is a graph of its own
         if key not in index_of:
             index_of[key] = len(kernels)
             kernels.append(launch)

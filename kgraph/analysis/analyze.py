@@ -14,9 +14,10 @@ from __future__ import annotations
 import sympy as sp
 
 from kgraph.analysis.context import Context, condition_value, is_boolean, node_text
-from kgraph.analysis.arguments import pointer_arg
 from kgraph.analysis.counts import COUNT_KEYS, add_into, zero_counts
 from kgraph.analysis.assignments import multi_assigned
+from kgraph.analysis.branches import share
+from kgraph.analysis.inline import inline_call
 from kgraph.analysis.guards import early_exit, guard_atoms, guard_fraction, guard_ranges
 from kgraph.analysis.loops import Loop, for_loop, while_loop
 from kgraph.analysis.patterns import classify
@@ -25,17 +26,19 @@ from kgraph.analysis.statements import statement_costs, statement_key
 from kgraph.analysis.symbolic import (SymbolicEnv, assigned_names, average_over_ids, clip01, id_symbols,
                                       sum_geometric, sum_over_affine, sum_polynomial, tidy, unclip)
 
-HALF = sp.Rational(1, 2)
 
 
-def analyze(function, unit) -> KernelAnalysis:
-    """Static analysis of ``function`` (a kernel or helper of ``unit``): see docs/ANALYSIS.md."""
-    return _Analyzer(function, unit, (id(function),)).run()
+def analyze(function, unit, shares: dict | None = None) -> KernelAnalysis:
+    """Static analysis of ``function`` (a kernel or helper of ``unit``): see docs/ANALYSIS.md. ``shares``: line ->
+    the given share (a sympy number) of a branch the analysis cannot decide, else 1/2 (:mod:`kgraph.analysis.branches`).
+    """
+    return _Analyzer(function, unit, (id(function),), shares).run()
 
 
 class _Analyzer:
-    def __init__(self, function, unit, stack: tuple):
-        self.function, self.unit, self.stack = function, unit, stack
+    def __init__(self, function, unit, stack: tuple, shares: dict | None = None):
+        self.function, self.unit, self.stack, self.shares = function, unit, stack, shares
+        self.branches: set[int] = set()  # lines of the branches weighed by a share (given or the prior)
         self.entries = {s.key: s for s in statement_costs(function, unit)}
         self.ctx = Context(function, unit)
         multi = multi_assigned(function.body)
@@ -80,7 +83,13 @@ class _Analyzer:
         for a in self.accesses:
             a.executions = average_over_ids(unclip(sp.sympify(a.executions), keep=True))
         params = [p.name for p in self.function.params if not p.is_pointer]
-        return KernelAnalysis(self.function.name, self.unit.lang, final, self.loops, self.accesses, params, self.notes)
+        return KernelAnalysis(self.function.name, self.unit.lang, final, self.loops, self.accesses, params, self.notes,
+                              sorted(self.branches))
+
+    def share(self, node):
+        """The weight of the undecided branch ``node`` (an ``if``): its line's given share, else 1/2."""
+        self.branches.add(node.start_point[0] + 1)
+        return share(node.start_point[0] + 1, self.shares)
 
     # -- statements -----------------------------------------------------------------------------
     def block(self, children) -> dict:
@@ -94,13 +103,14 @@ class _Analyzer:
             # if (c) [{ work; }] return;: the rest of the block runs where c is false, at 1 - p
             cond = child.child_by_field_name("condition")
             frac = guard_fraction(cond, self.env, self.loop_symbols, self.bool_aliases)
+            undecided, frac = frac is None, self.share(child) if frac is None else frac
             if work:  # the arm is counted as any if's
                 add_into(acc, self.statement(child), factor)
             else:
                 add_into(acc, self.entry(condition_value(cond), "if_cond"), factor)
-                if frac is None:
-                    self.notes.append(f"line {child.start_point[0] + 1}: early return on a non-guard condition: 1/2")
-            factor = factor * (1 - (HALF if frac is None else frac))
+                if undecided:
+                    self.notes.append(f"line {child.start_point[0] + 1}: early return on a non-guard condition: {frac}")
+            factor = factor * (1 - frac)
             self.weight = saved * factor
             self.conditions.append((cond, True))
         self.weight = saved
@@ -160,8 +170,7 @@ class _Analyzer:
         cond = node.child_by_field_name("condition")
         acc = self.entry(condition_value(cond), "if_cond")
         frac = guard_fraction(cond, self.env, self.loop_symbols, self.bool_aliases)
-        if frac is None:
-            frac = HALF
+        frac = self.share(node) if frac is None else frac
         self.conditions.append((cond, False))
         add_into(acc, self.weighted(lambda: self.statement(node.child_by_field_name("consequence")), frac))
         self.conditions.pop()
@@ -346,49 +355,6 @@ class _Analyzer:
         return base / site.scale + self.env.to_sympy(site.index)
 
     def inline(self, call) -> dict:
-        callee = call.callee
-        if id(callee) in self.stack:
-            self.notes.append(f"line {call.node.start_point[0] + 1}: recursive call of {callee.name} not inlined")
-            return zero_counts()
-        if id(callee) not in self.helpers:
-            self.helpers[id(callee)] = _Analyzer(callee, self.unit, self.stack + (id(callee),)).run()
-        sub = self.helpers[id(callee)]
-        mapping, offsets = {}, {}
-        for p, arg in zip(callee.params, call.args):
-            if p.is_pointer:
-                offsets[p.name] = pointer_arg(arg, self)
-            else:
-                mapping[p.name] = self.env.to_sympy(arg)
-
-        def subs(expr):
-            expr = sp.sympify(expr)
-            return expr.subs({s: mapping[s.name] for s in expr.free_symbols if s.name in mapping})
-
-        for a in sub.accesses:
-            off, buf = offsets.get(a.buffer, (sp.Integer(0), a.buffer))
-            index = getattr(a, "index_expr", None)
-            if index is not None:
-                index = subs(index) + off
-            elif a.kind == "atomic" and a.buffer in offsets:
-                index = off  # an atomic on the pointer parameter itself: the element the caller passed
-            pattern, stride = classify(index)
-            new = Access(buf or a.buffer, a.space, a.kind, a.bytes, a.index, a.line, pattern, stride,
-                         self.weight * subs(a.executions), a.function)
-            new.index_expr = index
-            new.scale = getattr(a, "scale", 1)
-            ctx = getattr(a, "context", None) or {"loops": [], "guards": [], "opaque_loops": [], "exits": []}
-            outer = self.access_context()
-            new.context = {"loops": outer["loops"] + [(sym, lp, _then(f, subs)) for sym, lp, f in ctx["loops"]],
-                           "guards": outer["guards"] + [None if g is None else (g[0], g[1], subs(g[2]))
-                                                        for g in ctx["guards"]],
-                           "opaque_loops": outer["opaque_loops"] + ctx["opaque_loops"],
-                           "exits": outer["exits"] + ctx["exits"]}
-            self.accesses.append(new)
-        for lp in sub.loops:
-            self.notes.append(f"line {lp.line}: loop in helper {callee.name} (trip {lp.trip}) inlined")
-        return {k: subs(v) for k, v in sub.counts.items()}
-
-
-def _then(first, second):
-    """The substitution ``second(first(expr))`` (``first`` None: ``second`` alone)."""
-    return second if first is None else (lambda expr: second(first(expr)))
+        """The counts of a helper call, its analysis inlined (:func:`kgraph.analysis.inline.inline_call`)."""
+        return inline_call(self, call, lambda callee: _Analyzer(callee, self.unit, self.stack + (id(callee),),
+                                                                self.shares).run())

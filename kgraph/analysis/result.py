@@ -55,6 +55,7 @@ class KernelAnalysis:
         loops: the loop nest (:class:`~kgraph.analysis.loops.Loop`, outer before inner).
         accesses: memory accesses (:class:`Access`), global and local.
         params: scalar parameter names; notes: what was approximated and how.
+        branches: lines of the branches weighed by a share, 1/2 unless given (:mod:`kgraph.analysis.branches`).
     """
 
     name: str
@@ -64,6 +65,7 @@ class KernelAnalysis:
     accesses: list = field(default_factory=list)
     params: list = field(default_factory=list)
     notes: list = field(default_factory=list)
+    branches: list = field(default_factory=list)
 
     def __post_init__(self):
         self._compiled = {}
@@ -137,7 +139,8 @@ class KernelAnalysis:
         return {"name": self.name, "lang": self.lang, "params": list(self.params),
                 "counts": {k: str(self.counts[k]) for k in COUNT_KEYS},
                 "loops": [lp.to_dict() for lp in self.loops],
-                "accesses": [a.to_dict() for a in self.accesses], "notes": list(self.notes)}
+                "accesses": [a.to_dict() for a in self.accesses], "notes": list(self.notes),
+                "branches": list(self.branches)}
 
 
 def resolve_env(env: dict) -> dict[str, float]:

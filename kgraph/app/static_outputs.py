@@ -154,6 +154,7 @@ def with_static_outputs(launches: list, predictions: list[dict], as_grid: list[b
     """
     from dataclasses import replace
 
+    from kgraph.analysis.branches import describe_branches
     from kgraph.analysis.trips import describe_assumptions
     from kgraph.data.targets import TIME_INTERVAL
     from kgraph.models.launches import analysis_of
@@ -181,7 +182,8 @@ def with_static_outputs(launches: list, predictions: list[dict], as_grid: list[b
         pred["counts_note"] = "" if counts is not None else "; ".join(filter(None, (
             reason or "a symbol has no value at this launch",
             describe_assumptions(analysis_of(launch.graph), assumed) if assumed else "",
-            segment_hint(launch, assumed) if assumed else "")))
+            segment_hint(launch, assumed) if assumed else "",
+            describe_branches(analysis_of(launch.graph), launch.args))))
         pred["time_at_bound_ns"] = None
         if messages and launch.lang == "cuda" and not grid:
             messages.append("for CUDA, --global is threads per dimension (grid x block); to pass the grid "

@@ -13,7 +13,9 @@ FLOPs and bytes are the kernel's exact static counts where the analysis has them
 the model's (``model``), as the footprint. A loop whose trip count depends on data is named in the output
 (``trip_8``); ``--arg trip_8=12`` gives its mean, and the counts (and the model's inputs) use it; for a loop over
 one segment of an offsets array (``for (k = ptr[r]; k < ptr[r + 1]; k++)``), ``--buffer`` lengths give it
-(``--buffer ptr=ROWS+1 --buffer col=NNZ``; CSV batch column ``buffer:NAME``). A launch that covers only part of the problem its scalar
+(``--buffer ptr=ROWS+1 --buffer col=NNZ``; CSV batch column ``buffer:NAME``). A branch the analysis cannot
+decide (a condition on data) is assumed taken by half the executions; ``--arg taken_6=0.1`` gives the share of
+line 6's (:mod:`kgraph.analysis.branches`). A launch that covers only part of the problem its scalar
 arguments describe gets a warning on stderr (``kgraph.app.static_checks``: e.g. a CUDA grid given as
 ``--global``).
 """
@@ -42,7 +44,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--block", metavar="T0[,T1[,T2]]", help="CUDA: threads per block dimension (with --grid)")
     add_define_option(parser)
     parser.add_argument("--arg", action="append", default=[], metavar="NAME=VALUE",
-                        help="value of a scalar kernel parameter (repeat for each)")
+                        help="value of a scalar kernel parameter (repeat for each); also a loop's mean trip count "
+                             "(trip_<line>=N) or a branch's share of executions (taken_<line>=P, 0 to 1), as the "
+                             "output's counts note names them")
     parser.add_argument("--buffer", action="append", default=[], metavar="NAME=ELEMENTS",
                         help="length of a buffer parameter in elements (repeat for each): gives the mean trip count "
                              "of a loop over one segment of an offsets array (a CSR row)")
