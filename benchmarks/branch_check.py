@@ -2,7 +2,7 @@
 (:mod:`benchmarks.branch_specs`) predicted at the analysis's prior (each undecided branch taken by 1/2) and with its
 true share given (``taken_<line>``, from the launch's ``PCT``), per kernel and layout::
 
-    python -m benchmarks.branch_check --data data/datasets/brcheck-nvidia-h200 [--model DIR] --out CSV
+    python -m benchmarks.branch_check --data data/datasets/brcheck-nvidia-h200 [--model DIR] [--lanes 32] --out CSV
 
 Prints (and writes) time MAPE, median APE, within 2x and the median log2 of predicted / measured, without and with
 the shares; no prediction may fall below its floor either way.
@@ -20,9 +20,10 @@ from benchmarks.branch_specs import shares
 from benchmarks.dataset_eval import launches_of, metrics, requests_of
 
 
-def share_args(rows: pd.DataFrame, files: dict[str, Path]) -> list[dict]:
+def share_args(rows: pd.DataFrame, files: dict[str, Path], lanes: int = 1) -> list[dict]:
     """Per row, its ``taken_<line>`` arguments: the true share of each undecided branch at the row's ``PCT``, the
-    branches' lines read from the kernel's analysis (in line order, as :func:`shares` gives them)."""
+    branches' lines read from the kernel's analysis (in line order, as :func:`shares` gives them); ``lanes``: for
+    the random layouts, the share of warps of that many lanes instead (the sorted ones keep the element share)."""
     import kgraph
     from kgraph.analysis.branches import taken_symbol
 
@@ -33,7 +34,8 @@ def share_args(rows: pd.DataFrame, files: dict[str, Path]) -> list[dict]:
     out = []
     for r in rows.itertuples():
         found = lines[(r.source_id, r.kernel_name)]
-        given = shares(r.kernel_name, float(json.loads(r.sizes)["PCT"]))
+        given = shares(r.kernel_name, float(json.loads(r.sizes)["PCT"]),
+                       lanes if r.kernel_id.endswith("_random") else 1)
         if len(found) != len(given):
             raise SystemExit(f"{r.kernel_name}: the analysis weighs {len(found)} branch(es), the check states "
                              f"{len(given)}")
@@ -41,8 +43,9 @@ def share_args(rows: pd.DataFrame, files: dict[str, Path]) -> list[dict]:
     return out
 
 
-def evaluate(dataset: Path, model_dir: str | None) -> pd.DataFrame:
-    """One row per (kernel, layout, with shares or not) and one per 'with shares or not' over all launches."""
+def evaluate(dataset: Path, model_dir: str | None, lanes: int = 0) -> pd.DataFrame:
+    """One row per (kernel, layout, shares) and one per shares over all launches: ``prior`` (1/2), ``given`` (the
+    share of elements) and, with ``lanes``, ``warps`` (the share of warps of ``lanes`` lanes on random layouts)."""
     import kgraph
 
     rows, files = launches_of(dataset)
@@ -50,11 +53,12 @@ def evaluate(dataset: Path, model_dir: str | None) -> pd.DataFrame:
     model = kgraph.load_model(model_dir)
     device = model.devices.get(device["device_id"], device)
     plain = requests_of(rows, files, device)
-    extra = share_args(rows, files)
-    given = [{**req, "args": {**req["args"], **more}} for req, more in zip(plain, extra)]
+    runs = {"prior": plain}
+    for label, n in (("given", 1), ("warps", lanes)) if lanes else (("given", 1),):
+        runs[label] = [{**req, "args": {**req["args"], **more}} for req, more in zip(plain, share_args(rows, files, n))]
     true = rows["median_time_ns"].to_numpy(np.float64)
     out = []
-    for label, requests in (("prior", plain), ("given", given)):
+    for label, requests in runs.items():
         records = model.estimate_many(requests)
         pred = np.array([r["time_ns"] for r in records])
         floor = np.array([r["floor_ns"] for r in records])
@@ -69,9 +73,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", required=True, help="a dataset folder of the branch check")
     parser.add_argument("--model", default=None, help="model directory (default: the shipped one)")
+    parser.add_argument("--lanes", type=int, default=0,
+                        help="also give the random layouts the share of warps of this many lanes (32 on NVIDIA)")
     parser.add_argument("--out", help="write the table here (CSV)")
     args = parser.parse_args(argv)
-    table = evaluate(Path(args.data), args.model)
+    table = evaluate(Path(args.data), args.model, args.lanes)
     print(table.round(3).to_string(index=False))
     if args.out:
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)

@@ -93,9 +93,15 @@ def _inputs(name: str, sort: bool):
     return make
 
 
-def shares(kernel_name: str, pct: float) -> list[float]:
-    """The share of executions taking each undecided branch of ``kernel_name``, in line order, at ``pct``% passing."""
-    return [1 - pct / 100] if kernel_name == "filter_heavy" else [pct / 100]
+def shares(kernel_name: str, pct: float, lanes: int = 1) -> list[float]:
+    """The share of executions taking each undecided branch of ``kernel_name``, in line order, at ``pct``% passing
+    elements spread at random; ``lanes`` > 1: the share of groups of that many lanes (a warp) that run the arm, which
+    a GPU's time follows (the heavy arm runs where any lane passes; the return skips the work only where all return).
+    The atomic of ``count_atomic`` runs per lane either way."""
+    p = pct / 100
+    if kernel_name == "filter_heavy":
+        return [(1 - p) ** lanes]
+    return [p if kernel_name == "count_atomic" else 1 - (1 - p) ** lanes]
 
 
 def specs():

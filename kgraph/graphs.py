@@ -114,7 +114,7 @@ def _attach_analysis(graph: KernelGraph, unit, function, shares: dict | None = N
         graph.analysis_error = f"static analysis unavailable ({exc})"
         return
     try:
-        graph.analysis = analyze(function, unit, shares)
+        graph.analysis = analyze(function, unit, shares) if shares else analyze(function, unit)
     except RecursionError:
         graph.analysis_error = "static analysis failed: kernel nested too deeply"
     except Exception as exc:  # a broken analysis must not hide the graph; the reason is kept and printed
