@@ -75,6 +75,10 @@ TRAFFIC_FEATURES = (
 )
 #: columns of ``TRAFFIC_FEATURES`` that are 0 on GPU devices (``CPU_ONLY_KEYS``)
 _CPU_ONLY_COLUMNS = [TRAFFIC_FEATURES.index(f"traffic_{k}{t}") for k in CPU_ONLY_KEYS for t in ("", "_total")]
+#: ``config.json`` key of a model whose features count warp-uniform atomics once per warp on GPUs (absent: per lane)
+WARP_ATOMICS_KEY = "warp_atomics"
+#: columns of ``TRAFFIC_FEATURES`` that a GPU device reads with warp-uniform atomics once per warp
+_DEPTH_COLUMNS = [TRAFFIC_FEATURES.index(f"traffic_global_atomic_depth{t}") for t in ("", "_total")]
 #: ``floor_<name>``: log(ns) of each physical floor of :mod:`kgraph.data.floors` (static counts, the
 #: launch's footprint where known, the device's measured roofline); zero floors at ``NO_FLOOR_LOG_NS``.
 FLOOR_FEATURES = tuple(f"floor_{name}" for name in FLOORS)
@@ -211,7 +215,7 @@ def _static_blocks(cols: dict, sources, items: np.ndarray, args: list[dict]):
 
 # ------------------------------------------------------------------------------------- features
 def to_launch_features(launches: "pd.DataFrame | LaunchColumns", sources: "pd.DataFrame | LaunchColumns",
-                       devices: dict[str, dict]) -> np.ndarray:
+                       devices: dict[str, dict], warp_atomics: bool = True) -> np.ndarray:
     """Feature matrix Float32[N, len(feature_names())] for ``launches`` (rows of launches-*.parquet).
 
     Args:
@@ -222,6 +226,9 @@ def to_launch_features(launches: "pd.DataFrame | LaunchColumns", sources: "pd.Da
         sources: rows of sources.parquet (``source_id, lang, source``) covering every launch (read only
             for launches without ``analysis``).
         devices: device_id -> device.json descriptor.
+        warp_atomics: on GPU devices, the atomic depth counts a warp-uniform atomic once per warp
+            (:func:`kgraph.analysis.traffic.warp_atomic_depth`); False: per lane, as models made before session 23
+            read it (``config.json``'s ``warp_atomics``, :data:`WARP_ATOMICS_KEY`).
     """
     from kgraph.data.harness.descriptor import to_feature_vector
 
@@ -254,16 +261,19 @@ def to_launch_features(launches: "pd.DataFrame | LaunchColumns", sources: "pd.Da
     static = np.zeros((n, len(STATIC_FEATURES)))
     work = np.full((n, 2), np.nan)  # total fp32 and fp64 FLOPs (for the floors)
     traffic = np.zeros((n, len(TRAFFIC_FEATURES)))
+    warp_depth = np.zeros((n, 2))
     # the DRAM floor's footprint: the exact static one on both paths (a training row's measured one is a target)
     footprint = np.full(n, np.nan)
     if "analysis" in cols and "footprint_bytes" in cols:  # the caller's exact static ones
         footprint[:] = cols["footprint_bytes"]
     for idx, block, exact in _static_blocks(cols, sources, items, given):
         if block is not None:
-            static[idx], work[idx], traffic[idx] = block
+            static[idx], work[idx], traffic[idx], warp_depth[idx] = block
         if exact is not None:
             footprint[idx] = exact
     traffic[np.ix_(gpu, _CPU_ONLY_COLUMNS)] = 0.0  # how a CPU driver runs work-items says nothing of a GPU
+    if warp_atomics:
+        traffic[np.ix_(gpu, _DEPTH_COLUMNS)] = warp_depth[gpu]  # a warp applies a uniform atomic once
     floors = floors_ns(work[:, 0], work[:, 1], np.where(footprint >= 0, footprint, np.nan),
                        rates_of_rows(cols["device_id"], devices))
     return np.concatenate([hw, launch, static, log_floors(floors), traffic], axis=1).astype(np.float32)

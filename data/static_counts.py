@@ -49,11 +49,11 @@ def count_exprs(analysis) -> list:
 
 
 def feature_exprs(analysis) -> list:
-    """:func:`count_exprs` followed by the traffic expressions (``TRAFFIC_KEYS`` order): what
-    :func:`compile_counts` evaluates."""
-    from kgraph.analysis.traffic import traffic_exprs
+    """:func:`count_exprs`, the traffic expressions (``TRAFFIC_KEYS`` order), then the atomic depth on a GPU
+    (:func:`kgraph.analysis.traffic.warp_atomic_depth`): what :func:`compile_counts` evaluates."""
+    from kgraph.analysis.traffic import traffic_exprs, warp_atomic_depth
 
-    return count_exprs(analysis) + traffic_exprs(analysis)
+    return count_exprs(analysis) + traffic_exprs(analysis) + [warp_atomic_depth(analysis)]
 
 
 def graph_of(source: str, lang: str, kernel_name: str):
@@ -73,7 +73,8 @@ def compile_counts(analysis) -> Callable[[dict], np.ndarray] | None:
     """Lambdify the kernel's symbolic per-work-item counts once (kept with ``analysis``, so every chunk
     and launch of the kernel shares it).
 
-    Returns ``fn(env) -> Float[len(STATIC_COUNTS) + len(TRAFFIC_KEYS), N]`` (the counts, then the traffic)
+    Returns ``fn(env) -> Float[len(STATIC_COUNTS) + len(TRAFFIC_KEYS) + 1, N]`` (the counts, the traffic, the
+    atomic depth on a GPU)
     where ``env`` maps symbol names (scalar parameters, ``gsz0..2``, ``lsz0..2``, ``ngrp0..2``) to Float[N]
     arrays; None when ``analysis`` is None.
     """
@@ -107,10 +108,11 @@ def _lambdify_counts(exprs: list) -> Callable[[dict], np.ndarray]:
 
 
 def static_block(analysis, env: dict[str, np.ndarray],
-                 items: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+                 items: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
     """The static-count feature columns Float[n, len(STATIC_FEATURES)], total (fp32, fp64) FLOPs
-    Float[n, 2] and traffic feature columns Float[n, len(TRAFFIC_FEATURES)] of n launches of one kernel,
-    from its analysis (None: unknown kernel).
+    Float[n, 2], traffic feature columns Float[n, len(TRAFFIC_FEATURES)] and the atomic depth on a GPU Float[n, 2]
+    (the values of ``traffic_global_atomic_depth`` and ``_total`` there) of n launches of one kernel, from its
+    analysis (None: unknown kernel).
 
     A loop of unknown trip count that a launch does not give (``trip_<line>`` in its args) takes its assumed
     count (:mod:`kgraph.analysis.trips`) in the feature columns, with ``static_known`` = :data:`KNOWN_ASSUMED`;
@@ -136,8 +138,9 @@ def static_block(analysis, env: dict[str, np.ndarray],
         assumed |= missing
         at_prior[name] = np.where(missing, float(prior), given)
         at_zero[name] = np.where(missing, 0.0, given)
-    values = evaluate(at_prior)  # [C + T, n]: the counts, then the traffic
-    per_item, traffic = values[:len(STATIC_COUNTS)], values[len(STATIC_COUNTS):]
+    values = evaluate(at_prior)  # [C + T + 1, n]: the counts, the traffic, the atomic depth on a GPU
+    per_item, traffic = values[:len(STATIC_COUNTS)], values[len(STATIC_COUNTS):len(STATIC_COUNTS) + len(TRAFFIC_KEYS)]
+    warp_depth = np.maximum(np.nan_to_num(values[-1], nan=0.0, posinf=0.0, neginf=0.0), 0.0)
     known = np.where(np.isfinite(per_item).all(0), np.where(assumed, KNOWN_ASSUMED, KNOWN_EXACT), 0.0)
     per_item = np.maximum(np.nan_to_num(per_item, nan=0.0, posinf=0.0, neginf=0.0), 0.0)
     traffic = np.maximum(np.nan_to_num(traffic, nan=0.0, posinf=0.0, neginf=0.0), 0.0)
@@ -154,4 +157,4 @@ def static_block(analysis, env: dict[str, np.ndarray],
     sectors = traffic_total[TRAFFIC_KEYS.index("global_sector_bytes")]
     traffic_cols = np.column_stack([np.log1p(traffic.T), np.log1p(traffic_total.T),
                                     np.log1p(flops / np.maximum(sectors, 1.0))])
-    return static, work, traffic_cols
+    return static, work, traffic_cols, np.column_stack([np.log1p(warp_depth), np.log1p(warp_depth * items)])

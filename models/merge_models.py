@@ -69,7 +69,7 @@ def merge_models(directories: list[str | Path], out: str | Path) -> Path:
         each = config.get("member_archs") or [config["arch"]] * size
         if any(a.get("use_tokens") or (a.get("use_graph") and a.get("graph", {}).get("lm_dim")) for a in each):
             raise ModelError(f"{d}: its members carry a language model; merging those is not supported")
-        for field in ("feature_names", "vocab_version"):
+        for field in ("feature_names", "vocab_version", "warp_atomics"):
             if configs and config.get(field) != configs[0].get(field):
                 raise ModelError(f"{d}: its {field} differ from {dirs[0]}'s; an ensemble's members read the "
                                  "same launch features")

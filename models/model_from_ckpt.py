@@ -58,7 +58,7 @@ def from_checkpoint(ckpt: "str | Path | list", out: str | Path, datasets: list[s
     """
     from safetensors.torch import save_file
 
-    from kgraph.data.features import feature_names
+    from kgraph.data.features import WARP_ATOMICS_KEY, feature_names
     from kgraph.models.ensemble import MAX_MEMBERS, lead_member, member_state
     from kgraph.schema import VOCAB_VERSION
 
@@ -120,7 +120,7 @@ def from_checkpoint(ckpt: "str | Path | list", out: str | Path, datasets: list[s
                 or {d["device_id"]: {k: v for k, v in d.items() if k != "campaign_rooflines"}
                     for d in trained_descriptors})
     devices = {**read_descriptors(datasets), **recorded}
-    config = {"format": FORMAT, "arch": dataclasses.asdict(arch), "feature_names": names,
+    config = {"format": FORMAT, "arch": dataclasses.asdict(arch), "feature_names": names, WARP_ATOMICS_KEY: True,
               "vocab_version": VOCAB_VERSION, "devices": devices, "trained_on": sorted(set(trained_on)),
               "source": {"checkpoint": ckpts[0].name, "datasets": datasets, "global_step": blob.get("global_step")}}
     if len(read) > 1:

@@ -7,7 +7,9 @@
 - ``config.json`` — ``format``, ``arch`` (``ModelConfig`` as a dict, graph vocabulary sizes resolved),
   ``feature_names``, ``vocab_version`` (graph vocabulary the model was trained with), ``devices``
   (device_id -> ``device.json`` of the training devices, so ``--device`` works without datasets),
-  ``source`` (checkpoint, training datasets, metrics when known);
+  ``source`` (checkpoint, training datasets, metrics when known), ``warp_atomics`` (true: trained on features that
+  count a warp-uniform atomic once per warp on GPUs; absent in models made before session 23, which read it per
+  lane);
 - ``lm/`` — the token encoder's Hugging Face directory (only when the model uses tokens).
 
 Write it from a Lightning checkpoint with::
@@ -194,7 +196,7 @@ class Predictor:
         from the same feature rows (None without an interval head)."""
         import torch
 
-        from kgraph.data.features import feature_names, to_launch_features
+        from kgraph.data.features import WARP_ATOMICS_KEY, feature_names, to_launch_features
         from kgraph.data.floors import FLOORS, launch_floors_ns
 
         names = feature_names()
@@ -215,7 +217,7 @@ class Predictor:
         out = []
         for start in range(0, len(launches), chunk):
             rows, sources, devices, kernels = to_tables(launches[start:start + chunk], footprints[start:start + chunk])
-            full = to_launch_features(rows, sources, devices)
+            full = to_launch_features(rows, sources, devices, bool(self.config.get(WARP_ATOMICS_KEY, False)))
             clip = self.hardware_range() if self.clamp_hardware else None
             if clip is not None:  # the network sees at most the trained devices' range; the floors are the device's
                 cols, lo, hi = clip

@@ -91,3 +91,21 @@ def atomic_targets(index, context: dict | None) -> sp.Expr | None:
     if any(s not in ranges and s not in trips for s in symbols):
         return None
     return sp.Mul(*(ranges[s] if s in ranges else sp.Max(sp.sympify(trips[s]), 1) for s in symbols))
+
+
+def warp_uniform(index, context: dict | None) -> bool:
+    """Whether every lane of a warp updates the same address at an atomic site: its index (sympy; None for a bare
+    pointer) reads no work-item id (``get_global_id``, ``get_local_id``; the group id is the warp's), no loop
+    variable and no value the analysis cannot see (a load, a call). The compiler can then prove the address uniform
+    and apply one atomic per warp for all its lanes (:func:`kgraph.analysis.traffic.traffic_exprs`).
+
+    Args:
+        index: the site's index; context: its ``Access.context`` (its enclosing loops' variables).
+    """
+    if index is None:
+        return True
+    loops = {sym for sym, _, _ in (context or {}).get("loops", [])}
+    lanes = {work_symbol(prefix, d) for prefix in ("gid", "lid") for d in range(3)}
+    return not any(s in loops or s in lanes or s.name.startswith(OPAQUE_PREFIXES)
+                   for s in normalize_ids(index).free_symbols)
+
