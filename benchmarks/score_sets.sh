@@ -3,7 +3,8 @@
 # (data/holdout to data/holdout8, every measured folder holdout*-<device> that exists; benchmarks.dataset_eval) and
 # the foreign set on the H200 and the H100 (benchmarks.foreign_predict). `python -m benchmarks.worn_sets OUT_DIR`
 # then reads the tables a shipping rule names. Write the rule before running this on a set no model has seen.
-#   bash benchmarks/score_sets.sh OUT_DIR NAME=MODEL_DIR [NAME=MODEL_DIR ...]
+#   [SKIP="holdout8"] bash benchmarks/score_sets.sh OUT_DIR NAME=MODEL_DIR [NAME=MODEL_DIR ...]
+# SKIP: sets left out (their folder names' prefixes before the device, e.g. a set kept untouched for a later rule)
 # e.g. bash benchmarks/score_sets.sh runs/s20/eval shipped=models/default v29=runs/s20/models/v29
 set -eu
 OUT=$1; shift
@@ -21,6 +22,7 @@ for h in holdout-nvidia-h200 holdout-nvidia-h100 holdout-pocl-xeon holdout2-nvid
          holdout7-nvidia-h200 holdout7-nvidia-h100 holdout7-pocl-xeon \
          holdout8-nvidia-h200 holdout8-nvidia-h100 holdout8-pocl-xeon; do
   [ -d "$D/$h" ] || continue
+  case " ${SKIP:-} " in *" ${h%%-*} "*) continue;; esac
   "$PY" -m benchmarks.dataset_eval --data "$D/$h" --models $MODELS --out "$OUT/$h" > "$OUT/$h.log" 2>&1
   tail -n 12 "$OUT/$h.log"
 done

@@ -54,10 +54,14 @@ def test_more_bins_less_depth_at_a_launch():
     launches = pd.DataFrame([{"device_id": "d", "source_id": "s", "kernel_name": "h", "dims": 1, "g0": 4096, "g1": 1,
                               "g2": 1, "l0": 256, "l1": 1, "l2": 1, "args": json.dumps({"n": 10, "B": b})}
                              for b in (1, 32, 4096)])
-    x = to_launch_features(launches, source, {"d": device})
+    x = to_launch_features(launches, source, {"d": device}, warp_atomics=False)  # per lane (test_warp_atomics.py)
     depth = x[:, feature_names().index("traffic_global_atomic_depth_total")].astype(np.float64)
     assert depth[0] > depth[1] > depth[2]
     assert np.expm1(depth[2]) == pytest.approx(4096 * 10 / 4096 + 4096 / 16 + 4096, rel=1e-5)
+    # a warp applies the group slot's and the counter's atomics once for its 32 lanes
+    warps = to_launch_features(launches, source, {"d": device})[:, feature_names().index(
+        "traffic_global_atomic_depth_total")].astype(np.float64)
+    assert np.expm1(warps[2]) == pytest.approx(4096 * 10 / 4096 + 4096 / 16 / 32 + 4096 / 32, rel=1e-5)
 
 
 HELPERS = r'''

@@ -221,12 +221,14 @@ class StaticFootprint:
             buffers.append((name, elem, mine, nbytes, known, fast))
         whole &= ~slow
         columns = [(name, elem, nbytes.tolist()) for name, elem, _, nbytes, _, _ in buffers]
+        # each quick launch's total, summed in buffer order as the per-launch path does (Python floats)
+        totals = [float(sum(row)) for row in zip(*(nbytes for _, _, nbytes in columns))] if columns else [0.0] * n
         reason = self.kernel_reason
         out = []
         for i, (quick, later) in enumerate(zip(whole.tolist(), slow.tolist())):
             if quick:
                 parts = [BufferFootprint(name, elem, nbytes[i], True, "") for name, elem, nbytes in columns]
-                out.append(FootprintResult(float(sum(b.bytes for b in parts)), not reason, parts, reason))
+                out.append(FootprintResult(totals[i], not reason, parts, reason))
             else:
                 out.append(self.evaluate(env(i)) if later else _result_of(self, i, buffers))
         return out

@@ -98,7 +98,7 @@ def atomic_caution(facts: KernelFacts) -> list[str]:
             "corpus its time was 0.3x to 11x the measured one at each kernel's median (BENCHMARKS.md section 48)"]
 
 
-def _envs(launches: list) -> dict:
+def launch_envs(launches: list) -> dict:
     """Arrays (an entry per launch of one kernel) of scalar arguments, given ``trip_<line>`` means (else NaN), sizes."""
     import numpy as np
 
@@ -114,7 +114,7 @@ def _envs(launches: list) -> dict:
 
 
 def _grown(env: dict, d: int, factors) -> dict:
-    """``env`` (:func:`_envs`) tiled once per factor (factor-major), dimension ``d``'s ``gsz``/``ngrp`` times it."""
+    """``env`` (:func:`launch_envs`) tiled once per factor (factor-major), dimension ``d``'s ``gsz``/``ngrp`` times it."""
     import numpy as np
 
     scale = np.repeat(np.asarray(factors, dtype=np.float64), len(env["gsz0"]))
@@ -128,7 +128,7 @@ def _per_item(analysis, env: dict, trips: bool = False) -> dict:
     NaN in every count, as ``KernelAnalysis.evaluate`` raises there."""
     import numpy as np
 
-    from kgraph.data.static_counts import STATIC_COUNTS, compile_counts
+    from kgraph.data.static_counts import STATIC_COUNTS, compile_count_exprs
 
     n = len(env["gsz0"])
     missing = analysis.symbols - set(env)
@@ -137,18 +137,19 @@ def _per_item(analysis, env: dict, trips: bool = False) -> dict:
         missing = {name for name in missing if not name.startswith("trip_")}
     if missing:
         return {name: np.full(n, np.nan) for name in STATIC_COUNTS}
-    values = compile_counts(analysis)(env)[:len(STATIC_COUNTS)]  # the counts (the traffic follows them)
+    values = compile_count_exprs(analysis)(env)  # the counts alone (not the traffic the features add)
     values = np.where(np.isfinite(values).all(0), values, np.nan)
     return dict(zip(STATIC_COUNTS, values))
 
 
-def static_counts_many(facts: KernelFacts, launches: list) -> list:
-    """:func:`static_counts` of each of ``launches`` (all of the kernel of ``facts``), evaluated at once."""
+def static_counts_many(facts: KernelFacts, launches: list, env: dict | None = None) -> list:
+    """:func:`static_counts` of each of ``launches`` (all of the kernel of ``facts``), evaluated at once; ``env``:
+    their :func:`launch_envs` when the caller has them."""
     import numpy as np
 
     if facts.analysis is None or not (facts.exact or facts.trips) or not launches:
         return [None] * len(launches)  # with trips: None for a launch that does not give them all (NaN below)
-    c = _per_item(facts.analysis, _envs(launches))
+    c = _per_item(facts.analysis, env if env is not None else launch_envs(launches))
     items = np.array([float(math.prod(l.global_size)) for l in launches])
     flops = (c["flops_fp32"] + c["flops_fp64"]) * items
     nbytes = (c["global_load_bytes"] + c["global_store_bytes"]) * items
@@ -172,15 +173,16 @@ def _work(analysis, env: dict):
     return (c["flops_fp32"] + c["flops_fp64"] + c["global_load_bytes"] + c["global_store_bytes"]) * items
 
 
-def coverage_warnings_many(facts: KernelFacts, launches: list) -> list[list[str]]:
+def coverage_warnings_many(facts: KernelFacts, launches: list, env: dict | None = None) -> list[list[str]]:
     """:func:`coverage_warnings` of each of ``launches`` (all of the kernel of ``facts``): the work at every launch and
-    at every growth of it in a dimension is one numpy evaluation; the store strides' coefficients are derived once."""
+    at every growth of it in a dimension is one numpy evaluation; the store strides' coefficients are derived once.
+    ``env``: their :func:`launch_envs` when the caller has them."""
     import numpy as np
 
     if facts.analysis is None or not launches:
         return [[] for _ in launches]
     out = [[] for _ in launches]
-    base_env = _envs(launches)
+    base_env = env if env is not None else launch_envs(launches)
     with np.errstate(all="ignore"):
         base = _work(facts.analysis, base_env)
         dims = np.array([len(l.global_size) for l in launches])
@@ -198,7 +200,8 @@ def coverage_warnings_many(facts: KernelFacts, launches: list) -> list[list[str]
                               f"launch has {g}: it covers about 1/{r[i]:.0f} of the problem its scalar arguments "
                               "describe")
     strides = _store_strides(facts)
-    if any(len(launch.global_size) >= _gap_dims(strides) for launch in launches):
+    fewest = _gap_dims(strides)
+    if any(len(launch.global_size) >= fewest for launch in launches):
         for i, launch in enumerate(launches):
             env = {k: float(v[i]) for k, v in base_env.items()}
             out[i].extend(_stride_gaps(strides, launch, env))

@@ -117,7 +117,8 @@ def static_facts(launches: list) -> tuple[list, list, list, dict]:
     exact; per kernel (``id`` of its graph) whether its analysis assumes a trip count. Made once per batch and passed
     to the predictor (each launch's interval margin by exactness) and to :func:`with_static_outputs`."""
     from kgraph.analysis.trips import trip_assumptions
-    from kgraph.app.static_checks import atomic_caution, coverage_warnings_many, kernel_facts, static_counts_many
+    from kgraph.app.static_checks import (atomic_caution, coverage_warnings_many, kernel_facts, launch_envs,
+                                          static_counts_many)
 
     by_kernel: dict[int, list[int]] = {}
     for i, launch in enumerate(launches):
@@ -128,7 +129,9 @@ def static_facts(launches: list) -> tuple[list, list, list, dict]:
         facts = kernel_facts(launches[idx[0]].graph)
         assumes[key] = bool(facts.analysis is not None and trip_assumptions(facts.analysis))
         group, caution = [launches[i] for i in idx], atomic_caution(facts)
-        for i, counts, messages in zip(idx, static_counts_many(facts, group), coverage_warnings_many(facts, group)):
+        env = launch_envs(group) if facts.analysis is not None else None  # made once for both
+        for i, counts, messages in zip(idx, static_counts_many(facts, group, env),
+                                       coverage_warnings_many(facts, group, env)):
             exact[i], warnings[i], why[i] = counts, messages + caution, facts.reason
     return exact, warnings, why, assumes
 
