@@ -49,6 +49,22 @@ COLD_ARGS = ["estimate", "examples/opencl/saxpy.cl", "--kernel", "saxpy", "--glo
              "--arg", "n=1048576", "--arg", "a=2", "--device", "h200"]
 
 
+def mapped_package(code: str) -> str:
+    """A folder whose ``kgraph/`` is the checkout ``code`` laid out as installed (pyproject's ``package-dir``:
+    ``kgraph.parsers``, ``.data``, ``.models`` and ``.examples`` are the checkout's top-level folders), made of
+    symbolic links in a temporary folder; put first on ``sys.path``, every ``kgraph.*`` import reads the copy, not
+    the editable install's folders."""
+    src = Path(code).resolve()
+    root = Path(tempfile.mkdtemp(prefix="kgraph_code_"))
+    (root / "kgraph").mkdir()
+    for entry in (src / "kgraph").iterdir():
+        (root / "kgraph" / entry.name).symlink_to(entry)
+    for name in ("parsers", "data", "models", "examples"):
+        if (src / name).is_dir() and not (root / "kgraph" / name).exists():
+            (root / "kgraph" / name).symlink_to(src / name)
+    return str(root)
+
+
 def pin_one_core(core: int | None = None) -> int:
     allowed = sorted(os.sched_getaffinity(0))
     core = allowed[-1] if core is None else core
@@ -150,7 +166,7 @@ def measure_cold(args) -> dict:
     exe = Path(sys.executable).with_name("kgraph")
     cmd = [str(exe)] if exe.is_file() else [sys.executable, "-m", "kgraph.app.cli.main"]
     if args.code:  # the console script's three lines, importing the copy
-        cmd = [sys.executable, "-c", f"import sys; sys.path.insert(0, {str(Path(args.code).resolve())!r}); "
+        cmd = [sys.executable, "-c", f"import sys; sys.path.insert(0, {args.code!r}); "
                "from kgraph.app.cli.main import main; sys.exit(main())"]
     walls, cpus = [], []
     for _ in range(args.cold_repeats):
@@ -233,10 +249,12 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"--compare {path}: not a readable record ({type(exc).__name__}: {exc})")
     if args.code and not (Path(args.code) / "kgraph").is_dir():
         parser.error(f"--code {args.code}: no kgraph/ folder there (a checkout of the repository)")
+    code = args.code
     core = pin_one_core(args.core)
     if args.code:
-        sys.path.insert(0, str(Path(args.code).resolve()))
-    record = {"label": args.label, "code": args.code or "installed", "core": core, "date": datetime.date.today().isoformat(),
+        args.code = mapped_package(args.code)  # the checkout as installed
+        sys.path.insert(0, args.code)
+    record = {"label": args.label, "code": code or "installed", "core": core, "date": datetime.date.today().isoformat(),
               "host": platform.node(), "cpus": os.cpu_count(), "python": platform.python_version(),
               "load_avg_start": os.getloadavg()}
     if "throughput" not in args.skip:

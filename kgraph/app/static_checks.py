@@ -122,13 +122,17 @@ def _grown(env: dict, d: int, factors) -> dict:
     return {**tiled, f"gsz{d}": tiled[f"gsz{d}"] * scale, f"ngrp{d}": tiled[f"ngrp{d}"] * scale}
 
 
+#: rows from which :func:`_per_item` compiles the counts alone rather than reuse the features' compiled function
+MANY_ROWS = 4096
+
+
 def _per_item(analysis, env: dict, trips: bool = False) -> dict:
     """Per-work-item counts (name -> Float[N]) of ``analysis`` at ``env`` (arrays); ``trips``: unknown ``trip_<line>``
     counts set to 1. A launch whose counts do not all evaluate (a symbol without a value, a division by zero) gets
     NaN in every count, as ``KernelAnalysis.evaluate`` raises there."""
     import numpy as np
 
-    from kgraph.data.static_counts import STATIC_COUNTS, compile_count_exprs
+    from kgraph.data.static_counts import STATIC_COUNTS, compile_count_exprs, compile_counts
 
     n = len(env["gsz0"])
     missing = analysis.symbols - set(env)
@@ -137,7 +141,10 @@ def _per_item(analysis, env: dict, trips: bool = False) -> dict:
         missing = {name for name in missing if not name.startswith("trip_")}
     if missing:
         return {name: np.full(n, np.nan) for name in STATIC_COUNTS}
-    values = compile_count_exprs(analysis)(env)  # the counts alone (not the traffic the features add)
+    # many rows (a batch, its coverage growths): the counts alone, compiled once more, evaluate faster than the
+    # features' counts and traffic; few rows: the features' function, which a launch's features compile anyway
+    evaluate = compile_count_exprs(analysis) if n >= MANY_ROWS else compile_counts(analysis)
+    values = evaluate(env)[:len(STATIC_COUNTS)]
     values = np.where(np.isfinite(values).all(0), values, np.nan)
     return dict(zip(STATIC_COUNTS, values))
 
