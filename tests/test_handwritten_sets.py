@@ -9,11 +9,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kgraph.data import holdout, holdout2, holdout3, holdout4, holdout5, holdout6, holdout7, holdout8
+from kgraph.data import holdout, holdout2, holdout3, holdout4, holdout5, holdout6, holdout7, holdout8, holdout9
 
 ROOT = Path(__file__).resolve().parents[1]
 SETS = {"holdout": holdout, "holdout2": holdout2, "holdout3": holdout3, "holdout4": holdout4, "holdout5": holdout5,
-        "holdout6": holdout6, "holdout7": holdout7, "holdout8": holdout8}
+        "holdout6": holdout6, "holdout7": holdout7, "holdout8": holdout8, "holdout9": holdout9}
 SPECS = [s for module in SETS.values() for s in module.specs()]
 IDS = [s.kernel_id for s in SPECS]
 

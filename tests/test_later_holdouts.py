@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from kgraph.data import holdout, holdout2, holdout3, holdout4, holdout5, holdout6, holdout7, holdout8
+from kgraph.data import holdout, holdout2, holdout3, holdout4, holdout5, holdout6, holdout7, holdout8, holdout9
 from kgraph.data.corpus import all_specs
 from kgraph.data.corpus.spec import Arg, MAX_LAUNCH_BYTES
 from kgraph.data.handwritten import source_of
@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SETS = {"holdout2": (holdout2, holdout2.is_holdout2), "holdout3": (holdout3, holdout3.is_holdout3),
         "holdout4": (holdout4, holdout4.is_holdout4), "holdout5": (holdout5, holdout5.is_holdout5),
         "holdout6": (holdout6, holdout6.is_holdout6), "holdout7": (holdout7, holdout7.is_holdout7),
-        "holdout8": (holdout8, holdout8.is_holdout8)}
+        "holdout8": (holdout8, holdout8.is_holdout8), "holdout9": (holdout9, holdout9.is_holdout9)}
 SPECS = [s for module, _ in SETS.values() for s in module.specs()]
 IDS = [s.kernel_id for s in SPECS]
 NVIDIA = (1024, [1024, 1024, 64])
@@ -31,7 +31,8 @@ COVERS = {"holdout2": (24, {1, 2, 3}, {"float32", "float64", "int32", "uint32", 
           "holdout5": (20, {1, 2}, {"float32", "float64", "int32", "uint32"}),
           "holdout6": (20, {1, 2}, {"float32", "float64", "int32", "uint32"}),
           "holdout7": (20, {1, 2}, {"float32", "float64", "int32", "uint32"}),
-          "holdout8": (20, {1, 2}, {"float32", "float64", "int32", "uint32"})}
+          "holdout8": (20, {1, 2}, {"float32", "float64", "int32", "uint32"}),
+          "holdout9": (20, {1, 2}, {"float32", "float64", "int32", "uint32"})}
 
 
 @pytest.mark.parametrize("name", SETS)
@@ -117,7 +118,7 @@ def test_every_later_holdout_id_is_held_out():
     for name, (_, holds) in SETS.items():
         assert all(holds(s.kernel_id) == s.kernel_id.startswith(f"{name}.") for s in SPECS)
         assert not holds("holdout.trsm_colwise") and not holds(name)
-    assert is_holdout("holdout8.x") and not is_holdout("holdout9.x")
+    assert is_holdout("holdout9.x") and not is_holdout("holdout10.x")
     assert not any(is_holdout(s.kernel_id) for s in all_specs())
 
 

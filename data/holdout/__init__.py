@@ -19,13 +19,14 @@ from kgraph.data.holdout5.common import PREFIX as PREFIX5
 from kgraph.data.holdout6.common import PREFIX as PREFIX6
 from kgraph.data.holdout7.common import PREFIX as PREFIX7
 from kgraph.data.holdout8.common import PREFIX as PREFIX8
+from kgraph.data.holdout9.common import PREFIX as PREFIX9
 
 from .catalog import BUILDERS
 from .common import PREFIX
 
 #: Id prefixes of rows that must never be trained on.
 _HELD_OUT = (PREFIX + ".", PREFIX2 + ".", PREFIX3 + ".", PREFIX4 + ".", PREFIX5 + ".", PREFIX6 + ".",
-             PREFIX7 + ".", PREFIX8 + ".", "foreign_set.")
+             PREFIX7 + ".", PREFIX8 + ".", PREFIX9 + ".", "foreign_set.")
 
 
 _SET = SpecSet(PREFIX, BUILDERS)
@@ -34,8 +35,8 @@ get_spec = _SET.get_spec  # the spec of ``holdout.<name>`` or just ``<name>``
 
 
 def is_holdout(kernel_id: str) -> bool:
-    """True for the id of a holdout kernel, of the second to eighth holdout sets' (``holdout2.<name>`` to
-    ``holdout8.<name>``: :mod:`kgraph.data.holdout2` to :mod:`kgraph.data.holdout8`) or of the foreign test
+    """True for the id of a holdout kernel, of the second to ninth holdout sets' (``holdout2.<name>`` to
+    ``holdout9.<name>``: :mod:`kgraph.data.holdout2` to :mod:`kgraph.data.holdout9`) or of the foreign test
     set's (``foreign_set.<name>``,
     :mod:`kgraph.data.foreign_set`): such rows must never reach a training split."""
     return kernel_id.startswith(_HELD_OUT)
