@@ -104,3 +104,17 @@ def test_grid_boundary_test_with_two_values_per_id():
     edge = 1 - (1 - 2 / 64) * (1 - 2 / 32)
     assert c["global_store_bytes"] == pytest.approx(4.0)               # one store either way (was 6: 1/2 + 1)
     assert c["global_load_bytes"] == pytest.approx(edge * 4 + (1 - edge) * 20)
+
+
+def test_a_shifted_id_guard_is_a_fraction_not_a_failed_analysis():
+    """``(gid >> 6) < nframes`` (64 work-items a frame) is ``gid < 64 * nframes``: sympy's ``div(0, 1/64)`` had no
+    generators and failed, so the whole kernel had no analysis (holdout8's ``viterbi_k7_acs_local``, session 23)."""
+    src = """__kernel void k(__global const float *x, __global float *y, const int nframes) {
+      const int f = get_global_id(0) >> 6;
+      if (f < nframes) y[get_global_id(0)] = x[get_global_id(0)] * 2.0f;
+    }"""
+    unit = parse_source(src, "opencl")
+    analysis = analyze(unit.kernels[0], unit)
+    assert analysis.branches == []  # decided: no share of 1/2
+    counts = analysis.evaluate({"nframes": 4, "global_size": [1024], "local_size": [64]})
+    assert counts["flops_fp32"] == pytest.approx(64 * 4 / 1024)

@@ -38,6 +38,7 @@ the same id) returns None: the caller weighs both arms 1/2.
 from __future__ import annotations
 
 import sympy as sp
+from sympy.polys.polyerrors import ComputationFailed
 
 from kgraph.analysis.context import condition_value, node_text
 from kgraph.analysis.symbolic import SIZE_OF_ID, clip01, id_symbols, is_opaque, normalize_ids, work_symbol
@@ -199,9 +200,9 @@ class _Guard:
         if op_k in ("<=", ">"):
             c, op_k = c - 1, "<" if op_k == "<=" else ">="
         syms = sorted(k.free_symbols, key=str)
-        try:
-            q, r = sp.div(c, k, *syms)
-        except (sp.PolynomialError, sp.GeneratorsNeeded):
+        try:  # c = 0 divides as it is (``(gid >> 6) < n``: k = 1/64, which sympy's div cannot take without symbols)
+            q, r = (sp.Integer(0), sp.Integer(0)) if c == 0 else sp.div(c, k, *syms)
+        except (sp.PolynomialError, sp.GeneratorsNeeded, ComputationFailed):
             return None
         if r not in (0, -1) or not sp.sympify(q).is_integer:
             return None
