@@ -70,6 +70,10 @@ def test_matches_reference_on_cpu_opencl(spec, cpu_queue):
     ("holdout8.swept_aabb_slide_agents", "t_out = fmin(t_out, t1);", "t_out = fmax(t_out, t1);"),
     ("holdout8.ewald_real_excl_nlist", "(erf_r - two_a_sqrtpi", "(erf_r + two_a_sqrtpi"),
     ("holdout8.viterbi_k7_acs_local", "pick = m1 < m0;", "pick = m1 <= m0;"),
+    ("holdout9.lpc_levinson_frames_fp64", "a[i / 2] += ki * a[i / 2];", "a[i / 2] -= ki * a[i / 2];"),
+    ("holdout9.tile_bin_raster_local", "(by == ay && bx < ax)", "(by == ay && bx > ax)"),
+    ("holdout9.agc_sliding_rms_local", "if (s - hwin > 0) {", "if (s - hwin >= 0) {"),
+    ("holdout9.myers_typosquat_2d", "(ph << 1) | 1u", "(ph << 1)"),
 ])
 def test_broken_kernel_is_detected(kernel_id, old, new, cpu_queue):
     from kgraph.data.corpus.check import check_spec

@@ -10,4 +10,5 @@ from __future__ import annotations
 from . import (astro, astro_more, audio, audio_more, graphics, graphics_more, text, text_more)
 
 #: The builders, in the order of ``specs()``.
-BUILDERS = (*audio.BUILDERS, *audio_more.BUILDERS, *graphics.BUILDERS, *graphics_more.BUILDERS, *astro.BUILDERS, *astro_more.BUILDERS, *text.BUILDERS, *text_more.BUILDERS)
+BUILDERS = (*audio.BUILDERS, *audio_more.BUILDERS, *graphics.BUILDERS, *graphics_more.BUILDERS,
+            *astro.BUILDERS, *astro_more.BUILDERS, *text.BUILDERS, *text_more.BUILDERS)
