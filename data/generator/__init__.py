@@ -54,7 +54,8 @@ def specs_from_env() -> list[KernelSpec]:
     the unfiltered list, so ``fill-counts`` without the filter finds the same kernels.
 
     ``KGRAPH_GENERATOR_WITH`` (comma-separated recipe fields, e.g. ``atomic_target``) keeps the kernels whose
-    variant has every one of them set: a campaign aimed at one idiom (the atomics on loaded bins, session 18)."""
+    variant has every one of them set: a campaign aimed at one idiom (the atomics on loaded bins, session 18); a field
+    given as ``field=value`` (``atomic_target=counter``) must have that value."""
     import fnmatch
     import os
 
@@ -62,4 +63,8 @@ def specs_from_env() -> list[KernelSpec]:
     patterns = [p.strip() for p in os.environ.get("KGRAPH_GENERATOR_FAMILIES", "").split(",") if p.strip()]
     fields = [f.strip() for f in os.environ.get("KGRAPH_GENERATOR_WITH", "").split(",") if f.strip()]
     out = [s for s in out if any(fnmatch.fnmatchcase(s.family, p) for p in patterns)] if patterns else out
-    return [s for s in out if all(s.variant.get(f) for f in fields)]
+    def holds(variant: dict, field: str) -> bool:
+        name, sep, value = field.partition("=")
+        return str(variant.get(name)) == value if sep else bool(variant.get(name))
+
+    return [s for s in out if all(holds(s.variant, f) for f in fields)]

@@ -230,7 +230,8 @@ def assemble(b: Builder, r: Recipe, name: str, side=None) -> Assembled:
             post.append(ir.If(cond, (_update("damped" if aty.is_float else "hash", target, target),)))
     inner += update
     if r.atomic:
-        in_loop = bool(nest.levels) and b.chance(0.5) and not r.atomic_target  # a loaded bin: one per point
+        # a loaded bin: one per point; a counter: in the loop or once per point, as a bin from the ids
+        in_loop = bool(nest.levels) and b.chance(0.5) and r.atomic_target in ("", "counter")
         ivalue = None
         if r.compute == "int":
             src = tv if in_loop or not nest.levels else acc.scalar()

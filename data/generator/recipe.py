@@ -46,8 +46,9 @@ class Recipe:
     unroll: bool = False
     constant: bool = False
     #: where the atomic lands: "" (a bin from the ids), ``gathered``, ``runs`` or ``skewed`` (a bin loaded from
-    #: memory: uniform, sorted, or hub-skewed); drawn by :func:`atomic_target` for seeds from
-    #: :data:`LOADED_BINS_FROM_SEED` on (``skewed`` from :data:`SKEWED_BINS_FROM_SEED` on)
+    #: memory: uniform, sorted, or hub-skewed) or ``counter`` (one element every lane updates); drawn by
+    #: :func:`atomic_target` for seeds from :data:`LOADED_BINS_FROM_SEED` on (``skewed`` from
+    #: :data:`SKEWED_BINS_FROM_SEED` on, ``counter`` from :data:`COUNTER_FROM_SEED` on)
     atomic_target: str = ""
     #: a loop of data-dependent trip count beside the nest: "" (none), ``search``, ``converge``, ``fixup`` or
     #: ``segment``, and its variant (``exit_detail``); drawn by :func:`early_exit` from :data:`EARLY_EXIT_FROM_SEED`
@@ -70,7 +71,8 @@ class Recipe:
         """The idioms this recipe combines beyond a plain element-wise kernel."""
         named = {"loop": self.loops != "none", f"{self.mode}": self.mode != "direct", "vector": self.width > 1,
                  "regblock": bool(self.private), "atomic": bool(self.atomic),
-                 "atomic-loaded": bool(self.atomic_target), "early-exit": bool(self.early_exit),
+                 "atomic-loaded": self.atomic_target not in ("", "counter"),
+                 "atomic-counter": self.atomic_target == "counter", "early-exit": bool(self.early_exit),
                  "wgreduce": self.reduce,
                  "diverge": bool(self.diverge), "helper": self.helper, "macro": self.macro, "unroll": self.unroll,
                  "constant": self.constant, "inputs": len(self.inputs) > 1, "fp64": self.compute in ("fp64", "mixed"),
@@ -107,13 +109,17 @@ LOADED_BINS_FROM_SEED = 32
 #: the first seed whose loaded bins may be hub-skewed (session 19: a few bins take most updates, as a graph's hubs
 #: do in a scatter over edges); seed 32's kernels are unchanged
 SKEWED_BINS_FROM_SEED = 33
+#: the first seed whose atomics may update one counter (``hist[0]``), an address every lane of a warp shares, which
+#: NVIDIA's compiler applies once per warp (session 23, BENCHMARKS.md section 54); earlier seeds are unchanged
+COUNTER_FROM_SEED = 35
 
 
 def atomic_target(recipe: Recipe, seed: int, number: int, attempt: int) -> Recipe:
     """``recipe`` with where its atomic lands: from :data:`LOADED_BINS_FROM_SEED` on, half of the atomics update a
     bin loaded from memory (``gathered`` or ``runs``, a quarter each; from :data:`SKEWED_BINS_FROM_SEED` on, a
-    sixth each of ``gathered``, ``runs`` and ``skewed``), drawn from a generator of their own so that nothing else
-    of the kernel changes.
+    sixth each of ``gathered``, ``runs`` and ``skewed``; from :data:`COUNTER_FROM_SEED` on, 40% keep a bin from the
+    ids and 15% each update a loaded bin of the three kinds or one counter), drawn from a generator of their own so
+    that nothing else of the kernel changes.
 
     Args:
         recipe: a sampled recipe; seed, number, attempt: the kernel's (as :func:`~.build.generate`'s).
@@ -122,7 +128,8 @@ def atomic_target(recipe: Recipe, seed: int, number: int, attempt: int) -> Recip
         return recipe
     side = np.random.default_rng([int(seed), int(number), int(attempt), 18])
     table = {"": 50, "gathered": 25, "runs": 25} if seed < SKEWED_BINS_FROM_SEED else \
-        {"": 50, "gathered": 17, "runs": 17, "skewed": 16}
+        {"": 50, "gathered": 17, "runs": 17, "skewed": 16} if seed < COUNTER_FROM_SEED else \
+        {"": 40, "gathered": 15, "runs": 15, "skewed": 15, "counter": 15}
     return replace(recipe, atomic_target=_weighted(side, table))
 
 

@@ -110,12 +110,15 @@ def atomic(b: Builder, op: str, space: Space, k: ir.Expr | None, ivalue: ir.Expr
         target: "" (the bin from the ids, which the analysis bounds), ``gathered`` (``hist[bin[gi]]``, bins
             uniform in [0, B): a histogram of data) or ``runs`` (the same, bins sorted: neighbouring work-items
             share a bin, as rows of a sorted COO matrix do) or ``skewed`` (bins drawn so that a few hub bins take most
-            updates); the analysis cannot bound a loaded bin.
+            updates); the analysis cannot bound a loaded bin. ``counter``: every update lands on ``hist[0]`` (a
+            count of events, a cursor of stream compaction), an address every lane of a warp shares.
     """
     B = b.size("B", *B_SIZES)
     hist = b.buffer("hist", ir.INT, "B", role="out")
     gi = space.gi
-    if target:
+    if target == "counter":
+        index, spread = _i(0), gi if k is None else ir.binop("+", gi, k)
+    elif target:
         bins = b.buffer("bin", ir.INT, space.total)
         kind = {"gathered": "index", "runs": "sorted_index", "skewed": "skewed_index"}[target]
         b.structured_input(bins, ir.INT, space.total, kind, "B")
