@@ -83,14 +83,6 @@ def compile_counts(analysis) -> Callable[[dict], np.ndarray] | None:
     return analysis.derived("features.counts", lambda: _lambdify_counts(feature_exprs(analysis)))
 
 
-def compile_count_exprs(analysis) -> Callable[[dict], np.ndarray] | None:
-    """:func:`compile_counts` of the counts alone, Float[len(STATIC_COUNTS), N] (no traffic): what the estimate's
-    exact counts and coverage check evaluate, at every launch and its growths; None when ``analysis`` is None."""
-    if analysis is None:
-        return None
-    return analysis.derived("static_counts.counts", lambda: _lambdify_counts(count_exprs(analysis)))
-
-
 def _lambdify_counts(exprs: list) -> Callable[[dict], np.ndarray]:
     import sympy
 

@@ -53,6 +53,12 @@ class Launch:
     buffers: dict = dataclasses.field(default_factory=dict)
     derived: dict = dataclasses.field(default_factory=dict)
 
+    def key(self) -> tuple:
+        """What makes two launches the same prediction: the kernel (its graph: a kernel at given branch shares is one
+        of its own), its source (``-D`` macros), sizes, arguments, buffer lengths and device."""
+        return (id(self.graph), self.source, tuple(self.global_size), tuple(self.local_size), tuple(self.args.items()),
+                tuple(self.buffers.items()), id(self.device))
+
 
 def analysis_of(graph):
     """The kernel's one static analysis (``kgraph.graphs.analysis_of``: made on first use, kept on the

@@ -125,9 +125,7 @@ def traffic_exprs(analysis) -> list[sp.Expr]:
         executions = sp.sympify(access.executions)
         if access.kind == "atomic":
             atomics += executions
-            targets = atomic_targets(getattr(access, "index_expr", None), getattr(access, "context", None))
-            if targets is not None:
-                depth += executions / sp.Min(targets, sp.Max(executions * items, 1))
+            depth += _site_depth(access, executions, items)
             continue
         by_pattern[access.pattern] += executions * access.bytes
         sectors += executions * sector_bytes(access.pattern, access.bytes, access.stride)
@@ -140,17 +138,19 @@ def warp_atomic_depth(analysis) -> sp.Expr:
     """``global_atomic_depth`` of ``analysis`` on a GPU (per work-item, as :func:`traffic_exprs`' depth): each
     warp-uniform site's executions counted once per warp (the module docstring), every other site's as there."""
     items = sp.Mul(*(work_symbol("gsz", d) for d in range(3)))
-    depth = sp.Integer(0)
-    for access in analysis.accesses:
-        if access.space != "global" or access.kind != "atomic":
-            continue
-        executions = sp.sympify(access.executions)
-        index, context = getattr(access, "index_expr", None), getattr(access, "context", None)
-        targets = atomic_targets(index, context)
-        if targets is None:
-            continue
-        if warp_uniform(index, context):
-            executions = sp.Min(executions, sp.Max(executions, 1) / LANES)
-        depth += executions / sp.Min(targets, sp.Max(executions * items, 1))
-    return depth
+    return sp.Add(*(_site_depth(a, sp.sympify(a.executions), items, per_warp=True) for a in analysis.accesses
+                    if a.space == "global" and a.kind == "atomic"))
+
+
+def _site_depth(access, executions, items, per_warp: bool = False) -> sp.Expr:
+    """One atomic site's launch atomics per address, per work-item: ``executions`` ÷ the distinct addresses it can
+    hit (0 where the analysis cannot bound them); ``per_warp``: a warp-uniform site's executions counted once per
+    warp (the module docstring)."""
+    index, context = getattr(access, "index_expr", None), getattr(access, "context", None)
+    targets = atomic_targets(index, context)
+    if targets is None:
+        return sp.Integer(0)
+    if per_warp and warp_uniform(index, context):
+        executions = sp.Min(executions, sp.Max(executions, 1) / LANES)
+    return executions / sp.Min(targets, sp.Max(executions * items, 1))
 

@@ -291,11 +291,10 @@ class Model:
         from kgraph.data.floors import device_rates
 
         launches, inputs, as_grid = self.launches_of(requests, lang, default_file, default_device)
-        # a launch repeated in the batch (same kernel, sizes, arguments, device) is predicted once
+        keys = [(launch.key(), grid) for launch, grid in zip(launches, as_grid)]  # a repeated launch: predicted once
         first: dict = {}
-        for i, (launch, grid) in enumerate(zip(launches, as_grid)):
-            first.setdefault((id(launch.graph), launch.source, tuple(launch.global_size), tuple(launch.local_size),
-                              tuple(launch.args.items()), tuple(launch.buffers.items()), id(launch.device), grid), i)
+        for i, key in enumerate(keys):
+            first.setdefault(key, i)
         distinct = list(first.values())
         unique = [launches[i] for i in distinct]
         facts = static_facts(unique)  # exact counts first: they pick each launch's interval margin
@@ -313,9 +312,7 @@ class Model:
             pred["warnings"] = list(pred["warnings"] or []) + peak_warnings(launch, pred, rates) + clipped
         if len(unique) < len(launches):
             slot = {key: j for j, key in enumerate(first)}
-            predictions = [predictions[slot[(id(l.graph), l.source, tuple(l.global_size), tuple(l.local_size),
-                                              tuple(l.args.items()), tuple(l.buffers.items()), id(l.device), grid)]]
-                           for l, grid in zip(launches, as_grid)]
+            predictions = [predictions[slot[key]] for key in keys]
         return [{**i, **p, "warnings": list(p["warnings"])} for i, p in zip(inputs, predictions)]
 
     def _device(self, device, at: str, resolved: dict) -> dict:

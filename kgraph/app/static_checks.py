@@ -114,16 +114,13 @@ def launch_envs(launches: list) -> dict:
 
 
 def _grown(env: dict, d: int, factors) -> dict:
-    """``env`` (:func:`launch_envs`) tiled once per factor (factor-major), dimension ``d``'s ``gsz``/``ngrp`` times it."""
+    """``env`` (:func:`launch_envs`) tiled once per factor (factor-major), dimension ``d``'s ``gsz``/``ngrp`` times
+    it."""
     import numpy as np
 
     scale = np.repeat(np.asarray(factors, dtype=np.float64), len(env["gsz0"]))
     tiled = {name: np.tile(values, len(factors)) for name, values in env.items()}
     return {**tiled, f"gsz{d}": tiled[f"gsz{d}"] * scale, f"ngrp{d}": tiled[f"ngrp{d}"] * scale}
-
-
-#: rows from which :func:`_per_item` compiles the counts alone rather than reuse the features' compiled function
-MANY_ROWS = 4096
 
 
 def _per_item(analysis, env: dict, trips: bool = False) -> dict:
@@ -132,7 +129,7 @@ def _per_item(analysis, env: dict, trips: bool = False) -> dict:
     NaN in every count, as ``KernelAnalysis.evaluate`` raises there."""
     import numpy as np
 
-    from kgraph.data.static_counts import STATIC_COUNTS, compile_count_exprs, compile_counts
+    from kgraph.data.static_counts import STATIC_COUNTS, compile_counts
 
     n = len(env["gsz0"])
     missing = analysis.symbols - set(env)
@@ -141,10 +138,7 @@ def _per_item(analysis, env: dict, trips: bool = False) -> dict:
         missing = {name for name in missing if not name.startswith("trip_")}
     if missing:
         return {name: np.full(n, np.nan) for name in STATIC_COUNTS}
-    # many rows (a batch, its coverage growths): the counts alone, compiled once more, evaluate faster than the
-    # features' counts and traffic; few rows: the features' function, which a launch's features compile anyway
-    evaluate = compile_count_exprs(analysis) if n >= MANY_ROWS else compile_counts(analysis)
-    values = evaluate(env)[:len(STATIC_COUNTS)]
+    values = compile_counts(analysis)(env)[:len(STATIC_COUNTS)]  # the features' function: the counts lead
     values = np.where(np.isfinite(values).all(0), values, np.nan)
     return dict(zip(STATIC_COUNTS, values))
 
