@@ -118,8 +118,21 @@ def test_every_later_holdout_id_is_held_out():
     for name, (_, holds) in SETS.items():
         assert all(holds(s.kernel_id) == s.kernel_id.startswith(f"{name}.") for s in SPECS)
         assert not holds("holdout.trsm_colwise") and not holds(name)
-    assert is_holdout("holdout9.x") and not is_holdout("holdout10.x")
+    assert all(is_holdout(f"{module.common.PREFIX}.x") for module, _ in SETS.values())
+    assert is_holdout("holdout9.x") and is_holdout("holdout10.x")  # a set still being written is held out too
+    assert not any(is_holdout(k) for k in ("holdout", "holdoutx.y", "my_holdout2.x", "foreign.x", "vadd.f32"))
     assert not any(is_holdout(s.kernel_id) for s in all_specs())
+
+
+def test_is_holdout_imports_no_other_set():
+    """A half-written set must not break the check: kgraph.data.holdout imports no other set's catalogue."""
+    import subprocess
+    import sys
+
+    code = ("import sys, kgraph.data.holdout as h; assert h.is_holdout('holdout9.x'); "
+            "print(sorted(m for m in sys.modules if m.startswith('kgraph.data.holdout') and '.' not in m[19:]))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "['kgraph.data.holdout']", out
 
 
 @pytest.mark.parametrize("name", SETS)
