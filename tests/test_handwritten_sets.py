@@ -1,4 +1,4 @@
-"""What the hand-written test sets (kgraph.data.holdout to holdout7) must do, kernel by kernel: each
+"""What the hand-written test sets (kgraph.data.holdout to holdout10) must do, kernel by kernel: each
 reference changes its outputs (so a kernel that wrote nothing would fail), each kernel matches its reference on
 a CPU OpenCL device, a broken kernel is caught, and each set's page lists every kernel and its campaign."""
 from __future__ import annotations
@@ -9,11 +9,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kgraph.data import holdout, holdout2, holdout3, holdout4, holdout5, holdout6, holdout7, holdout8, holdout9
+from kgraph.data import holdout, holdout2, holdout3, holdout4, holdout5, holdout6, holdout7, holdout8, holdout9, holdout10
 
 ROOT = Path(__file__).resolve().parents[1]
 SETS = {"holdout": holdout, "holdout2": holdout2, "holdout3": holdout3, "holdout4": holdout4, "holdout5": holdout5,
-        "holdout6": holdout6, "holdout7": holdout7, "holdout8": holdout8, "holdout9": holdout9}
+        "holdout6": holdout6, "holdout7": holdout7, "holdout8": holdout8, "holdout9": holdout9,
+        "holdout10": holdout10}
 SPECS = [s for module in SETS.values() for s in module.specs()]
 IDS = [s.kernel_id for s in SPECS]
 
@@ -74,6 +75,10 @@ def test_matches_reference_on_cpu_opencl(spec, cpu_queue):
     ("holdout9.tile_bin_raster_local", "(by == ay && bx < ax)", "(by == ay && bx > ax)"),
     ("holdout9.agc_sliding_rms_local", "if (s - hwin > 0) {", "if (s - hwin >= 0) {"),
     ("holdout9.myers_typosquat_2d", "(ph << 1) | 1u", "(ph << 1)"),
+    ("holdout10.topk_bitonic_rows_local", "ij < ii", "ij > ii"),
+    ("holdout10.fhp_multispin_step_u32", "(~r & pair[(d + 1) % 3])", "(r & pair[(d + 1) % 3])"),
+    ("holdout10.lpm16_8_8_forward_ttl", "if (t <= 1) {", "if (t < 1) {"),
+    ("holdout10.d8_flowdir_slope_2d", "if (drop > best) {", "if (drop >= best) {"),
 ])
 def test_broken_kernel_is_detected(kernel_id, old, new, cpu_queue):
     from kgraph.data.corpus.check import check_spec
