@@ -120,7 +120,7 @@ def _inputs_vc(rng, sz):
     solid[0], solid[-1] = True, True
     for _ in range(2):
         rad = rng.uniform(0.05, 0.15)
-        solid |= (xc - rng.uniform(0.2, nx * h)) ** 2 + (yc - rng.uniform(0.3, 0.7)) ** 2 <= rad * rad
+        solid |= (xc - rng.uniform(0.2, max(nx * h, 0.2))) ** 2 + (yc - rng.uniform(0.3, 0.7)) ** 2 <= rad * rad
     flags = np.where(solid, VC_FLAG_SOLID, 0)
     flags[:, 0] |= np.where(solid[:, 0], 0, VC_FLAG_INFLOW)
     u, v = np.where(solid, 0.0, u), np.where(solid, 0.0, v)
