@@ -31,10 +31,10 @@ get_spec = _SET.get_spec  # the spec of ``holdout.<name>`` or just ``<name>``
 
 
 def is_holdout(kernel_id: str) -> bool:
-    """True for the id of a holdout kernel, of the second to ninth holdout sets' (``holdout2.<name>`` to
-    ``holdout9.<name>``: :mod:`kgraph.data.holdout2` to :mod:`kgraph.data.holdout9`, and any later set's) or of the foreign test
-    set's (``foreign_set.<name>``,
-    :mod:`kgraph.data.foreign_set`): such rows must never reach a training split."""
+    """True for the id of a holdout kernel, of a later hand-written set's (``holdout2.<name>``, ...,
+    ``holdout10.<name>``: :mod:`kgraph.data.holdout2` to :mod:`kgraph.data.holdout10`, and any set after them) or
+    of the foreign test set's (``foreign_set.<name>``, :mod:`kgraph.data.foreign_set`): such rows must never reach a
+    training split."""
     return _HELD_OUT.match(kernel_id) is not None
 
 

@@ -5,8 +5,9 @@
 
 These kernels are **never trained on**. The ninth set (``kgraph.data.holdout9``) decided in session 24;
 this one was written in that session by helpers who ran no kgraph tool on it, for the decision after the ninth's.
-They are not part of ``kgraph.data.corpus.all_specs()`` (nor of the generator's output, nor of the other sets), and training code refuses their rows through :func:`kgraph.data.holdout.is_holdout` (which knows the
-``holdout10.`` prefix); :func:`is_holdout10` recognises this set alone. Sources are package data under ``cl/``; launch
+They are not part of ``kgraph.data.corpus.all_specs()`` (nor of the generator's output, nor of the other sets), and
+training code refuses their rows through :func:`kgraph.data.holdout.is_holdout` (which knows every ``holdoutN.``
+prefix); :func:`is_holdout10` recognises this set alone. Sources are package data under ``cl/``; launch
 specs, inputs and numpy references are in :mod:`kgraph.data.holdout10.catalog` (two modules per kernel group). The
 kernels and the rules are in ``docs/HOLDOUT10.md``.
 """
