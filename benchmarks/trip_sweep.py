@@ -29,7 +29,7 @@ def sweep(trip: int, model: str, datasets: list[Path]):
         rows = []
         for dataset in datasets:
             summary, _ = evaluate(dataset, {"model": model})
-            whole = summary[summary["family"].isna()].iloc[0] if "family" in summary else summary.iloc[0]
+            whole = summary[summary["family"].isna()].iloc[0]  # the whole set's row (the others are per family)
             rows.append({"dataset": dataset.name, "trip": trip, **{c: whole[c] for c in COLUMNS}})
         return pd.DataFrame(rows)
     finally:
