@@ -162,7 +162,8 @@ def _groups(*keys: np.ndarray) -> dict[tuple, np.ndarray]:
 
 def _args_of(cols: dict) -> list[dict]:
     """The scalar arguments of each row: ``args`` as dicts (the estimate path) or JSON text (datasets)."""
-    return [json.loads(a) if isinstance(a, str) and a else a if isinstance(a, dict) else {} for a in cols["args"]]
+    return [a if type(a) is dict else json.loads(a) if isinstance(a, str) and a else a if isinstance(a, dict) else {}
+            for a in cols["args"].tolist()]
 
 
 def _launch_env(cols: dict, idx: np.ndarray, args: list[dict]) -> dict[str, np.ndarray]:
@@ -173,7 +174,7 @@ def _launch_env(cols: dict, idx: np.ndarray, args: list[dict]) -> dict[str, np.n
         g = cols[f"g{d}"][idx].astype(np.float64)
         lsz = cols[f"l{d}"][idx].astype(np.float64)
         env[f"gsz{d}"], env[f"lsz{d}"], env[f"ngrp{d}"] = g, lsz, np.ceil(g / np.maximum(lsz, 1))
-    for name in sorted({k for a in args for k in a}):
+    for name in sorted(set().union(*args)):  # every name a row gives
         env[name] = np.array([float(a.get(name, np.nan)) for a in args])
     return env
 
@@ -249,9 +250,13 @@ def to_launch_features(launches: "pd.DataFrame | LaunchColumns", sources: "pd.Da
     groups = np.ceil(g / np.maximum(lsz, 1)).prod(1)
     given = _args_of(cols)
     first = np.zeros((n, NUM_SCALAR_ARGS))  # the first scalar arguments, 0 where absent
-    for i, a in enumerate(given):  # a given trip count or branch share is not a scalar argument
-        values = [v for k, v in a.items() if not k.startswith(_LAUNCH_FACTS)][:NUM_SCALAR_ARGS]
-        first[i, :len(values)] = values
+    by_names: dict[tuple, list[int]] = {}  # rows by their argument names (a kernel's launches share them)
+    for i, a in enumerate(given):
+        by_names.setdefault(tuple(a), []).append(i)
+    for names, idx in by_names.items():  # a given trip count or branch share is not a scalar argument
+        rows = np.array(idx)
+        for j, name in enumerate([k for k in names if not k.startswith(_LAUNCH_FACTS)][:NUM_SCALAR_ARGS]):
+            first[rows, j] = [given[i][name] for i in idx]
     args = np.sign(first) * np.log1p(np.abs(first))
     launch = np.column_stack([
         cols["dims"].astype(np.float64), np.log2(g), np.log2(lsz), np.log2(items),

@@ -101,9 +101,10 @@ def parallel_fraction(global_sizes, local_sizes, compute_units) -> np.ndarray:
 
 def rates_of_rows(device_ids, devices: dict[str, dict]) -> dict[str, np.ndarray]:
     """:func:`device_rates` spread over rows: each key as Float[N] following ``device_ids``."""
-    device_ids = np.asarray(device_ids)
-    per_device = {d: device_rates(devices[d]) for d in np.unique(device_ids)}
-    return {k: np.array([per_device[d][k] for d in device_ids], dtype=np.float64)
+    names, rows = np.unique(np.asarray(device_ids), return_inverse=True)
+    per_device = [device_rates(devices[d]) for d in names]
+    # each distinct device's rates gathered by row (a batch's rows are mostly of one or a few devices)
+    return {k: np.array([rates[k] for rates in per_device], dtype=np.float64)[rows.reshape(-1)]
             for k in ("fp32", "fp64", "dram", "launch", "cache")}
 
 

@@ -13,6 +13,7 @@ import weakref
 from pathlib import Path
 
 from kgraph.data.static_footprint import exact_bytes, kernel_footprint
+from kgraph.errors import UsageError  # here, not in make_launch: an import there costs each launch ~1 us
 
 
 def kernels_of(path: str | Path, lang: str | None = None) -> dict:
@@ -98,29 +99,32 @@ def make_launch(graphs: dict, kernel: str, global_size: list[int], local_size: l
     (:func:`kgraph.analysis.segments.segment_trips`); a name that is not a buffer parameter, or a length that is
     not a positive integer, is a UsageError.
     """
-    from kgraph.errors import UsageError
-
     at = f"{where}: " if where else ""
     if kernel not in graphs:
         raise UsageError(f"{at}--kernel {kernel}: no kernel of that name in the file; its kernels: "
                          f"{', '.join(graphs) or '(none)'}")
     graph = graphs[kernel]
-    for name, sizes in (("--global", global_size), ("--local", local_size)):
-        if sizes is not None and not _positive_sizes(sizes):
-            raise UsageError(f"{at}{name} {sizes}: needs 1 to 3 positive integers")
+    # each check is one pass over the sizes, which also says whether they are ints already (a batch makes many)
+    found = _positive_sizes(global_size) if global_size is not None else _INTS
+    if not found:
+        raise UsageError(f"{at}--global {global_size}: needs 1 to 3 positive integers")
+    local_found = _positive_sizes(local_size) if local_size is not None else _INTS  # the default's are ints
+    if not local_found:
+        raise UsageError(f"{at}--local {local_size}: needs 1 to 3 positive integers")
     local = list(local_size) if local_size is not None else default_local_size(graph, list(global_size))
     if len(local) != len(global_size):
         raise UsageError(f"{at}--local {','.join(map(str, local))}: has {len(local)} dimension(s), --global has "
                          f"{len(global_size)}")
-    bad = [d for d, (g, l) in enumerate(zip(global_size, local)) if g % l]
-    if bad:
-        raise UsageError(f"{at}--local {','.join(map(str, local))} does not divide --global "
-                         f"{','.join(map(str, global_size))} in dimension {bad[0]}")
+    for d in range(len(local)):
+        if global_size[d] % local[d]:  # the first dimension it does not divide
+            raise UsageError(f"{at}--local {','.join(map(str, local))} does not divide --global "
+                             f"{','.join(map(str, global_size))} in dimension {d}")
     scalars, trips, branches = _parameters(graph)
-    missing = [n for n in scalars if n not in args]
-    if missing:
-        raise UsageError(f"{at}--arg: kernel {kernel} needs a value for scalar parameter(s) {', '.join(missing)} "
-                         f"(e.g. --arg {missing[0]}=4096)")
+    for name in scalars:  # a loop, not a list: the common case has none missing
+        if name not in args:
+            missing = [n for n in scalars if n not in args]
+            raise UsageError(f"{at}--arg: kernel {kernel} needs a value for scalar parameter(s) "
+                             f"{', '.join(missing)} (e.g. --arg {missing[0]}=4096)")
     unknown = [n for n in args if n not in scalars and n not in trips and n not in branches] \
         if len(args) != len(scalars) else ()
     if unknown:
@@ -149,18 +153,28 @@ def make_launch(graphs: dict, kernel: str, global_size: list[int], local_size: l
     if buffers:
         lengths = _buffer_lengths(graph, buffers, at)
         derived = {n: v for n, v in _segment_means(graph, lengths, local).items() if n not in given}
-    return Launch(graph, graph.unit.text, graph.lang, [int(g) for g in global_size], [int(v) for v in local],
-                  given | derived, device, lengths, derived)
+    sizes = list(global_size) if found == _INTS else [int(g) for g in global_size]
+    return Launch(graph, graph.unit.text, graph.lang, sizes, local if local_found == _INTS else [int(v) for v in local],
+                  given | derived if derived else given, device, lengths, derived)
 
 
-def _positive_sizes(sizes) -> bool:
-    """1 to 3 positive whole numbers (ints, or floats of whole value)."""
+_INTS, _WHOLE = 2, 1  # what _positive_sizes found: ints only (copied as they are), or some whole floats too
+
+
+def _positive_sizes(sizes) -> int:
+    """1 to 3 positive whole numbers (ints, or floats of whole value): ``_INTS`` when all are ints, ``_WHOLE``
+    when some are whole floats, 0 (false) otherwise."""
     if not 1 <= len(sizes) <= 3:
-        return False
+        return 0
+    found = _INTS
     for v in sizes:
-        if type(v) is not int and not int(v) == v or not v > 0:
-            return False
-    return True
+        if type(v) is not int:
+            if not int(v) == v:
+                return 0
+            found = _WHOLE
+        if not v > 0:
+            return 0
+    return found
 
 
 def _buffer_lengths(graph, buffers, at: str) -> dict[str, int]:
@@ -237,7 +251,11 @@ def to_tables(launches: list[Launch], footprints: list | None = None):
     from kgraph.data.harness.keys import source_id_of
 
     kernels, index_of, sources, analyses, sids, kernel_index = [], {}, {}, [], {}, []
+    last = (None, None, None)  # the previous launch's source, graph and kernel index (a batch repeats them)
     for launch in launches:
+        if launch.graph is last[1] and launch.source is last[0]:
+            kernel_index.append(last[2])
+            continue
         sid = sids.get(launch.source)
         if sid is None:
             sid = sids[launch.source] = source_id_of(launch.source)
@@ -248,6 +266,7 @@ def to_tables(launches: list[Launch], footprints: list | None = None):
             kernels.append(launch)
             analyses.append(analysis_of(launch.graph))
         kernel_index.append(index_of[key])
+        last = (launch.source, launch.graph, index_of[key])
     g = [l.global_size + [1] * (3 - len(l.global_size)) for l in launches]
     lsz = [l.local_size + [1] * (3 - len(l.local_size)) for l in launches]
     footprints = footprints if footprints is not None else [None] * len(launches)
@@ -278,25 +297,30 @@ def static_footprints(launches: list[Launch]) -> list:
         if fp is None:
             continue
         group = [launches[i] for i in idx]
-        for dims in sorted({len(l.global_size) for l in group}):  # one array shape per dimensionality
-            same = [(i, l) for i, l in zip(idx, group) if len(l.global_size) == dims]
-            args = {name: np.array([l.args[name] for _, l in same]) for name in same[0][1].args}
-            results = fp.evaluate_many(args, [l.global_size for _, l in same], [l.local_size for _, l in same])
-            for (i, _), result in zip(same, results):
+        dims = [len(l.global_size) for l in group]
+        shapes = sorted(set(dims))
+        for shape in shapes:  # one array shape per dimensionality (most kernels' launches have one)
+            at, same = (idx, group) if len(shapes) == 1 else (
+                [i for i, d in zip(idx, dims) if d == shape], [l for l, d in zip(group, dims) if d == shape])
+            args = {name: np.array([l.args[name] for l in same]) for name in same[0].args}
+            results = fp.evaluate_many(args, [l.global_size for l in same], [l.local_size for l in same])
+            for i, result in zip(at, results):
                 out[i] = result
     return out
 
 
-def with_static_footprint(launches: list[Launch], predictions: list[dict], footprints: list | None = None) -> list[dict]:
+def with_static_footprint(launches: list[Launch], predictions: list[dict], footprints: list | None = None,
+                          in_place: bool = False) -> list[dict]:
     """``predictions`` with ``footprint_bytes`` replaced by the static footprint where it is exact
     (``footprint_source`` = ``"static"``), else the model's (``"model"``), but never more than the launch's buffers
     hold where it gave every buffer's length (``--buffer``; ``"buffers"``: the sum of their bytes, an upper bound).
     ``footprints``: the launches' :func:`static_footprints` when the caller has them already (computed here
-    otherwise)."""
+    otherwise). ``in_place``: update the dicts of ``predictions`` themselves (a caller's own, made for this call),
+    not copies of them."""
     out = []
     for launch, fp, pred in zip(launches, footprints if footprints is not None else static_footprints(launches),
                                 predictions):
-        pred = dict(pred)
+        pred = pred if in_place else dict(pred)
         exact = exact_bytes(fp)
         if not math.isnan(exact):
             pred["footprint_bytes"], pred["footprint_source"] = exact, "static"

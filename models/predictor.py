@@ -148,6 +148,15 @@ class Predictor:
         return [f"{names[c]}={v:.3g} [{a:.3g}, {b:.3g}]"
                 for c, v, a, b in zip(columns, values, lo, hi) if not a - 1e-9 <= v <= b + 1e-9]
 
+    def range_warning(self, descriptor: dict) -> list[str]:
+        """The warning ``kgraph estimate`` gives a launch on ``descriptor`` when it lies outside the trained devices'
+        range (:meth:`outside_range`); [] inside it."""
+        outside = self.outside_range(descriptor)
+        if not outside:
+            return []
+        return [f"device {descriptor.get('device_id')} lies outside the trained devices' range in "
+                f"{', '.join(outside)}; the model reads it clipped to that range (its floors are its own)"]
+
     def predict(self, launches: list[Launch], exact: list[bool] | None = None) -> list[dict]:
         """Predictions per launch: ``time_ns, floor_ns, bandwidth_gbs, dram_bw_gbs, footprint_bytes,
         footprint_source, flops, bytes, bound, bound_probability`` (natural units, the model's log outputs
@@ -166,7 +175,7 @@ class Predictor:
             n = len(inputs[2])
             predictions += self.forward(inputs, None if margins is None else margins[start:start + n])
             start += n
-        out = with_static_footprint(launches, predictions, footprints)
+        out = with_static_footprint(launches, predictions, footprints, in_place=True)  # forward's dicts are ours
         per_device: dict = {}  # each device's rates, derived once per call
         for launch, pred in zip(launches, out):
             # DRAM-side bandwidth: the traffic the footprint forces past the last-level cache ÷ time
@@ -225,9 +234,10 @@ class Predictor:
             features = torch.from_numpy(full[:, columns])
             # a launch of fewer work-groups than compute units has only that share of the FLOP peak: its
             # FLOP floors scaled up (the model's own floor features stay device-wide, as in training)
+            units = {d: float(devices[d].get("compute_units") or "nan") for d in devices}  # once per device
             floors = launch_floors_ns(full[:, floor_columns], np.stack([rows[f"g{d}"] for d in range(3)], 1),
                                       np.stack([rows[f"l{d}"] for d in range(3)], 1),
-                                      [float(devices[d].get("compute_units") or "nan") for d in rows["device_id"]])
+                                      [units[d] for d in rows["device_id"].tolist()])
             graphs = tokens = None
             if self.model.config.use_graph:
                 from kgraph.pyg import GraphBatch, graph_tensors
@@ -305,11 +315,12 @@ class Predictor:
             columns[hi_key] = (time * np.exp(offsets[:, 1])).tolist()
         else:
             columns[lo_key] = columns[hi_key] = [None] * n
+        # each launch's dict made once from one row of every column, the model's keys first (a repeated key
+        # keeps its first place and takes the last value, as a dict literal's does)
+        columns.update({"floor_ns": floor_max, "floor": [FLOORS[a] for a in floor_arg],
+                        "bound": [BOUND_CLASSES[c] for c in classes.tolist()], "bound_probability": probability})
         names = list(columns)
-        values = list(zip(*columns.values())) if names else [()] * n
-        return [{**dict(zip(names, values[i])), "floor_ns": floor_max[i], "floor": FLOORS[floor_arg[i]],
-                 "bound": BOUND_CLASSES[c], "bound_probability": probability[i]}
-                for i, c in enumerate(classes.tolist())]
+        return [dict(zip(names, row)) for row in zip(*columns.values())]
 
 
 def resolve_device(name: str, known: dict[str, dict] | None = None) -> dict:

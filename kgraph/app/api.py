@@ -35,23 +35,27 @@ from kgraph.errors import KGraphError, UsageError
 KERNEL_CACHE = 256  # source files whose kernels (graphs and their analyses) a Model keeps
 
 
-def _sizes(value, option: str) -> list[int] | None:
+def _sizes(value, at: str, option: str) -> list[int] | None:
     """An int, a sequence of ints, or ``"G0,G1"`` text -> list of ints (validated by ``make_launch``).
 
     Args:
         value: the sizes as given (None or "" for none).
-        option: the option named in the messages (``--global`` ...).
+        at, option: the message prefix and the option the messages name (``--global`` ...), joined only there.
     """
     if value is None or value == "":
         return None
-    if type(value) is list and 1 <= len(value) <= 3 and all(type(p) is int and p > 0 for p in value):
-        return list(value)  # the common case of a batch, without the per-part checks
+    if type(value) is list and 1 <= len(value) <= 3:  # the common case of a batch, without the per-part checks
+        for p in value:
+            if type(p) is not int or p <= 0:
+                break
+        else:
+            return list(value)
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         value = [value]
     parts = value if isinstance(value, (list, tuple)) else str(value).split(",")
-    out = [_size(p, value, option) for p in parts]
+    out = [_size(p, value, at + option) for p in parts]
     if not 1 <= len(out) <= 3:
-        raise UsageError(f"{option} {value}: {len(out)} dimensions; expected 1 to 3")
+        raise UsageError(f"{at}{option} {value}: {len(out)} dimensions; expected 1 to 3")
     return out
 
 
@@ -286,7 +290,7 @@ class Model:
         """The records of :meth:`estimate` for each request; ``where`` in a request (``file:line``)
         prefixes its error messages. A request may give ``grid``/``block`` instead of ``global``/``local``,
         ``defines`` (``-D`` macros) and ``buffers`` (buffer lengths, :meth:`estimate`)."""
-        from kgraph.app.launch_checks import peak_warnings
+        from kgraph.app.launch_checks import peak_warnings_many
         from kgraph.app.static_outputs import static_facts, with_static_outputs
         from kgraph.data.floors import device_rates
 
@@ -299,21 +303,20 @@ class Model:
         unique = [launches[i] for i in distinct]
         facts = static_facts(unique)  # exact counts first: they pick each launch's interval margin
         predictions = with_static_outputs(unique, self.predictor.predict(unique, [c is not None for c in facts[0]]),
-                                          [as_grid[i] for i in distinct], self.predictor.predict, facts)
+                                          [as_grid[i] for i in distinct], self.predictor.predict, facts, in_place=True)
         per_device: dict = {}  # each device's rates and range warning, derived once per batch
-        for launch, pred in zip(unique, predictions):  # a prediction past the device's peaks is flagged
+        for launch in unique:
             if id(launch.device) not in per_device:
-                outside = self.predictor.outside_range(launch.device)
-                per_device[id(launch.device)] = (device_rates(launch.device), [
-                    f"device {launch.device.get('device_id')} lies outside the trained devices' range in "
-                    f"{', '.join(outside)}; the model reads it clipped to that range (its floors are its own)"]
-                    if outside else [])
-            rates, clipped = per_device[id(launch.device)]
-            pred["warnings"] = list(pred["warnings"] or []) + peak_warnings(launch, pred, rates) + clipped
-        if len(unique) < len(launches):
+                per_device[id(launch.device)] = device_rates(launch.device), self.predictor.range_warning(launch.device)
+        devices = [per_device[id(launch.device)] for launch in unique]
+        peaks = peak_warnings_many(unique, predictions, [rates for rates, _ in devices])  # the batch tested at once
+        for pred, extra, (_, clipped) in zip(predictions, peaks, devices):  # a prediction past the peaks is flagged
+            pred["warnings"] = list(pred["warnings"] or []) + extra + clipped
+        if len(unique) < len(launches):  # a repeated launch's record is a copy of the first one's
             slot = {key: j for j, key in enumerate(first)}
             predictions = [predictions[slot[key]] for key in keys]
-        return [{**i, **p, "warnings": list(p["warnings"])} for i, p in zip(inputs, predictions)]
+            return [{**i, **p, "warnings": list(p["warnings"])} for i, p in zip(inputs, predictions)]
+        return [{**i, **p} for i, p in zip(inputs, predictions)]  # each record's warnings are its own list already
 
     def _device(self, device, at: str, resolved: dict) -> dict:
         """The descriptor of a request's device (an id, part of one, a ``device.json`` path or a
@@ -348,12 +351,12 @@ class Model:
 def _launch_sizes(req: dict, at: str) -> tuple[list[int], list[int] | None]:
     """(global, local) of a request: ``global``/``local`` as given, or ``grid`` x ``block`` and ``block``."""
     if req.get("grid") in (None, "") and req.get("block") in (None, ""):  # the common case, two parses fewer
-        g, local = _sizes(req.get("global"), f"{at}--global"), _sizes(req.get("local"), f"{at}--local")
+        g, local = _sizes(req.get("global"), at, "--global"), _sizes(req.get("local"), at, "--local")
         if g is None:
             raise UsageError(f"{at}--global: required (or --grid and --block for a CUDA launch)")
         return g, local
-    grid, block = _sizes(req.get("grid"), f"{at}--grid"), _sizes(req.get("block"), f"{at}--block")
-    g, local = _sizes(req.get("global"), f"{at}--global"), _sizes(req.get("local"), f"{at}--local")
+    grid, block = _sizes(req.get("grid"), at, "--grid"), _sizes(req.get("block"), at, "--block")
+    g, local = _sizes(req.get("global"), at, "--global"), _sizes(req.get("local"), at, "--local")
     if grid is None and block is None:
         if g is None:
             raise UsageError(f"{at}--global: required (or --grid and --block for a CUDA launch)")

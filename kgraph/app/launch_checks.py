@@ -193,21 +193,42 @@ def check_arguments(launch, at: str) -> None:
     Args:
         launch: the launch; at: message prefix.
     """
-    for param, kind in _argument_kinds(launch.graph):
-        if param.name not in launch.args:
+    args = launch.args
+    for name, param, low, high in _argument_checks(launch.graph):
+        if name not in args:
             continue
-        value = launch.args[param.name]
-        given = lambda: f"{at}--arg {param.name}={_number(value)}"  # noqa: E731 - only for a message
-        if kind == "float":
-            most = FLOAT_MAX.get(param.base_type)
-            if most is not None and abs(value) > most:
-                raise UsageError(f"{given()}: out of range for {param.base_type} (at most {most:g} in magnitude)")
+        value = args[name]
+        if low is None:  # a floating type, at most ``high`` in magnitude
+            if abs(value) > high:
+                raise UsageError(f"{_given(at, param, value)}: out of range for {param.base_type} (at most {high:g} "
+                                 "in magnitude)")
             continue
-        low, high = kind
         if value != int(value):
-            raise UsageError(f"{given()}: parameter {param.name} is {param.base_type}; give a whole number")
+            raise UsageError(f"{_given(at, param, value)}: parameter {param.name} is {param.base_type}; give a whole "
+                             "number")
         if not low <= value <= high:
-            raise UsageError(f"{given()}: out of range for {param.base_type} ({low} to {high})")
+            raise UsageError(f"{_given(at, param, value)}: out of range for {param.base_type} ({low} to {high})")
+
+
+def _argument_checks(graph) -> list:
+    """``(name, parameter, low, high)`` of each scalar parameter :func:`check_arguments` tests: an integer type's
+    range, or ``low`` None and a floating type's largest magnitude (``FLOAT_MAX``; ``double`` has none to test);
+    made once per graph from :func:`_argument_kinds` and kept on it."""
+    cached = getattr(graph, "_argument_checks", None)
+    if cached is None:
+        cached = []
+        for param, kind in _argument_kinds(graph):
+            if kind != "float":
+                cached.append((param.name, param, *kind))
+            elif FLOAT_MAX.get(param.base_type) is not None:
+                cached.append((param.name, param, None, FLOAT_MAX[param.base_type]))
+        graph._argument_checks = cached
+    return cached
+
+
+def _given(at: str, param, value: float) -> str:
+    """``--arg NAME=VALUE`` as a message names it (made only for a message)."""
+    return f"{at}--arg {param.name}={_number(value)}"
 
 
 def _argument_kinds(graph) -> list:
@@ -288,6 +309,40 @@ def peak_warnings(launch, prediction: dict, rates: dict | None = None) -> list[s
     if flops > peak * PEAK_MARGIN:
         out.append(f"the prediction implies {flops:,.0f} GFLOP/s, {flops / peak:.1f}x the device's peak "
                    f"{peak:,.0f} GFLOP/s: the prediction is beyond what the device can do")
+    return out
+
+
+def peak_warnings_many(launches: list, predictions: list[dict], rates: list[dict]) -> list[list[str]]:
+    """:func:`peak_warnings` of each launch of a batch: its tests, made over arrays without ``PEAK_MARGIN`` (and
+    any value not finite taken as a warning), pick the few launches that can have one, and only those are tested
+    and worded by :func:`peak_warnings` itself (the same messages; the rest have none).
+
+    Args:
+        launches: the launches predicted; predictions: their records (as :func:`peak_warnings`).
+        rates: per launch, ``kgraph.data.floors.device_rates`` of its device.
+
+    Shapes:
+        launches, predictions, rates: N each; returns N lists.
+    """
+    import numpy as np
+
+    def column(values) -> np.ndarray:
+        return np.array(values, dtype=np.float64)
+
+    time, footprint, requested, bandwidth, flops = (column([p[key] for p in predictions]) for key in (
+        "time_ns", "footprint_bytes", "bytes", "bandwidth_gbs", "flops"))
+    copy, cache = column([r["dram"] for r in rates]), column([r["cache"] for r in rates])
+    peak = np.maximum(column([r["fp32"] for r in rates]), column([r["fp64"] for r in rates]))
+    memory = column([float(launch.device.get("global_mem_bytes") or 0) for launch in launches])
+    with np.errstate(all="ignore"):
+        beyond = np.maximum(footprint - cache, 0.0)
+        maybe = ~np.isfinite(np.stack([time, footprint, requested, bandwidth, flops])).all(0) | ~(time > 0)
+        maybe |= (memory > 0) & (footprint > memory * 0.999)
+        maybe |= (beyond / time > copy) | (flops / time > peak)
+        maybe |= (requested > 0) & (beyond > 0) & (bandwidth * np.minimum(beyond / requested, 1.0) > copy)
+    out: list[list[str]] = [[] for _ in launches]
+    for i in np.flatnonzero(maybe).tolist():
+        out[i] = peak_warnings(launches[i], predictions[i], rates[i])
     return out
 
 

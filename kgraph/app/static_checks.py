@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from kgraph.exact_counts import data_dependent, exactness  # noqa: F401
 
 GROWTH = 2.0 ** 20
+LAZY_GROWTH = 256  # launches of a kernel from which coverage evaluates the first doubling alone before the rest
 _ID_PREFIXES = ("gid", "lid", "grp")
 
 
@@ -104,13 +105,12 @@ def launch_envs(launches: list) -> dict:
     import numpy as np
 
     names = sorted({name for l in launches for name in l.args})  # a given trip count may be in some launches only
-    args = np.array([[l.args.get(name, np.nan) for name in names] for l in launches],
-                    dtype=np.float64).reshape(len(launches), len(names))
-    env = {name: args[:, k] for k, name in enumerate(names)}
-    g = np.array([(l.global_size + [1, 1])[:3] for l in launches]).astype(np.float64)
-    lsz = np.array([(l.local_size + [1, 1])[:3] for l in launches]).astype(np.float64)
+    # column by column (one list per name and size, not a row per launch): the same float64 values
+    env = {name: np.array([l.args.get(name, np.nan) for l in launches], dtype=np.float64) for name in names}
     for d in range(3):
-        env.update({f"gsz{d}": g[:, d], f"lsz{d}": lsz[:, d], f"ngrp{d}": g[:, d] / lsz[:, d]})
+        g = np.array([s[d] if len(s) > d else 1 for s in (l.global_size for l in launches)]).astype(np.float64)
+        lsz = np.array([s[d] if len(s) > d else 1 for s in (l.local_size for l in launches)]).astype(np.float64)
+        env.update({f"gsz{d}": g, f"lsz{d}": lsz, f"ngrp{d}": g / lsz})
     return env
 
 
@@ -191,15 +191,32 @@ def coverage_warnings_many(facts: KernelFacts, launches: list, env: dict | None 
         factors = 2.0 ** np.arange(1, int(np.log2(GROWTH)) + 1)
         for d in range(int(dims.max())):
             # the launch grown 2x ... 2**20x in d: where the work first grows < 0.9x as fast, the guards saturate
-            work = _work(facts.analysis, _grown(base_env, d, factors)).reshape(len(factors), len(launches))
-            slower = work / (base * factors[:, None]) < 0.9
+            at = np.flatnonzero((dims > d) & np.isfinite(base) & (base != 0))
+            if not len(at):
+                continue
+            env_at = base_env if len(at) == len(launches) else {name: v[at] for name, v in base_env.items()}
+            if len(at) >= LAZY_GROWTH:
+                # a launch whose work already falls behind at the first doubling (every guarded launch that covers
+                # its problem: most of a batch) is never warned of, so the other growths are evaluated only for the
+                # rest (each launch's column is its own: the same numbers as evaluating all of them)
+                doubled = _work(facts.analysis, _grown(env_at, d, factors[:1]))
+                grows = np.isfinite(doubled) & ~(doubled / (base[at] * factors[0]) < 0.9)
+                at, env_at = at[grows], {name: v[grows] for name, v in env_at.items()}
+                if not len(at):
+                    continue
+                work = np.concatenate([doubled[grows][None], _work(facts.analysis, _grown(env_at, d, factors[1:]))
+                                       .reshape(len(factors) - 1, len(at))])
+            else:  # a few launches: one evaluation of every growth costs less than two
+                work = _work(facts.analysis, _grown(env_at, d, factors)).reshape(len(factors), len(at))
+            slower = work / (base[at] * factors[:, None]) < 0.9
             first = np.argmax(slower, axis=0)
-            r = work[first, np.arange(len(launches))] / base
-            for i in np.flatnonzero((dims > d) & np.isfinite(base) & (base != 0) & np.isfinite(work).all(0)
-                                    & slower.any(0) & ~slower[0] & (r > 1.5) & (r < GROWTH / 2)):
+            r = work[first, np.arange(len(at))] / base[at]
+            for j in np.flatnonzero(np.isfinite(work).all(0) & slower.any(0) & ~slower[0] & (r > 1.5)
+                                    & (r < GROWTH / 2)):
+                i, r_i = at[j], r[j]
                 g = launches[i].global_size[d]
-                out[i].append(f"dimension {d}: the kernel's guards admit about {g * r[i]:.0f} work-items but the "
-                              f"launch has {g}: it covers about 1/{r[i]:.0f} of the problem its scalar arguments "
+                out[i].append(f"dimension {d}: the kernel's guards admit about {g * r_i:.0f} work-items but the "
+                              f"launch has {g}: it covers about 1/{r_i:.0f} of the problem its scalar arguments "
                               "describe")
     strides = _store_strides(facts)
     fewest = _gap_dims(strides)

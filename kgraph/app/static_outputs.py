@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 
 Z90 = 1.2815515655446004  # the standard normal's 90% quantile: an 80% interval spans 2 * Z90 sigmas
+_SQRT2 = math.sqrt(2)
 
 
 def derived_bound(time_ns: float, counts: dict, roofline: dict, interval: tuple | None) -> tuple[str, float | None]:
@@ -62,10 +63,11 @@ def derived_bounds(times, counts: list[dict], rooflines: list[dict], lo: list, h
         sigma = np.log(hi_v / lo_v) / (2 * Z90)
         z = np.log(top / LATENCY_UTIL) / sigma  # ln(t*) - ln(t) in sigmas
     # P(ln T > ln t*) with ln T ~ N(ln t, sigma); math.erfc per launch (scipy's would cost a cold estimate its import)
-    p_latency = np.array([0.5 * math.erfc(v / math.sqrt(2)) if top_ > 0 and v == v else 1.0
+    p_latency = np.array([0.5 * math.erfc(v / _SQRT2) if top_ > 0 and v == v else 1.0
                           for v, top_ in zip(z.tolist(), top.tolist())], dtype=np.float64).reshape(top.shape)
     p = np.where(top > 0, np.where(bound == "latency", p_latency, 1.0 - p_latency), 1.0)
-    return [str(b) for b in bound], [float(v) if ok else None for v, ok in zip(p, has)]
+    # tolist: the same Python str and float as str(b) and float(v) of each element, without a numpy scalar each
+    return bound.tolist(), [v if ok else None for v, ok in zip(p.tolist(), has.tolist())]
 
 
 def trip_values(launch) -> tuple[dict[str, float], dict[str, float]]:
@@ -137,7 +139,7 @@ def static_facts(launches: list) -> tuple[list, list, list, dict]:
 
 
 def with_static_outputs(launches: list, predictions: list[dict], as_grid: list[bool], predict=None,
-                        facts: tuple | None = None) -> list[dict]:
+                        facts: tuple | None = None, in_place: bool = False) -> list[dict]:
     """``predictions`` with ``flops``/``bytes`` replaced by the exact static counts where the analysis has
     them (``flops_source``/``bytes_source`` ``"static"``, else ``"model"``), the bound class derived from them
     and the predicted time there (``bound_source`` ``"static"``, else ``"model"``: the classifier head's),
@@ -154,6 +156,7 @@ def with_static_outputs(launches: list, predictions: list[dict], as_grid: list[b
             assumed trip count has a bound, the time with each at its bound (given as its mean); else None, and
             always None without ``predict``.
         facts: :func:`static_facts` of ``launches`` when the caller made them (else made here).
+        in_place: update the dicts of ``predictions`` themselves (a caller's own, made for this call), not copies.
     """
     from dataclasses import replace
 
@@ -168,25 +171,29 @@ def with_static_outputs(launches: list, predictions: list[dict], as_grid: list[b
     out, at_bound = [], []  # at_bound: (position, the launch with its assumed loops at their bounds)
     derive = []  # positions whose class follows from exact counts and the predicted time
     for launch, pred, grid, counts, messages, reason in zip(launches, predictions, as_grid, exact, warnings, why):
-        pred = dict(pred)
-        assumed, bounds = trip_values(launch) if assumes[id(launch.graph)] else ({}, {})
+        pred = pred if in_place else dict(pred)
+        assumed, bounds = trip_values(launch) if assumes[id(launch.graph)] else (None, None)
         if assumed and set(bounds) == set(assumed):
             at_bound.append((len(out), replace(launch, args={**launch.args, **bounds})))
-        for name in ("flops", "bytes"):
-            if counts is not None:
-                pred[name] = counts[name]
-            pred[f"{name}_source"] = "static" if counts is not None else "model"
-        if counts is not None and (launch.device or {}).get("roofline") and pred.get("time_ns"):
-            derive.append(len(out))
+        # the keys in the order they always had: flops, flops_source, bytes, bytes_source (spelled out: this
+        # loop runs once per launch of a batch)
+        if counts is not None:
+            pred["flops"], pred["flops_source"], pred["bytes"], pred["bytes_source"] = (
+                counts["flops"], "static", counts["bytes"], "static")
+            if (launch.device or {}).get("roofline") and pred.get("time_ns"):
+                derive.append(len(out))
+            else:
+                pred["bound_source"] = "model"
+            pred["counts_note"] = ""
         else:
-            pred["bound_source"] = "model"
-        # why the static counts were not used (an unknown trip count names its loop, and what the model assumed
-        # for it), "" when they were
-        pred["counts_note"] = "" if counts is not None else "; ".join(filter(None, (
-            reason or "a symbol has no value at this launch",
-            describe_assumptions(analysis_of(launch.graph), assumed) if assumed else "",
-            segment_hint(launch, assumed) if assumed else "",
-            describe_branches(analysis_of(launch.graph), launch.args))))
+            pred["flops_source"], pred["bytes_source"], pred["bound_source"] = "model", "model", "model"
+            # why the static counts were not used (an unknown trip count names its loop, and what the model
+            # assumed for it)
+            pred["counts_note"] = "; ".join(filter(None, (
+                reason or "a symbol has no value at this launch",
+                describe_assumptions(analysis_of(launch.graph), assumed) if assumed else "",
+                segment_hint(launch, assumed) if assumed else "",
+                describe_branches(analysis_of(launch.graph), launch.args))))
         pred["time_at_bound_ns"] = None
         if messages and launch.lang == "cuda" and not grid:
             messages.append("for CUDA, --global is threads per dimension (grid x block); to pass the grid "
