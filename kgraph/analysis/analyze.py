@@ -21,7 +21,6 @@ from kgraph.analysis.inline import inline_call
 from kgraph.analysis.guards import early_exit, guard_atoms, guard_fraction, guard_ranges
 from kgraph.analysis.loops import Loop, for_loop, while_loop
 from kgraph.analysis.patterns import classify
-from kgraph.analysis.reaching import Reaching
 from kgraph.analysis.result import Access, KernelAnalysis
 from kgraph.analysis.statements import statement_costs, statement_key
 from kgraph.analysis.symbolic import (SymbolicEnv, assigned_names, average_over_ids, clip01, id_symbols,
@@ -44,8 +43,6 @@ class _Analyzer:
         self.ctx = Context(function, unit)
         multi = multi_assigned(function.body)
         self.env = SymbolicEnv(self.ctx, multi)
-        self.loop_starts: dict[str, object] = {}  # loop symbol name -> start value, for the loops walked so far
-        self.reaching = Reaching(function.body, self.env, self.loop_starts)
         self.loops: list[Loop] = []
         self.open_loops: list[int] = []
         self.loop_symbols: dict[sp.Symbol, Loop] = {}
@@ -213,7 +210,6 @@ class _Analyzer:
             previous = self.env.values.get(loop.var)
             self.env.bind(loop.var, sym)
             self.loop_symbols[sym] = loop
-            self.loop_starts[sym.name] = loop.start
         first_access = len(self.accesses)
         body = self.weighted(lambda: self.statement(node.child_by_field_name("body")), 1)
         per_iter = zero_counts()
@@ -301,7 +297,7 @@ class _Analyzer:
         self.env.bind(name, symbolic)
 
     def record_access(self, site) -> None:
-        index = self.reaching.resolve(self.index_expr(site))  # a local without one value: its slope, or a gather
+        index = self.index_expr(site)
         pattern, stride = classify(self.at_first_iteration(index))
         text = "".join(f"[{node_text(i)}]" for i in site.indices) if site.indices else node_text(site.index)
         self.accesses.append(Access(site.buffer, site.space, site.kind, site.bytes, " ".join(text.split()),

@@ -17,8 +17,7 @@ broadcast      1                                           SECTOR_BYTES / LANES
 indirect       LANES (each gathered element its own)       max(b, SECTOR_BYTES)
 =============  ==========================================  ===========================================
 
-with ``b`` the bytes of one execution of the access and ``s`` its stride in elements. Strided sites that together
-read or write whole rows (``a[4*i]`` to ``a[4*i + 3]``: :func:`row_groups`) count as coalesced. This ignores reuse
+with ``b`` the bytes of one execution of the access and ``s`` its stride in elements. This ignores reuse
 across instructions (a cache line read again by the next iteration) and across rows of a 2D work-group:
 it is a feature for the model to weigh, not a floor (:mod:`kgraph.data.floors` keeps only true bounds).
 
@@ -99,48 +98,17 @@ def sector_bytes(pattern: str, nbytes: int, stride) -> sp.Expr:
     return sp.Max(sp.Min(sp.Integer(SECTOR_BYTES), span), b, per_lane)
 
 
-def item_line_bytes(access, covered: bool = False) -> sp.Expr:
+def item_line_bytes(access) -> sp.Expr:
     """Bytes of cache lines one work-item brings in per execution of ``access`` walking its innermost loop
-    (the module docstring); ``covered``: the site is one of a group that together reads a row
-    (:func:`row_groups`), so outside loops its stride is the row's, 1."""
+    (the module docstring)."""
     context = getattr(access, "context", None) or {}
     loops = context.get("loops") or []
     var = loops[-1][0] if loops else work_symbol("gid", 0)
-    stride = sp.Integer(1) if covered and not loops else stride_along(getattr(access, "index_expr", None), var)
+    stride = stride_along(getattr(access, "index_expr", None), var)
     line = sp.Integer(LINE_BYTES)
     if stride is None or stride.has(sp.Derivative, sp.Subs, sp.Integral):
         return line
     return sp.Min(line, sp.Abs(stride) * access.bytes)  # the stride is in executions' units (float4s)
-
-
-def row_groups(accesses) -> set[int]:
-    """Indices (into ``accesses``) of global load or store sites that together read or write whole rows: sites of
-    one buffer, kind and execution count whose indices differ by integer constants, with one constant stride ``s``
-    (``|s|`` > 1) in ``gid0``, whose offsets hold ``|s|`` consecutive elements (``a[4*i]`` to ``a[4*i + 3]``; the
-    re and im of ``c[2*i]``, ``c[2*i + 1]``). Each alone is strided, and is priced as one by
-    :func:`sector_bytes`; together a warp's lanes read one contiguous run, as a coalesced site would."""
-    groups: dict = {}
-    for k, a in enumerate(accesses):
-        index = getattr(a, "index_expr", None)
-        if (a.space != "global" or a.kind not in ("load", "store") or a.pattern != "strided" or index is None
-                or getattr(a, "scale", 1) != 1 or not sp.sympify(a.stride).is_Integer):
-            continue
-        key = (a.buffer, a.kind, a.bytes, int(a.stride), sp.sympify(a.executions))
-        for members in groups.setdefault(key, []):
-            offset = sp.expand(index - members[0][1])
-            if offset.is_Integer:
-                members.append((k, index, int(offset)))
-                break
-        else:
-            groups[key].append([(k, index, 0)])
-    covered: set[int] = set()
-    for (_, _, _, stride, _), runs in groups.items():
-        for members in runs:
-            offsets = sorted({o for _, _, o in members})
-            if any(offsets[j + abs(stride) - 1] - offsets[j] == abs(stride) - 1
-                   for j in range(len(offsets) - abs(stride) + 1)):
-                covered.update(k for k, _, _ in members)
-    return covered
 
 
 def traffic_exprs(analysis) -> list[sp.Expr]:
@@ -151,8 +119,7 @@ def traffic_exprs(analysis) -> list[sp.Expr]:
     by_pattern = {p: sp.Integer(0) for p in ("coalesced", "strided", "broadcast", "indirect")}
     sectors, atomics, depth, lines = sp.Integer(0), sp.Integer(0), sp.Integer(0), sp.Integer(0)
     items = sp.Mul(*(work_symbol("gsz", d) for d in range(3)))
-    rows = row_groups(analysis.accesses)
-    for k, access in enumerate(analysis.accesses):
+    for access in analysis.accesses:
         if access.space != "global":
             continue
         executions = sp.sympify(access.executions)
@@ -160,10 +127,9 @@ def traffic_exprs(analysis) -> list[sp.Expr]:
             atomics += executions
             depth += _site_depth(access, executions, items)
             continue
-        pattern, stride = ("coalesced", sp.Integer(1)) if k in rows else (access.pattern, access.stride)
-        by_pattern[pattern] += executions * access.bytes
-        sectors += executions * sector_bytes(pattern, access.bytes, stride)
-        lines += executions * item_line_bytes(access, k in rows)
+        by_pattern[access.pattern] += executions * access.bytes
+        sectors += executions * sector_bytes(access.pattern, access.bytes, access.stride)
+        lines += executions * item_line_bytes(access)
     return [by_pattern["coalesced"], by_pattern["strided"], by_pattern["broadcast"], by_pattern["indirect"],
             sectors, atomics, depth, lines]
 
