@@ -26,7 +26,8 @@ FOREIGN = ("foreign_h200", "foreign_h100")
 SECOND = ("holdout2-nvidia-h200", "holdout2-nvidia-h100", "holdout2-pocl-xeon")
 #: the later hand-written sets, each scored whole: name -> its folders
 LATER = {name: (f"{name}-nvidia-h200", f"{name}-nvidia-h100", f"{name}-pocl-xeon")
-         for name in ("holdout3", "holdout4", "holdout5", "holdout6", "holdout7", "holdout8", "holdout9", "holdout10")}
+         for name in ("holdout3", "holdout4", "holdout5", "holdout6", "holdout7", "holdout8", "holdout9", "holdout10",
+                                "holdout11")}
 _FOREIGN_LINE = re.compile(r"kernels on \S+: MAPE ([0-9.]+)%")
 _BELOW = re.compile(r"predictions below the physical floor: (\d+)")
 

@@ -1,4 +1,4 @@
-"""What the hand-written test sets (kgraph.data.holdout to holdout10) must do, kernel by kernel: each
+"""What the hand-written test sets (kgraph.data.holdout to holdout11) must do, kernel by kernel: each
 reference changes its outputs (so a kernel that wrote nothing would fail), each kernel matches its reference on
 a CPU OpenCL device, a broken kernel is caught, and each set's page lists every kernel and its campaign."""
 from __future__ import annotations
@@ -9,12 +9,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kgraph.data import holdout, holdout2, holdout3, holdout4, holdout5, holdout6, holdout7, holdout8, holdout9, holdout10
+from kgraph.data import (holdout, holdout2, holdout3, holdout4, holdout5, holdout6, holdout7, holdout8, holdout9,
+                         holdout10, holdout11)
 
 ROOT = Path(__file__).resolve().parents[1]
 SETS = {"holdout": holdout, "holdout2": holdout2, "holdout3": holdout3, "holdout4": holdout4, "holdout5": holdout5,
         "holdout6": holdout6, "holdout7": holdout7, "holdout8": holdout8, "holdout9": holdout9,
-        "holdout10": holdout10}
+        "holdout10": holdout10, "holdout11": holdout11}
 SPECS = [s for module in SETS.values() for s in module.specs()]
 IDS = [s.kernel_id for s in SPECS]
 
@@ -79,6 +80,10 @@ def test_matches_reference_on_cpu_opencl(spec, cpu_queue):
     ("holdout10.fhp_multispin_step_u32", "(~r & pair[(d + 1) % 3])", "(r & pair[(d + 1) % 3])"),
     ("holdout10.lpm16_8_8_forward_ttl", "if (t <= 1) {", "if (t < 1) {"),
     ("holdout10.d8_flowdir_slope_2d", "if (drop > best) {", "if (drop >= best) {"),
+    ("holdout11.getrf_pivot_batch_fp64", "orow < rrow[lid]", "orow > rrow[lid]"),
+    ("holdout11.minimizer_rescan_window_u32", "if (ring[s] < best) {", "if (ring[s] <= best) {"),
+    ("holdout11.slab_walk_philox_fixed", "tau -= st * to_edge;", "tau += st * to_edge;"),
+    ("holdout11.ground_polar_slope_local", "max_slope * dr + ground_tol", "max_slope * dr - ground_tol"),
 ])
 def test_broken_kernel_is_detected(kernel_id, old, new, cpu_queue):
     from kgraph.data.corpus.check import check_spec
