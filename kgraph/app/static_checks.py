@@ -95,9 +95,9 @@ def atomic_caution(facts: KernelFacts) -> list[str]:
         return []
     lines = ", ".join(str(n) for n in facts.loaded_atomics)
     return [f"line{'s' if len(facts.loaded_atomics) > 1 else ''} {lines}: atomics on an address loaded from memory: "
-            "how many collide depends on the data, which the model cannot see; on the 16 such hand-written kernels "
+            "how many collide depends on the data, which the model cannot see; on the 19 such hand-written kernels "
             "it was scored on, its time was 0.08x to 21x the measured one at each kernel's median (BENCHMARKS.md "
-            "section 57)"]
+            "section 59)"]
 
 
 def launch_envs(launches: list) -> dict:
