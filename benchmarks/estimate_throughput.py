@@ -54,14 +54,14 @@ def mapped_package(code: str) -> str:
     ``kgraph.parsers``, ``.data``, ``.models`` and ``.examples`` are the checkout's top-level folders), made of
     symbolic links in a temporary folder; put first on ``sys.path``, every ``kgraph.*`` import reads the copy, not
     the editable install's folders."""
+    from benchmarks.package_layout import link_subpackages
+
     src = Path(code).resolve()
     root = Path(tempfile.mkdtemp(prefix="kgraph_code_"))
     (root / "kgraph").mkdir()
     for entry in (src / "kgraph").iterdir():
         (root / "kgraph" / entry.name).symlink_to(entry)
-    for name in ("parsers", "data", "models", "examples"):
-        if (src / name).is_dir() and not (root / "kgraph" / name).exists():
-            (root / "kgraph" / name).symlink_to(src / name)
+    link_subpackages(src, root / "kgraph")
     return str(root)
 
 

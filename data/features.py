@@ -162,7 +162,7 @@ def _groups(*keys: np.ndarray) -> dict[tuple, np.ndarray]:
 
 def _args_of(cols: dict) -> list[dict]:
     """The scalar arguments of each row: ``args`` as dicts (the estimate path) or JSON text (datasets)."""
-    return [a if type(a) is dict else json.loads(a) if isinstance(a, str) and a else a if isinstance(a, dict) else {}
+    return [a if isinstance(a, dict) else json.loads(a) if isinstance(a, str) and a else {}
             for a in cols["args"].tolist()]
 
 

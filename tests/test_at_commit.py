@@ -1,5 +1,6 @@
 """benchmarks/at_commit.sh: a command runs on the package as it was at a commit (every kgraph.* import from that
-commit's worktree, not the editable install), and the worktree is gone afterwards; misuse is one line."""
+commit's worktree, not the editable install), and the worktree is gone afterwards; misuse is one line; the throughput
+benchmark's copy maps the same folders (benchmarks/package_layout.py)."""
 from __future__ import annotations
 
 import subprocess
@@ -42,3 +43,21 @@ def test_misuse_is_one_line():
     assert "'not-a-commit-xyz' is not a commit" in done.stderr
     done = subprocess.run(["bash", str(SCRIPT), "HEAD"], capture_output=True, text=True, cwd=ROOT)
     assert done.returncode == 2 and "usage" in done.stderr
+
+
+def test_the_throughput_benchmarks_copy_maps_the_same_folders():
+    """``estimate_throughput --code`` builds its copy from the same pyproject mapping (benchmarks/package_layout.py)."""
+    import shutil
+
+    from benchmarks.estimate_throughput import mapped_package
+    from benchmarks.package_layout import subpackage_dirs
+
+    root = Path(mapped_package(str(ROOT)))
+    try:
+        names = subpackage_dirs(ROOT)
+        assert set(names) == {"parsers", "data", "models", "examples"}
+        for name, folder in names.items():
+            assert (root / "kgraph" / name).resolve() == folder.resolve()
+        assert (root / "kgraph" / "analysis").resolve() == (ROOT / "kgraph" / "analysis").resolve()
+    finally:
+        shutil.rmtree(root)
