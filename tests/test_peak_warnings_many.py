@@ -34,11 +34,10 @@ def _records(rng, launch, n: int) -> list[dict]:
         if rng.random() < 0.05:
             time = rng.choice([0.0, -1.0, float("nan"), float("inf")])
         requested = footprint * rng.choice([0.0, 0.5, 1.0, 10.0, 1000.0])
-        bandwidth = rates["dram"] * rng.choice([0.5, 1.0, PEAK_MARGIN, PEAK_MARGIN * 1.01, 22.0])
         scale = rng.choice([0.0, 0.9, PEAK_MARGIN, 1.01 * PEAK_MARGIN])
         flops = abs(time) * max(rates["fp32"], rates["fp64"]) * scale if np.isfinite(time) else 0.0
         out.append({"time_ns": time, "footprint_bytes": footprint, "footprint_source": "static", "bytes": requested,
-                    "bandwidth_gbs": bandwidth, "flops": flops})
+                    "bandwidth_gbs": requested / time if time else 0.0, "flops": flops})
     return out
 
 

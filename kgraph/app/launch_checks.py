@@ -16,7 +16,7 @@ device of its descriptor (``device.json``, docs/DEVICES.md):
 
 :func:`peak_warnings` says when a prediction implies more than the device can do: compulsory DRAM
 traffic (the footprint beyond the last-level cache) faster than the measured copy bandwidth, by the
-predicted time or by the predicted bandwidth; FLOP/s over the device's peak. ``PEAK_MARGIN`` leaves
+predicted time; FLOP/s over the device's peak. ``PEAK_MARGIN`` leaves
 room for measurement noise (measured launches reach 1.04x the copy bandwidth on the H200).
 """
 from __future__ import annotations
@@ -267,13 +267,14 @@ def _value_kind(dialect, base_type: str):
 
 
 def peak_warnings(launch, prediction: dict, rates: dict | None = None) -> list[str]:
-    """Warnings when ``prediction`` implies more than the device can do: DRAM traffic faster than its
-    copy bandwidth (by the predicted time, or by the predicted bandwidth for the share of the requested
-    bytes beyond the cache), FLOP/s over its peak (each past ``PEAK_MARGIN``).
+    """Warnings when ``prediction`` implies more than the device can do: DRAM traffic (the footprint beyond the
+    cache) faster than its copy bandwidth by the predicted time, FLOP/s over its peak (each past ``PEAK_MARGIN``),
+    a footprint over the device's memory. (The record's bandwidth is its bytes / its time, so it implies no
+    DRAM rate the time does not.)
 
     Args:
         launch: the launch predicted.
-        prediction: its record: ``time_ns, bandwidth_gbs, footprint_bytes, flops, bytes``.
+        prediction: its record: ``time_ns, footprint_bytes, flops``.
         rates: ``kgraph.data.floors.device_rates`` of the launch's device, when the caller has them.
     """
     from kgraph.data.floors import device_rates
@@ -295,15 +296,6 @@ def peak_warnings(launch, prediction: dict, rates: dict | None = None) -> list[s
         out.append(f"the predicted time implies {by_time:,.0f} GB/s of DRAM traffic (the footprint beyond the "
                    f"{_mib(rates['cache'])} cache / time), {by_time / copy:.1f}x the device's copy bandwidth "
                    f"{copy:,.0f} GB/s: the prediction is beyond what the device can do")
-    requested, bandwidth = float(prediction["bytes"]), float(prediction["bandwidth_gbs"])
-    if requested > 0 and beyond > 0:
-        share = min(beyond / requested, 1.0)
-        implied = bandwidth * share
-        if implied > copy * PEAK_MARGIN and by_time <= copy * PEAK_MARGIN:
-            out.append(f"the predicted bandwidth {bandwidth:,.0f} GB/s implies {implied:,.0f} GB/s from DRAM "
-                       f"({share:.0%} of the requested bytes lie beyond the {_mib(rates['cache'])} cache), "
-                       f"{implied / copy:.1f}x the device's copy bandwidth {copy:,.0f} GB/s: the predicted "
-                       f"bandwidth is beyond what the device can do")
     peak = max(rates["fp32"], rates["fp64"])
     flops = float(prediction["flops"]) / time
     if flops > peak * PEAK_MARGIN:
@@ -329,17 +321,15 @@ def peak_warnings_many(launches: list, predictions: list[dict], rates: list[dict
     def column(values) -> np.ndarray:
         return np.array(values, dtype=np.float64)
 
-    time, footprint, requested, bandwidth, flops = (column([p[key] for p in predictions]) for key in (
-        "time_ns", "footprint_bytes", "bytes", "bandwidth_gbs", "flops"))
+    time, footprint, flops = (column([p[key] for p in predictions]) for key in ("time_ns", "footprint_bytes", "flops"))
     copy, cache = column([r["dram"] for r in rates]), column([r["cache"] for r in rates])
     peak = np.maximum(column([r["fp32"] for r in rates]), column([r["fp64"] for r in rates]))
     memory = column([float(launch.device.get("global_mem_bytes") or 0) for launch in launches])
     with np.errstate(all="ignore"):
         beyond = np.maximum(footprint - cache, 0.0)
-        maybe = ~np.isfinite(np.stack([time, footprint, requested, bandwidth, flops])).all(0) | ~(time > 0)
+        maybe = ~np.isfinite(np.stack([time, footprint, flops])).all(0) | ~(time > 0)
         maybe |= (memory > 0) & (footprint > memory * 0.999)
         maybe |= (beyond / time > copy) | (flops / time > peak)
-        maybe |= (requested > 0) & (beyond > 0) & (bandwidth * np.minimum(beyond / requested, 1.0) > copy)
     out: list[list[str]] = [[] for _ in launches]
     for i in np.flatnonzero(maybe).tolist():
         out[i] = peak_warnings(launches[i], predictions[i], rates[i])

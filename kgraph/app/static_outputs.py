@@ -141,7 +141,8 @@ def static_facts(launches: list) -> tuple[list, list, list, dict]:
 def with_static_outputs(launches: list, predictions: list[dict], as_grid: list[bool], predict=None,
                         facts: tuple | None = None, in_place: bool = False) -> list[dict]:
     """``predictions`` with ``flops``/``bytes`` replaced by the exact static counts where the analysis has
-    them (``flops_source``/``bytes_source`` ``"static"``, else ``"model"``), the bound class derived from them
+    them (``flops_source``/``bytes_source`` ``"static"``, else ``"model"``), ``bandwidth_gbs`` as those bytes ÷ the
+    predicted time (what the output names it, not the bandwidth head's own value), the bound class derived from them
     and the predicted time there (``bound_source`` ``"static"``, else ``"model"``: the classifier head's),
     ``counts_note`` (why the counts are not exact, and the trip counts the model's inputs assumed),
     ``time_at_bound_ns`` and ``warnings`` for launches that do not cover their problem
@@ -194,6 +195,8 @@ def with_static_outputs(launches: list, predictions: list[dict], as_grid: list[b
                 describe_assumptions(analysis_of(launch.graph), assumed) if assumed else "",
                 segment_hint(launch, assumed) if assumed else "",
                 describe_branches(analysis_of(launch.graph), launch.args))))
+        if pred.get("time_ns") and pred.get("bytes") is not None:  # bandwidth: the record's bytes / its time (B/ns)
+            pred["bandwidth_gbs"] = float(pred["bytes"]) / float(pred["time_ns"])
         pred["time_at_bound_ns"] = None
         if messages and launch.lang == "cuda" and not grid:
             messages.append("for CUDA, --global is threads per dimension (grid x block); to pass the grid "

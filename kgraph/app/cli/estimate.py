@@ -58,17 +58,21 @@ def add_arguments(parser) -> None:
     add_progress_option(parser)
 
 
-def parse_arg(text: str, option: str = "--arg") -> tuple[str, float]:
+def parse_arg(text: str, option: str = "--arg", lanes: bool = True) -> tuple[str, float | str]:
+    """``(NAME, value)`` of ``NAME=VALUE``: a number, or with ``lanes`` a vector scalar's (``uint2``, ``float4``)
+    comma-separated lanes, kept as text for the API (``b=12345,678``, as ``kgraph measure`` takes them)."""
     name, sep, value = str(text).partition("=")
     if not sep or not name.strip():
         raise UsageError(f"{option} {text}: expected NAME=VALUE (e.g. --arg N=4096)")
+    parts = value.split(",") if lanes else [value]
     try:
-        number = float(value)
+        numbers = [float(v) for v in parts]
     except ValueError:
-        raise UsageError(f"{option} {text}: '{value}' is not a number") from None
-    if not math.isfinite(number):
+        what = "a number" if len(parts) == 1 else "a number or comma-separated numbers (a vector's lanes)"
+        raise UsageError(f"{option} {text}: '{value}' is not {what}") from None
+    if not all(math.isfinite(v) for v in numbers):
         raise UsageError(f"{option} {text}: the value must be finite")
-    return name.strip(), number
+    return name.strip(), numbers[0] if len(numbers) == 1 else value.strip()
 
 
 def read_batch(path: str) -> list[dict]:
@@ -142,8 +146,8 @@ def _csv_rows(p: Path, text: str) -> list[dict]:
             extra = rec.pop(None, None)
             if extra:
                 raise InputError(f"{p}:{n}: {len(extra)} more field(s) than the header has columns")
-            values = {k: parse_arg(f"{k}={v}", f"{p}:{n}: column")[1] for k, v in rec.items()
-                      if k and v not in (None, "")}
+            values = {k: parse_arg(f"{k}={v}", f"{p}:{n}: column", not k.startswith(BUFFER_COLUMN))[1]
+                      for k, v in rec.items() if k and v not in (None, "")}
             args = {k: v for k, v in values.items() if not k.startswith(BUFFER_COLUMN)}
             buffers = {k[len(BUFFER_COLUMN):]: v for k, v in values.items() if k.startswith(BUFFER_COLUMN)}
             rows.append({"where": f"{p}:{n}", **fixed, "args": args, "buffers": buffers or None})
@@ -170,7 +174,7 @@ def _requests(args) -> list[dict]:
     return [{"where": "", "file": args.file, "kernel": args.kernel, "global": args.global_size,
              "local": args.local_size, "grid": args.grid, "block": args.block,
              "args": dict(parse_arg(a) for a in args.arg), "device": None, "defines": defines,
-             "buffers": dict(parse_arg(b, "--buffer") for b in args.buffer) or None}]
+             "buffers": dict(parse_arg(b, "--buffer", lanes=False) for b in args.buffer) or None}]
 
 
 BATCH_CHUNK = 64  # least launches per estimate_many call while a --batch progress bar is drawn
