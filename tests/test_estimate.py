@@ -165,6 +165,12 @@ def test_a_vector_scalar_takes_its_lanes_and_bandwidth_is_bytes_over_time(capsys
     one = json.loads(capsys.readouterr().out)
     assert one["args"] == {"b": 12345.0, "c": 65536.0} and one["bytes_source"] == "static"
     assert one["bytes"] == 4 * 65536 and one["bandwidth_gbs"] == pytest.approx(one["bytes"] / one["time_ns"])
+    # lanes must match the parameter: a uint2 takes two, a scalar one
+    for arg, message in (("b=1,2,3", "--arg b=1,2,3: parameter b is uint2; give 2 comma-separated numbers, not 3"),
+                         ("c=5,6", "--arg c=5,6: parameter c is int; give one number, not 2")):
+        extra = ["--arg", "c=65536"] if arg.startswith("b") else ["--arg", "b=1,2"]
+        assert main(["estimate", rng, "--global", "65536", "--arg", arg, *extra, *common]) == 2
+        assert message in capsys.readouterr().err
     batch = tmp_path / "b.csv"
     batch.write_text('kernel,global,b,c\nuint2_seed_rng,65536,"12345,678",65536\n')
     assert main(["estimate", rng, "--batch", str(batch), *common]) == 0

@@ -7,15 +7,15 @@
     df = m.estimate_batch([{"file": "saxpy.cl", "kernel": "saxpy", "global": [1 << 20], "args": {...},
                             "device": "h200"}, ...])
 
-Each distinct source file is parsed once, and each kernel launched analysed once, per :class:`Model`: the
-kernels of a file are kept (up to ``KERNEL_CACHE`` files, keyed by the file's content, its ``-D`` macros
-and its includes' stamps), so a later call on the same file reuses its graphs and their one analysis;
-each distinct device is resolved once per call; launches are validated before the model is loaded; the footprint is the exact static one where the analysis proves it
-(``footprint_source``), else the model's; so are the FLOPs and bytes (``flops_source``, ``bytes_source``:
-the kernel's static counts evaluated at the launch, where they are exact; :mod:`kgraph.app.static_checks`), and
-there the bound class follows from them and the predicted time (``bound_source``, :mod:`kgraph.app.static_outputs`).
-``warnings`` lists launches that cover only part of the problem their scalar arguments describe.
-CUDA launches can be given as ``grid=``/``block=`` (blocks per grid and threads per block) instead of
+Each distinct source file is parsed once, and each kernel launched analysed once, per :class:`Model`: the kernels of a
+file are kept (up to ``KERNEL_CACHE`` files, keyed by the file's content, its ``-D`` macros and its includes' stamps),
+so a later call on the same file reuses its graphs and their one analysis; each distinct device is resolved once per
+call; launches are validated before the model is loaded; the footprint is the exact static one where the analysis
+proves it (``footprint_source``), else the model's; so are the FLOPs and bytes (``flops_source``, ``bytes_source``: the
+kernel's static counts evaluated at the launch, where they are exact; :mod:`kgraph.app.static_checks`), the bandwidth
+is those bytes ÷ the time, and there the bound class follows from them and the time (``bound_source``,
+:mod:`kgraph.app.static_outputs`). ``warnings`` names launches that cover only part of the problem their arguments
+describe. CUDA launches can be given as ``grid=``/``block=`` (blocks per grid and threads per block) instead of
 ``global_size`` (threads per dimension, grid x block) and ``local_size``; ``defines`` are ``-D`` macros.
 """
 from __future__ import annotations
@@ -86,8 +86,8 @@ _BIG = 2 ** 1000  # an int argument below this in magnitude converts to a finite
 
 
 def _scalar_args(args, at: str) -> dict[str, float]:
-    """Scalar argument values by name: numbers (or numeric text), finite; UsageError naming the one
-    that is not.
+    """Scalar argument values by name: numbers (or numeric text, a vector's lanes: :func:`check_lanes`), finite;
+    UsageError naming one that is not.
 
     Args:
         args: the request's ``args`` (a dict, or None).
@@ -183,7 +183,7 @@ class Model:
         key = (os.path.abspath(str(file)), lang, json.dumps(defines, sort_keys=True))
         stamp = _stamp(str(file))
         hit = self._kernels.get(key)
-        if hit is not None and stamp is not None and hit[0] == stamp and _includes_unchanged(hit[2]):
+        if hit is not None and stamp is not None and hit[0] == stamp and all(_stamp(p) == t for p, t in hit[2]):
             self._kernels.move_to_end(key)
             return hit[1]
         graphs = kernels_of(file, lang) if not defines else _kernels_with_defines(str(file), lang, defines)
@@ -242,7 +242,7 @@ class Model:
         given as CUDA ``grid``/``block``. UsageError/InputError as :meth:`estimate_many`."""
         import dataclasses
 
-        from kgraph.app.launch_checks import check_launch
+        from kgraph.app.launch_checks import check_lanes, check_launch
         from kgraph.models.launches import make_launch
 
         files, devices, launches, inputs, as_grid = {}, {}, [], [], []
@@ -273,6 +273,7 @@ class Model:
             args = _scalar_args(req.get("args"), at)
             launch = make_launch(files[fkey], kernel, g, local, args, descriptor, req.get("where", ""),
                                  req.get("buffers"))
+            check_lanes(req.get("args"), launch.graph, at)
             as_grid.append(bool(req.get("grid")))
             check_launch(launch, at, as_grid[-1], checked)
             if defines:  # the model reads the source text: the macros go in front of it
@@ -384,10 +385,6 @@ def _stamp(path: str) -> str | None:
         return hashlib.sha1(Path(path).read_bytes()).hexdigest()
     except OSError:
         return None
-
-
-def _includes_unchanged(includes: list) -> bool:
-    return all(_stamp(path) == stamp for path, stamp in includes)
 
 
 def _with_defines(source: str, defines: dict[str, str]) -> str:

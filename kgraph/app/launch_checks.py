@@ -210,6 +210,26 @@ def check_arguments(launch, at: str) -> None:
             raise UsageError(f"{_given(at, param, value)}: out of range for {param.base_type} ({low} to {high})")
 
 
+def check_lanes(args, graph, at: str) -> None:
+    """Each argument given as comma-separated lanes (``b=12345,678``) against its parameter: a vector scalar of
+    that many lanes (``uint2``: 2); the counts read lane 0, so extra or missing lanes would pass unseen.
+
+    Args:
+        args: the request's raw ``args`` (a dict, or None); graph: the launch's kernel graph; at: message prefix.
+    """
+    texts = {k: v for k, v in (args or {}).items() if isinstance(v, str) and "," in v}
+    if not texts:
+        return
+    params = {p.name: p for p in graph.function.params}
+    for name, value in texts.items():
+        param, lanes = params.get(name), len(value.split(","))
+        width = getattr(param, "vector_width", 1) if param is not None else None
+        if width is not None and width != lanes:
+            kind = f"{param.base_type}{width if width > 1 else ''}"
+            want = "one number" if width == 1 else f"{width} comma-separated numbers"
+            raise UsageError(f"{at}--arg {name}={value[:40]}: parameter {name} is {kind}; give {want}, not {lanes}")
+
+
 def _argument_checks(graph) -> list:
     """``(name, parameter, low, high)`` of each scalar parameter :func:`check_arguments` tests: an integer type's
     range, or ``low`` None and a floating type's largest magnitude (``FLOAT_MAX``; ``double`` has none to test);
