@@ -1,4 +1,4 @@
-"""What the hand-written test sets (kgraph.data.holdout to holdout11) must do, kernel by kernel: each
+"""What the hand-written test sets (kgraph.data.holdout to holdout12) must do, kernel by kernel: each
 reference changes its outputs (so a kernel that wrote nothing would fail), each kernel matches its reference on
 a CPU OpenCL device, a broken kernel is caught, and each set's page lists every kernel and its campaign."""
 from __future__ import annotations
@@ -10,12 +10,13 @@ import numpy as np
 import pytest
 
 from kgraph.data import (holdout, holdout2, holdout3, holdout4, holdout5, holdout6, holdout7, holdout8, holdout9,
-                         holdout10, holdout11)
+                         holdout10, holdout11, holdout12)
 
 ROOT = Path(__file__).resolve().parents[1]
 SETS = {"holdout": holdout, "holdout2": holdout2, "holdout3": holdout3, "holdout4": holdout4, "holdout5": holdout5,
         "holdout6": holdout6, "holdout7": holdout7, "holdout8": holdout8, "holdout9": holdout9,
-        "holdout10": holdout10, "holdout11": holdout11}
+        "holdout10": holdout10, "holdout11": holdout11,
+        "holdout12": holdout12}
 SPECS = [s for module in SETS.values() for s in module.specs()]
 IDS = [s.kernel_id for s in SPECS]
 
@@ -84,6 +85,10 @@ def test_matches_reference_on_cpu_opencl(spec, cpu_queue):
     ("holdout11.minimizer_rescan_window_u32", "if (ring[s] < best) {", "if (ring[s] <= best) {"),
     ("holdout11.slab_walk_philox_fixed", "tau -= st * to_edge;", "tau += st * to_edge;"),
     ("holdout11.ground_polar_slope_local", "max_slope * dr + ground_tol", "max_slope * dr - ground_tol"),
+    ("holdout12.hevc_luma_vedge_deblock_2d", "(5 * tc + 1) >> 1", "(5 * tc + 1) >> 2"),
+    ("holdout12.coulomb_j_boys_schwarz_fp64", "twot / (double)(2 * k + 1)", "twot / (double)(2 * k + 3)"),
+    ("holdout12.knapsack_row_keepbits_2d", "if (take > best) {", "if (take >= best) {"),
+    ("holdout12.saat_impact_accum_atomic", "seg_impact[gend] >= min_impact", "seg_impact[gend] > min_impact"),
 ])
 def test_broken_kernel_is_detected(kernel_id, old, new, cpu_queue):
     from kgraph.data.corpus.check import check_spec
