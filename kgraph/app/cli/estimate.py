@@ -44,7 +44,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--block", metavar="T0[,T1[,T2]]", help="CUDA: threads per block dimension (with --grid)")
     add_define_option(parser)
     parser.add_argument("--arg", action="append", default=[], metavar="NAME=VALUE",
-                        help="value of a scalar kernel parameter (repeat for each); also a loop's mean trip count "
+                        help="value of a scalar kernel parameter (repeat for each; a vector such as uint2 takes its "
+                             "lanes, b=1,2); also a loop's mean trip count "
                              "(trip_<line>=N) or a branch's share of executions (taken_<line>=P, 0 to 1), as the "
                              "output's counts note names them")
     parser.add_argument("--buffer", action="append", default=[], metavar="NAME=ELEMENTS",
