@@ -68,21 +68,65 @@ def data_dependent(unit, function, loop_lines: set | None = None) -> str:
     functions = [function] + [f for f in unit.functions if not f.is_kernel and f.body is not None]
     src = unit.source
 
+    def text(n) -> str:
+        return src[n.start_byte:n.end_byte].decode("utf-8", "replace")
+
+    def reads_memory(n) -> bool:
+        stack = [n]
+        while stack:
+            x = stack.pop()
+            if x.type == "subscript_expression":
+                return True
+            if x.type == "pointer_expression" and x.child_by_field_name("operator") is not None \
+                    and text(x.child_by_field_name("operator")) == "*":
+                return True
+            stack.extend(x.children)
+        return False
+
     def only_copies(n) -> bool:
         """Whether the statement ``n`` (None: an absent ``else``) only copies values: assignments and
         declarations whose right-hand sides are names or literals, nothing the counts include, no jump."""
         stack = [n] if n is not None else []
         while stack:
             x = stack.pop()
-            if x.type == "assignment_expression" and _text(src, x.child_by_field_name("operator")) != "=":
+            if x.type == "assignment_expression" and text(x.child_by_field_name("operator")) != "=":
                 return False
             if x.type not in _COPY_NODES:
                 return False
             stack.extend(c for c in x.children if c.is_named)
         return True
 
+    def names(n) -> set:
+        out, stack = set(), [n]
+        while stack:
+            x = stack.pop()
+            if x.type == "identifier":
+                out.add(text(x))
+            stack.extend(x.children)
+        return out
+
     for fn in functions:
-        tainted = tainted_names(src, fn.body)
+        tainted: set[str] = set()
+        assigns = []
+        stack = [fn.body]
+        while stack:
+            x = stack.pop()
+            stack.extend(x.children)
+            if x.type == "init_declarator" and x.child_by_field_name("value") is not None:
+                decl = x.child_by_field_name("declarator")
+                while decl is not None and decl.type != "identifier":
+                    decl = decl.child_by_field_name("declarator")
+                if decl is not None:
+                    assigns.append((text(decl), x.child_by_field_name("value")))
+            elif x.type == "assignment_expression" and x.child_by_field_name("left").type == "identifier":
+                assigns.append((text(x.child_by_field_name("left")), x.child_by_field_name("right")))
+        changed = True
+        while changed:
+            changed = False
+            for name, value in assigns:
+                if name not in tainted and (reads_memory(value) or names(value) & tainted):
+                    tainted.add(name)
+                    changed = True
         stack = [fn.body]
         while stack:
             x = stack.pop()
@@ -97,70 +141,11 @@ def data_dependent(unit, function, loop_lines: set | None = None) -> str:
                 cond = x.child_by_field_name("condition")
                 for arm in ("consequence", "alternative"):
                     a = x.child_by_field_name(arm)
-                    if a is not None and _reads_memory(src, a):
+                    if a is not None and reads_memory(a):
                         return f"line {x.start_point[0] + 1}: a ?: arm reads memory (the analysis counts both arms)"
-            if cond is not None and reads_data(src, cond, tainted):
+            if cond is not None and (reads_memory(cond) or names(cond) & tainted):
                 if x.type == "if_statement" and only_copies(x.child_by_field_name("consequence")) \
                         and only_copies(x.child_by_field_name("alternative")):
                     continue  # either way the same counts
                 return f"line {x.start_point[0] + 1}: a condition depends on data"
     return ""
-
-
-def reads_data(src: bytes, cond, tainted: set) -> bool:
-    """Whether the condition ``cond`` (a syntax node of ``src``) depends on data: it reads memory (an array
-    subscript or a dereference) or a name of ``tainted`` (:func:`tainted_names`)."""
-    return _reads_memory(src, cond) or bool(_names(src, cond) & tainted)
-
-
-def tainted_names(src: bytes, body) -> set:
-    """The locals of the function ``body`` (a syntax node of ``src``) whose value comes from memory: assigned from a
-    read of memory or from another such local, to a fixed point."""
-    assigns, stack = [], [body] if body is not None else []
-    while stack:
-        x = stack.pop()
-        stack.extend(x.children)
-        if x.type == "init_declarator" and x.child_by_field_name("value") is not None:
-            decl = x.child_by_field_name("declarator")
-            while decl is not None and decl.type != "identifier":
-                decl = decl.child_by_field_name("declarator")
-            if decl is not None:
-                assigns.append((_text(src, decl), x.child_by_field_name("value")))
-        elif x.type == "assignment_expression" and x.child_by_field_name("left").type == "identifier":
-            assigns.append((_text(src, x.child_by_field_name("left")), x.child_by_field_name("right")))
-    tainted: set[str] = set()
-    changed = True
-    while changed:
-        changed = False
-        for name, value in assigns:
-            if name not in tainted and (_reads_memory(src, value) or _names(src, value) & tainted):
-                tainted.add(name)
-                changed = True
-    return tainted
-
-
-def _text(src: bytes, n) -> str:
-    return src[n.start_byte:n.end_byte].decode("utf-8", "replace")
-
-
-def _reads_memory(src: bytes, n) -> bool:
-    stack = [n]
-    while stack:
-        x = stack.pop()
-        if x.type == "subscript_expression":
-            return True
-        if x.type == "pointer_expression" and x.child_by_field_name("operator") is not None \
-                and _text(src, x.child_by_field_name("operator")) == "*":
-            return True
-        stack.extend(x.children)
-    return False
-
-
-def _names(src: bytes, n) -> set:
-    out, stack = set(), [n]
-    while stack:
-        x = stack.pop()
-        if x.type == "identifier":
-            out.add(_text(src, x))
-        stack.extend(x.children)
-    return out

@@ -86,47 +86,6 @@ def test_an_affine_conjunct_bounds_the_loop_and_one_iteration_is_assumed(source,
     assert trip_assumptions(a) is trip_assumptions(a)  # made once per analysis
 
 
-FLIGHT = """__kernel void flight(__global const float *sig, __global int *hit, int max_iter, int n)
-{
-    int i = get_global_id(0);
-    int where = -2;
-    for (int it = 0; it < max_iter; it++) {
-        float s = sig[(i + it) % n];
-        if (s > 0.5f) {
-            where = it;
-            break;
-        }
-    }
-    hit[i] = where;
-}
-"""
-
-
-@pytest.mark.parametrize("body, leaves", [
-    ("float s = sig[(i + it) % n];\n if (s > 0.5f) { where = it; break; }", "'break' on line 7"),  # a local from memory
-    ("if (sig[it] > 0.5f) return;", "'return' on line 6"),                            # a return under a read
-    ("if (it >= n) break;\n where = it;", None),                                     # a scalar exit: counted to the bound
-    ("for (int j = 0; j < n; j++) { if (sig[j] > 0.f) break; }", None),               # the inner loop's break
-    ("switch (where) { case 0: if (sig[it] > 0.f) break; default: where = 1; }", None),  # the switch's break
-])
-def test_a_counted_loop_that_leaves_on_data_reads_as_one_of_unknown_trip_count(body, leaves):
-    src = FLIGHT.replace("""float s = sig[(i + it) % n];
-        if (s > 0.5f) {
-            where = it;
-            break;
-        }""", body)
-    a = analysis(src)
-    outer = a.loops[0]
-    if leaves is None:
-        assert outer.symbolic and "trip_5" not in a.symbols, outer.note
-        return
-    assert not outer.symbolic and leaves in outer.note and str(outer.upper) == "max_iter"
-    assert trip_assumptions(a) == {"trip_5": ASSUMED_TRIP}
-    assert {k: str(v) for k, v in trip_bounds(a).items()} == {"trip_5": "max_iter"}
-    # the loop's variable keeps its pattern: sig[(i + it) % n] is read at the first iteration's index, not opaque
-    assert a.counts["global_load_bytes"] != 0
-
-
 def test_no_bound_when_the_body_also_moves_the_loop_variable():
     src = """__kernel void skip(__global const int *d, __global int *out, int n)
     {

@@ -19,13 +19,12 @@ from kgraph.analysis.assignments import multi_assigned
 from kgraph.analysis.branches import share
 from kgraph.analysis.inline import inline_call
 from kgraph.analysis.guards import early_exit, guard_atoms, guard_fraction, guard_ranges
-from kgraph.analysis.loops import Loop, for_loop, leaving_on_data, while_loop
+from kgraph.analysis.loops import Loop, for_loop, while_loop
 from kgraph.analysis.patterns import classify
 from kgraph.analysis.result import Access, KernelAnalysis
 from kgraph.analysis.statements import statement_costs, statement_key
 from kgraph.analysis.symbolic import (SymbolicEnv, assigned_names, average_over_ids, clip01, id_symbols,
                                       sum_geometric, sum_over_affine, sum_polynomial, tidy, unclip)
-from kgraph.exact_counts import tainted_names
 
 
 
@@ -55,7 +54,6 @@ class _Analyzer:
         self.bool_aliases: dict = {}  # boolean locals set once -> their expression (see declare)
         self.assigned = assigned_names(function.body)
         self.conditions: list[tuple] = []  # (condition node, negated) of the enclosing ifs / early returns
-        self.tainted = tainted_names(unit.source, function.body)  # locals set from memory (a condition on data)
 
     def start_value(self, name: str, loop_node):
         """The value ``name`` has when ``loop_node`` starts: its declared initialiser, when every other
@@ -190,14 +188,12 @@ class _Analyzer:
         if init is not None:
             add_into(acc, self.entry(init, "loop_init"))
         loop = self.with_id_ranges(lambda: for_loop(node, self.env, lambda name: self.start_value(name, node)))
-        loop = leaving_on_data(loop, node, self.unit.source, self.tainted)
         return self.loop_body(node, loop, acc, node.child_by_field_name("condition"),
                               node.child_by_field_name("update"), cond_extra=1)
 
     def while_statement(self, node) -> dict:
         kind = "while" if node.type == "while_statement" else "do"
         loop = self.with_id_ranges(lambda: while_loop(node, self.env, lambda name: self.start_value(name, node)))
-        loop = leaving_on_data(loop, node, self.unit.source, self.tainted)
         return self.loop_body(node, loop, zero_counts(), condition_value(node.child_by_field_name("condition")),
                               None, cond_extra=1 if kind == "while" else 0)
 
@@ -209,7 +205,7 @@ class _Analyzer:
         self.loops.append(loop)
         self.open_loops.append(len(self.loops) - 1)
         sym, previous = None, None
-        if loop.var and (loop.symbolic or loop.raw_trip is not None):  # a loop leaving on data keeps its variable
+        if loop.var and loop.symbolic:
             sym = sp.Symbol(f"{loop.var}_L{loop.line}", integer=True)
             previous = self.env.values.get(loop.var)
             self.env.bind(loop.var, sym)

@@ -19,10 +19,8 @@ starts (:mod:`kgraph.analysis.loop_header` reads the header's parts).
 ``while (i OP b) { ...; i += c; }`` and ``do { ...; i += c; } while (i OP b);`` (one top-level update
 of ``i`` in the body, ``i``'s start value known where the loop starts) follow the same table (a ``do``
 loop runs at least once: ``Max(1, trip)``). ``break``/``continue`` in a body leave a note (the count
-is then an upper bound); a ``break`` or ``return`` under a condition on data makes the count unknown, the header's
-count its ``upper`` bound (:func:`leaving_on_data`). Anything else (a bound loaded from memory, a data-dependent exit,
-a variable written elsewhere in the body) is the symbol ``trip_<line>`` with ``symbolic=False``. ``#pragma unroll``
-never changes a count.
+is then an upper bound). Anything else (a bound loaded from memory, a data-dependent exit, a
+variable written elsewhere in the body) is the symbol ``trip_<line>`` with ``symbolic=False``. ``#pragma unroll`` never changes a count.
 Where such a loop's condition is a conjunction with one affine conjunct (``it < max_iter && err > tol``, either
 side, ``for``, ``while`` or ``do``), that conjunct's count is kept as the loop's ``upper`` bound
 (:mod:`kgraph.analysis.trips` assumes a trip count from it).
@@ -207,47 +205,6 @@ def _bounded_exit(node, kind: str, var: str, start, conditions: list, update, en
     loop = opaque_loop(node, kind, f"{kind} loop: data-dependent exit; at most {upper} iterations", var)
     loop.upper = upper
     return _noted(loop, extra)
-
-
-def leaving_on_data(loop: Loop, node, src: bytes, tainted: set) -> Loop:
-    """``loop`` (a ``for``/``while``/``do`` whose trip count came from its header) as a loop of data-dependent trip
-    count where its body can leave it by a ``break`` or a ``return`` under a condition on data
-    (:func:`kgraph.exact_counts.reads_data`: it reads memory or a name of ``tainted``): ``trip_<line>`` with the
-    header's count as its ``upper`` bound, as :func:`_bounded_exit` makes for ``i < n && <data>``; its variable,
-    start and step are kept, so accesses through the variable keep their pattern. Any other loop is returned as
-    it is."""
-    found = _data_exit(node, src, tainted) if loop.symbolic else None
-    if found is None:
-        return loop
-    jump, line = found
-    out = opaque_loop(node, loop.kind, f"{loop.kind} loop: leaves on data ('{jump}' on line {line}); at most "
-                                       f"{loop.trip} iterations", loop.var)
-    out.start, out.step, out.geometric, out.bound, out.raw_trip = loop.start, loop.step, loop.geometric, loop.bound, \
-        loop.raw_trip
-    out.upper = loop.trip
-    return out
-
-
-def _data_exit(node, src: bytes, tainted: set) -> tuple[str, int] | None:
-    """``(jump, line)`` of a ``break`` (of this loop: not one of a nested loop or ``switch``) or a ``return`` in the
-    body of the loop ``node`` that runs under a condition on data, else None."""
-    from kgraph.exact_counts import reads_data
-
-    body = node.child_by_field_name("body")
-    stack = [(body, False)] if body is not None else []
-    while stack:
-        n, nested = stack.pop()
-        jump = n.type == "return_statement" or n.type == "break_statement" and not nested
-        if jump:
-            up = n.parent
-            while up is not None and up != node:
-                if up.type == "if_statement" and reads_data(src, up.child_by_field_name("condition"), tainted):
-                    return n.type.split("_")[0], n.start_point[0] + 1
-                up = up.parent
-            continue
-        inner = nested or n.type in ("for_statement", "while_statement", "do_statement", "switch_statement")
-        stack.extend((c, inner) for c in n.named_children)
-    return None
 
 
 def _tested_variable(parts, body, env):
