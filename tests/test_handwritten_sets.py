@@ -1,4 +1,4 @@
-"""What the hand-written test sets (kgraph.data.holdout to holdout12) must do, kernel by kernel: each
+"""What the hand-written test sets (kgraph.data.holdout to holdout13) must do, kernel by kernel: each
 reference changes its outputs (so a kernel that wrote nothing would fail), each kernel matches its reference on
 a CPU OpenCL device, a broken kernel is caught, and each set's page lists every kernel and its campaign."""
 from __future__ import annotations
@@ -10,13 +10,13 @@ import numpy as np
 import pytest
 
 from kgraph.data import (holdout, holdout2, holdout3, holdout4, holdout5, holdout6, holdout7, holdout8, holdout9,
-                         holdout10, holdout11, holdout12)
+                         holdout10, holdout11, holdout12, holdout13)
 
 ROOT = Path(__file__).resolve().parents[1]
 SETS = {"holdout": holdout, "holdout2": holdout2, "holdout3": holdout3, "holdout4": holdout4, "holdout5": holdout5,
         "holdout6": holdout6, "holdout7": holdout7, "holdout8": holdout8, "holdout9": holdout9,
         "holdout10": holdout10, "holdout11": holdout11,
-        "holdout12": holdout12}
+        "holdout12": holdout12, "holdout13": holdout13}
 SPECS = [s for module in SETS.values() for s in module.specs()]
 IDS = [s.kernel_id for s in SPECS]
 
@@ -89,6 +89,10 @@ def test_matches_reference_on_cpu_opencl(spec, cpu_queue):
     ("holdout12.coulomb_j_boys_schwarz_fp64", "twot / (double)(2 * k + 1)", "twot / (double)(2 * k + 3)"),
     ("holdout12.knapsack_row_keepbits_2d", "if (take > best) {", "if (take >= best) {"),
     ("holdout12.saat_impact_accum_atomic", "seg_impact[gend] >= min_impact", "seg_impact[gend] > min_impact"),
+    ("holdout13.net_hpwl_rudy_group_atomic", "min(x1 + 1, (tx + 1) * tile)", "min(x1, (tx + 1) * tile)"),
+    ("holdout13.pbd_cloth_grid_color_2d", "pa.xyz += ", "pa.xyz -= "),
+    ("holdout13.range_compress_iq16_2d", "xq * h.x - xi * h.y", "xq * h.x + xi * h.y"),
+    ("holdout13.pf_mismatch_polar_csr_fp64", "(y.x * s - y.y * c)", "(y.x * s + y.y * c)"),
 ])
 def test_broken_kernel_is_detected(kernel_id, old, new, cpu_queue):
     from kgraph.data.corpus.check import check_spec
