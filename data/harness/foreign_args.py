@@ -76,15 +76,28 @@ def _components(param, value) -> list[str]:
         param: the parsed parameter; value: the ``--arg`` text (or the default).
     """
     dtype = NUMPY_DTYPES[param.base_type]
-    parts = [v for v in str(value).split(",")]
     width = param.vector_width
-    if width == 1 and len(parts) > 1:
-        raise UsageError(f"--arg {param.name}={value}: {param.base_type} is a scalar, give one number")
-    if width > 1 and len(parts) not in (1, width):
-        raise UsageError(f"--arg {param.name}={value}: {param.base_type}{width} needs {width} comma-separated "
-                         f"values (or one for every lane)")
-    values = [_scalar(v, param.name, dtype) for v in parts]
+    values = [_scalar(v, param.name, dtype) for v in lane_parts(param, value)]
     return values * width if len(values) == 1 and width > 1 else values
+
+
+def lane_parts(param, value, at: str = "") -> list[str]:
+    """The comma-separated parts of a scalar parameter's value, checked against its lanes (the one rule of
+    ``kgraph measure`` and ``kgraph estimate``): one number for a plain scalar; one (for every lane) or the vector's
+    width for ``uint2``/``float4``.
+
+    Args:
+        param: the parsed parameter; value: the ``--arg`` text (or the default); at: message prefix.
+    """
+    parts = str(value).split(",")
+    width = param.vector_width
+    if len(parts) not in (1, width):
+        kind = f"{param.base_type}{width if width > 1 else ''}"
+        want = "one number" if width == 1 else f"{width} comma-separated numbers"
+        every = f" ({kind} needs {width} comma-separated values, or one for every lane)" if width > 1 else ""
+        raise UsageError(f"{at}--arg {param.name}={str(value)[:40]}: parameter {param.name} is {kind}; give {want}, "
+                         f"not {len(parts)}{every}")
+    return parts
 
 
 def _default_scalar(param, global_size) -> str:

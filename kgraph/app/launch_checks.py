@@ -211,8 +211,9 @@ def check_arguments(launch, at: str) -> None:
 
 
 def check_lanes(args, graph, at: str) -> None:
-    """Each argument given as comma-separated lanes (``b=12345,678``) against its parameter: a vector scalar of
-    that many lanes (``uint2``: 2); the counts read lane 0, so extra or missing lanes would pass unseen.
+    """Each argument given as comma-separated lanes (``b=12345,678``) against its parameter, by ``kgraph measure``'s
+    rule (:func:`kgraph.data.harness.foreign_args.lane_parts`); the counts read lane 0, so extra or missing lanes
+    would pass unseen.
 
     Args:
         args: the request's raw ``args`` (a dict, or None); graph: the launch's kernel graph; at: message prefix.
@@ -220,14 +221,12 @@ def check_lanes(args, graph, at: str) -> None:
     texts = {k: v for k, v in (args or {}).items() if isinstance(v, str) and "," in v}
     if not texts:
         return
+    from kgraph.data.harness.foreign_args import lane_parts
+
     params = {p.name: p for p in graph.function.params}
     for name, value in texts.items():
-        param, lanes = params.get(name), len(value.split(","))
-        width = getattr(param, "vector_width", 1) if param is not None else None
-        if width is not None and width != lanes:
-            kind = f"{param.base_type}{width if width > 1 else ''}"
-            want = "one number" if width == 1 else f"{width} comma-separated numbers"
-            raise UsageError(f"{at}--arg {name}={value[:40]}: parameter {name} is {kind}; give {want}, not {lanes}")
+        if name in params:
+            lane_parts(params[name], value, at)
 
 
 def _argument_checks(graph) -> list:
