@@ -47,12 +47,17 @@ class HeadConfig:
             ``bytes``, ``bound``); absent names weigh 1.
         time: ``unbounded`` — log time regressed like the other targets (the ablation); ``bounded`` —
             the roofline-bounded time of :class:`BoundedTime`, never below the launch's physical floors.
+        anchor: where the bounded head's unconstrained terms start from. ``launch`` — one term, the launch
+            overhead scaled (every model before session 27); ``traffic`` — that term and a memory term, the
+            launch's sector bytes ÷ the device's copy bandwidth scaled by a learned factor of either sign
+            (:class:`BoundedTime`). Neither is a floor; both only add to the smooth maximum.
     """
 
     hidden: int = 128
     weighting: Literal["fixed", "uncertainty"] = "fixed"
     weights: dict[str, float] = field(default_factory=lambda: {"time": 2.0})
     time: Literal["unbounded", "bounded"] = "unbounded"
+    anchor: Literal["launch", "traffic"] = "launch"
 
 
 class MultiTaskHead(nn.Module):
@@ -87,7 +92,8 @@ class MultiTaskHead(nn.Module):
             "fixed_weights", torch.tensor([float(config.weights.get(k, 1.0)) for k in self.tasks])
         )
         self.log_vars = nn.Parameter(torch.zeros(len(self.tasks)), requires_grad=config.weighting == "uncertainty")
-        self.bounded = BoundedTime(in_dim, config.hidden) if config.time == "bounded" else None
+        self.bounded = BoundedTime(in_dim, config.hidden, memory_term=config.anchor == "traffic") \
+            if config.time == "bounded" else None
 
     @torch.no_grad()
     def set_statistics(self, mean: Tensor, std: Tensor) -> None:
@@ -96,15 +102,16 @@ class MultiTaskHead(nn.Module):
         std = torch.nan_to_num(std, nan=1.0)
         self.target_std.copy_(torch.where(std > 1e-6, std, torch.ones_like(std)))
 
-    def forward(self, fused: Tensor, log_floors: Tensor | None = None) -> Prediction:
+    def forward(self, fused: Tensor, log_floors: Tensor | None = None, log_memory: Tensor | None = None) -> Prediction:
         """``log_floors`` Float[B, K] (log ns, :data:`kgraph.data.floors.FLOORS` order) is needed by the
-        bounded time head and ignored otherwise."""
+        bounded time head and ignored otherwise; ``log_memory`` Float[B] (log ns, sector bytes ÷ copy bandwidth)
+        by its ``traffic`` anchor."""
         z = self.regressors(fused)  # [B, T] standardised
         y = z * self.target_std + self.target_mean  # [B, T] log units
         if self.bounded is not None:
             if log_floors is None:
                 raise ValueError("the bounded time head needs the launch's log floors")
-            y = torch.cat([self.bounded(fused, log_floors)[:, None], y[:, 1:]], dim=1)  # time first
+            y = torch.cat([self.bounded(fused, log_floors, log_memory)[:, None], y[:, 1:]], dim=1)  # time first
         return Prediction(*y.unbind(1), self.classifier(fused))
 
     def task_losses(self, pred: Prediction, targets: Tensor, bound: Tensor) -> Tensor:
@@ -131,36 +138,49 @@ class BoundedTime(nn.Module):
     """Roofline-bounded log time: predicted efficiencies in (0, 1] scale each physical floor up, and a
     smooth maximum with a learned sharpness combines them, after the launch overhead.
 
-    ``t = launch / e_launch + smoothmax_beta(f_1 / e_1, ..., f_K / e_K, other)`` with every ``e`` in (0, 1]
-    (``log e = -softplus(.)``), ``beta >= 1`` and ``smoothmax_beta(x) = (sum x^beta)^(1/beta) >= max(x)``.
+    ``t = launch / e_launch + smoothmax_beta(f_1 / e_1, ..., f_K / e_K, other[, memory])`` with every ``e`` in
+    (0, 1] (``log e = -softplus(.)``), ``beta >= 1`` and ``smoothmax_beta(x) = (sum x^beta)^(1/beta) >= max(x)``.
     ``other`` (``launch * exp(.)``, unconstrained) is work without a measured peak (integer, special
-    functions, latency). So ``t >= launch`` and ``t >= f_k`` for every floor by construction.
+    functions, latency). ``memory`` (``memory_term``: ``m * exp(.)``, unconstrained, ``m`` the launch's sector
+    bytes ÷ the device's copy bandwidth) gives the network a start that scales with the bytes a launch moves:
+    the DRAM floor counts only the footprint beyond the last-level cache, so near that size it is far below the
+    time and ``other`` alone had to learn the scale from the counts (refits priced a 64 MiB fill ×3–×12 its
+    size's time; docs/MODELS.md "v40"). Neither is a floor, and extra terms only raise the smooth maximum:
+    ``t >= launch`` and ``t >= f_k`` for every floor by construction.
 
     Args:
         in_dim: width of the fused vector.
         hidden: width of the hidden layer.
+        memory_term: add the ``memory`` term (``HeadConfig.anchor == "traffic"``).
 
     Shapes:
-        - fused: Float[B, in_dim]; log_floors: Float[B, K] (log ns; the last column is ``launch``)
+        - fused: Float[B, in_dim]; log_floors: Float[B, K] (log ns; the last column is ``launch``);
+          log_memory: Float[B] (log ns; ``memory_term`` only)
         - returns Float[B], log ns
     """
 
-    def __init__(self, in_dim: int, hidden: int):
+    def __init__(self, in_dim: int, hidden: int, memory_term: bool = False):
         super().__init__()
         from kgraph.data.floors import FLOORS
 
         self.k = len(FLOORS)
+        self.memory_term = memory_term
         assert FLOORS[-1] == "launch"
-        # K efficiencies (the launch's included), the 'other' term, and the sharpness
-        self.mlp = nn.Sequential(nn.Linear(in_dim, hidden), nn.GELU(), nn.Linear(hidden, self.k + 2))
+        # K efficiencies (the launch's included), the 'other' term, the sharpness[, the memory term]
+        self.mlp = nn.Sequential(nn.Linear(in_dim, hidden), nn.GELU(), nn.Linear(hidden, self.k + 2 + memory_term))
 
-    def forward(self, fused: Tensor, log_floors: Tensor) -> Tensor:
-        out = self.mlp(fused)  # [B, K + 2]
+    def forward(self, fused: Tensor, log_floors: Tensor, log_memory: Tensor | None = None) -> Tensor:
+        out = self.mlp(fused)  # [B, K + 2 (+ 1)]
         log_eff = -F.softplus(out[:, : self.k])  # [B, K], each <= 0
         scaled = log_floors - log_eff  # [B, K]: log(floor / efficiency) >= log floor
         log_launch = scaled[:, -1]  # [B]
         other = log_floors[:, -1] + out[:, self.k]  # [B]
         beta = 1.0 + F.softplus(out[:, self.k + 1])  # [B] >= 1
-        terms = torch.cat([scaled[:, :-1], other[:, None]], dim=1)  # [B, K]
+        free = [other[:, None]]
+        if self.memory_term:
+            if log_memory is None:
+                raise ValueError("the traffic-anchored head needs the launch's log(sector bytes / copy bandwidth)")
+            free.append((log_memory + out[:, self.k + 2])[:, None])  # [B, 1]
+        terms = torch.cat([scaled[:, :-1], *free], dim=1)  # [B, K (+ 1)]
         smooth = torch.logsumexp(beta[:, None] * terms, dim=1) / beta  # [B] >= max(terms)
         return torch.logaddexp(log_launch, smooth)  # [B] log ns

@@ -15,6 +15,7 @@ no_hardware             yes         yes         no            yes
 from __future__ import annotations
 
 import dataclasses
+import math
 import typing
 from dataclasses import dataclass, field
 
@@ -28,6 +29,9 @@ from kgraph.models.graph_encoder import GraphEncoder, GraphEncoderConfig
 from kgraph.models.heads import HeadConfig, MultiTaskHead, Prediction
 from kgraph.models.launch_encoder import LaunchEncoder, LaunchEncoderConfig
 from kgraph.models.token_encoder import TokenEncoder, TokenEncoderConfig
+
+#: raw feature columns of the traffic-anchored head's memory term (:meth:`KGraphModel.log_memory`)
+MEMORY_TERM_FEATURES = ("traffic_global_sector_bytes_total", "hw_log10_copy_bw_gbs")
 
 
 @dataclass
@@ -117,6 +121,14 @@ class KGraphModel(nn.Module):
         self.register_buffer("floor_columns", torch.tensor(
             [list(feature_names).index(f"floor_{n}") for n in FLOORS] if config.head.time == "bounded" else [],
             dtype=torch.long), persistent=False)
+        # raw columns of the traffic anchor's memory term: log1p(sector bytes of the launch), log10(copy GB/s)
+        anchored = config.head.time == "bounded" and config.head.anchor == "traffic"
+        if anchored and not set(MEMORY_TERM_FEATURES) <= set(feature_names):
+            raise ModelError(f"head.anchor=traffic needs the features {', '.join(MEMORY_TERM_FEATURES)} "
+                             "(use_traffic and use_hardware)")
+        self.register_buffer("memory_columns", torch.tensor(
+            [list(feature_names).index(n) for n in MEMORY_TERM_FEATURES] if anchored else [],
+            dtype=torch.long), persistent=False)
 
     @property
     def code_dim(self) -> int:
@@ -170,7 +182,15 @@ class KGraphModel(nn.Module):
             fused = self.fusion(launch, code, code_sets)  # [B, H_f]
         # 4. heads (the bounded time head reads the launch's physical floors)
         log_floors = features.index_select(1, self.floor_columns) if self.floor_columns.numel() else None  # [B, K]
-        return self.head(fused, log_floors)
+        return self.head(fused, log_floors, self.log_memory(features))
+
+    def log_memory(self, features: Tensor) -> Tensor | None:
+        """Float[B] log ns of the launch's sector bytes ÷ its device's copy bandwidth (GB/s = bytes/ns), the
+        traffic anchor's memory term; None without that anchor. A launch of no counted bytes reads 1 byte."""
+        if not self.memory_columns.numel():
+            return None
+        sector, log10_bw = features.index_select(1, self.memory_columns).unbind(1)  # [B], [B]
+        return torch.log(torch.expm1(sector).clamp_min(1.0)) - log10_bw * math.log(10.0)  # [B]
 
 
 def to_dense_batch(x: Tensor, batch: Tensor, batch_size: int | None = None) -> tuple[Tensor, Tensor]:

@@ -48,6 +48,7 @@ def test_config_parses(name, capsys):
         "model/bounded_traffic_known_valkernels.yaml": (True, False, True),
         "model/static_traffic_known_valkernels.yaml": (False, False, True),
         "model/static_traffic_assumed_valkernels.yaml": (False, False, True),
+        "model/static_traffic_anchored_valkernels.yaml": (False, False, True),
     }.get(name, (True, True, True))
     assert (arch["use_graph"], arch["use_tokens"], arch["use_hardware"]) == expected
     # linked, never written twice: the DataModule's copies are derived, not configurable
@@ -58,17 +59,20 @@ def test_config_parses(name, capsys):
     capped = name in ("model/bounded_traffic_capped.yaml", "model/bounded_traffic_known.yaml")
     assert data["kernel_cap"] == (64 if capped else None)
     assumed = name == "model/static_traffic_assumed_valkernels.yaml"
-    assert data["train_known_counts"] == (name.startswith("model/bounded_traffic_known") or assumed
+    anchored = name == "model/static_traffic_anchored_valkernels.yaml"
+    assert data["train_known_counts"] == (name.startswith("model/bounded_traffic_known") or assumed or anchored
                                           or name == "model/static_traffic_known_valkernels.yaml")
     assert data["train_assumed_counts"] == assumed
-    assert data["val_unit"] == ("kernel" if name.endswith(("_known_valkernels.yaml", "_assumed_valkernels.yaml"))
-                                else "split")
+    assert data["val_unit"] == ("kernel" if name.endswith(("_known_valkernels.yaml", "_assumed_valkernels.yaml",
+                                                           "_anchored_valkernels.yaml")) else "split")
     if name == "trainer/ddp.yaml":
         assert cfg["trainer"]["strategy"] == "ddp" and cfg["trainer"]["devices"] == 2
     traffic = name.startswith("model/bounded_traffic") or name in ("model/static_traffic_known_valkernels.yaml",
-                                                                     "model/static_traffic_assumed_valkernels.yaml")
+                                                                     "model/static_traffic_assumed_valkernels.yaml") \
+        or anchored
     bounded = name == "model/bounded.yaml" or traffic
     assert arch["head"]["time"] == ("bounded" if bounded else "unbounded")
+    assert arch["head"]["anchor"] == ("traffic" if anchored else "launch")
     assert arch["use_traffic"] == traffic
     # the code LM variants of issue 11: which LM, frozen or fine-tuned, and where its vectors enter
     assert (arch["graph"]["lm_dim"] == 256) == (name == "model/bounded_traffic_lm.yaml")

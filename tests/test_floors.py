@@ -82,19 +82,48 @@ def test_measured_xeon_launches_respect_their_floors():
         "pocl-skylake-avx512-intel-xeon"])
 
 
-def test_bounded_head_never_goes_below_any_floor():
+@pytest.mark.parametrize("memory_term", [False, True])
+def test_bounded_head_never_goes_below_any_floor(memory_term):
     from kgraph.models.heads import BoundedTime
 
     torch.manual_seed(0)
-    head = BoundedTime(8, 16)
+    head = BoundedTime(8, 16, memory_term=memory_term)
     with torch.no_grad():
         for p in head.parameters():
             p.mul_(20.0)  # extreme weights: efficiencies and sharpness far from their initial range
     fused = torch.randn(4096, 8) * 5
     floors = torch.rand(4096, len(FLOORS)) * 30 - 5
-    out = head(fused, floors)
+    memory = torch.rand(4096) * 40 - 20 if memory_term else None
+    out = head(fused, floors, memory)
     assert torch.isfinite(out).all()
     assert (out >= floors.max(1).values - 1e-4).all()
+
+
+def test_traffic_anchor_scales_with_the_bytes_moved():
+    """The traffic anchor's memory term: with the network's outputs fixed, a launch moving 64x the bytes
+    takes nearly 64x the time once that term dominates; the launch-anchored head has no such term."""
+    from kgraph.data.features import feature_names
+    from kgraph.models.kgraph_model import MEMORY_TERM_FEATURES, KGraphModel, ModelConfig
+
+    names = feature_names()
+    config = ModelConfig(use_graph=False, use_tokens=False)
+    config.head.time, config.head.anchor = "bounded", "traffic"
+    torch.manual_seed(0)
+    model = KGraphModel(config, names).eval()
+    features = torch.zeros(2, len(names))
+    floor = {f"floor_{n}": float(np.log(1e-3)) for n in FLOORS}
+    floor["floor_launch"] = float(np.log(4e3))  # 4 us
+    for n, v in floor.items():
+        features[:, names.index(n)] = v
+    sector, bw = (names.index(n) for n in MEMORY_TERM_FEATURES)
+    features[:, bw] = np.log10(4000.0)  # 4 TB/s = 4000 bytes/ns
+    features[:, sector] = torch.log1p(torch.tensor([2.0 ** 30, 2.0 ** 36]))  # 1 GiB, 64 GiB
+    log_memory = model.log_memory(features)
+    assert torch.allclose(log_memory, torch.log(torch.tensor([2.0 ** 30, 2.0 ** 36]) / 4000.0), rtol=1e-5)
+    time = model(None, None, torch.zeros(2, dtype=torch.long), features).log_time.exp()
+    assert 50 < float(time[1] / time[0]) <= 64.5
+    config.head.anchor = "launch"
+    assert KGraphModel(config, names).log_memory(features) is None
 
 
 def corpus_launches(kernel_stride: int, per_kernel: int, seed: int = 0):
@@ -119,18 +148,18 @@ def corpus_launches(kernel_stride: int, per_kernel: int, seed: int = 0):
     return launches
 
 
-def bounded_predictor(use_graph: bool):
+def bounded_predictor(use_graph: bool, anchor: str = "launch"):
     from kgraph.data.features import feature_names
     from kgraph.models.kgraph_model import KGraphModel, ModelConfig
     from kgraph.models.predictor import Predictor
 
     config = ModelConfig(use_graph=use_graph, use_tokens=False)
-    config.head.time = "bounded"
+    config.head.time, config.head.anchor = "bounded", anchor
     config.graph.hidden, config.graph.layers = 16, 1
     torch.manual_seed(0)
     model = KGraphModel(config, feature_names()).eval()
     with torch.no_grad():
-        model.head.bounded.mlp[-1].bias.add_(torch.randn(len(FLOORS) + 2) * 5)
+        model.head.bounded.mlp[-1].bias.add_(torch.randn(len(FLOORS) + 2 + (anchor == "traffic")) * 5)
     return Predictor(model, {"feature_names": feature_names()}, ROOT)
 
 
@@ -143,9 +172,10 @@ def check_no_prediction_below_floor(launches, predictor):
     return preds
 
 
-def test_no_prediction_below_the_floor_on_corpus_launches():
+@pytest.mark.parametrize("anchor", ["launch", "traffic"])
+def test_no_prediction_below_the_floor_on_corpus_launches(anchor):
     preds = check_no_prediction_below_floor(corpus_launches(kernel_stride=12, per_kernel=6),
-                                            bounded_predictor(use_graph=False))
+                                            bounded_predictor(use_graph=False, anchor=anchor))
     assert {p["floor"] for p in preds} >= {"launch", "dram"}
     assert all(p["dram_bw_gbs"] >= 0 for p in preds)
 
