@@ -31,7 +31,8 @@ LOCAL = 256
 
 
 def measure(device: str, out: Path, timeout_s: float) -> int:
-    """Every kernel at every size on ``device``: one ``kgraph measure --json`` each; rows to ``out`` (CSV)."""
+    """Every kernel at every size on ``device``: one ``kgraph measure --json`` each; rows to ``out`` (CSV), rewritten
+    after each launch."""
     rows = []
     for kernel, buffers in KERNELS.items():
         for n in SIZES:
@@ -47,7 +48,7 @@ def measure(device: str, out: Path, timeout_s: float) -> int:
                          "status": row.get("status"), "median_time_ns": row.get("median_time_ns"),
                          "message": row.get("message", "")})
             print(f"{kernel:12s} n={n:>9d} {rows[-1]['status']} {rows[-1]['median_time_ns']}", flush=True)
-    pd.DataFrame(rows).to_csv(out, index=False)
+            pd.DataFrame(rows).to_csv(out, index=False)  # after every launch: a run cut short keeps its rows
     return 0
 
 

@@ -1,4 +1,4 @@
-"""What the hand-written test sets (kgraph.data.holdout to holdout13) must do, kernel by kernel: each
+"""What the hand-written test sets (kgraph.data.holdout to holdout14) must do, kernel by kernel: each
 reference changes its outputs (so a kernel that wrote nothing would fail), each kernel matches its reference on
 a CPU OpenCL device, a broken kernel is caught, and each set's page lists every kernel and its campaign."""
 from __future__ import annotations
@@ -10,13 +10,13 @@ import numpy as np
 import pytest
 
 from kgraph.data import (holdout, holdout2, holdout3, holdout4, holdout5, holdout6, holdout7, holdout8, holdout9,
-                         holdout10, holdout11, holdout12, holdout13)
+                         holdout10, holdout11, holdout12, holdout13, holdout14)
 
 ROOT = Path(__file__).resolve().parents[1]
 SETS = {"holdout": holdout, "holdout2": holdout2, "holdout3": holdout3, "holdout4": holdout4, "holdout5": holdout5,
         "holdout6": holdout6, "holdout7": holdout7, "holdout8": holdout8, "holdout9": holdout9,
         "holdout10": holdout10, "holdout11": holdout11,
-        "holdout12": holdout12, "holdout13": holdout13}
+        "holdout12": holdout12, "holdout13": holdout13, "holdout14": holdout14}
 SPECS = [s for module in SETS.values() for s in module.specs()]
 IDS = [s.kernel_id for s in SPECS]
 
