@@ -93,6 +93,10 @@ def test_matches_reference_on_cpu_opencl(spec, cpu_queue):
     ("holdout13.pbd_cloth_grid_color_2d", "pa.xyz += ", "pa.xyz -= "),
     ("holdout13.range_compress_iq16_2d", "xq * h.x - xi * h.y", "xq * h.x + xi * h.y"),
     ("holdout13.pf_mismatch_polar_csr_fp64", "(y.x * s - y.y * c)", "(y.x * s + y.y * c)"),
+    ("holdout14.spike_ccg_pair_tiles_local", "lower_bound_tile(tb, m, wlo + binw)", "lower_bound_tile(tb, m, wlo + binw + 1)"),
+    ("holdout14.hh_soma_rush_larsen_fp64", "gn * gn;", "gn * gm;"),
+    ("holdout14.qaoa_maxcut_phase_masks_u32", "popcount(z & m) == 1u", "popcount(z & m) != 1u"),
+    ("holdout14.crc24b_cb_table_local_atomic", "crc != 0", "crc == 0"),
 ])
 def test_broken_kernel_is_detected(kernel_id, old, new, cpu_queue):
     from kgraph.data.corpus.check import check_spec

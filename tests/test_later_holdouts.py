@@ -163,7 +163,8 @@ def test_fit_refuses_later_holdout_rows(name, tmp_path):
         shutil.copy(src / file, data / file)
     rows = pd.concat([pd.read_parquet(p) for p in sorted(src.glob("launches-*.parquet"))], ignore_index=True)
     ids = [s.kernel_id for s in SETS[name][0].specs()]
-    new_ids = dict(zip(sorted(set(rows["kernel_id"])), ids * 2))  # relabel every kernel to one of the set's ids
+    old_ids = sorted(set(rows["kernel_id"]))
+    new_ids = {k: ids[i % len(ids)] for i, k in enumerate(old_ids)}  # relabel every kernel to one of the set's ids
     rows["kernel_id"] = rows["kernel_id"].map(new_ids)
     rows["family"] = rows["kernel_id"]
     rows.to_parquet(data / "launches-00000.parquet")  # no manifest: read as a hand-made table
