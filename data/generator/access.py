@@ -6,7 +6,9 @@ or per 32 points in 1D), ``gather`` ``tab[idx[gi]]`` and ``stencil`` (clamped ne
 Inside a loop with index ``k`` in ``[0, E)``: ``coalesced`` ``a[k * cells + gi]``, ``row``
 ``a[gi * E + k]``, ``column`` ``a[k * W + x]``, ``window`` ``a[gi + k]``, ``broadcast`` ``a[k]``,
 ``transposed``, ``gather`` and ``stencil`` planes. With vector types every element index reads
-``vloadN`` (N consecutive scalars) and the buffer holds N times more.
+``vloadN`` (N consecutive scalars) and the buffer holds N times more. ``ids`` (store-only kernels, seeds from
+:data:`~.recipe.STORE_ONLY_FROM_SEED` on) reads no buffer: the value is made from the point and the loop index by
+an integer hash (:func:`from_ids`), as a fill, an iota or a counter-based random-number kernel makes its values.
 """
 from __future__ import annotations
 
@@ -102,6 +104,8 @@ def load_input(b: Builder, space: Space, level: Level | None, pattern: str, ty: 
     """
     bound = 1.0 if ty.is_float else None
     v = ir.Var(b.fresh("v"), ty)
+    if pattern == "ids":  # v<N>: the N-th value of the kernel salts its hash
+        return [ir.Decl(v, from_ids(space, level, ty, int(v.name[1:] or 0)), const=True)], Val(v, bound)
     if pattern == "stencil":
         return stencil(b, space, level, ty, v)
     if pattern == "gather":
@@ -117,6 +121,34 @@ def load_input(b: Builder, space: Space, level: Level | None, pattern: str, ty: 
     index, count = element_index(b, space, level, pattern, triangular)
     buf = b.buffer("a", ty.scalar, _counted(count, ty.width))
     return [ir.Decl(v, read(buf, index, ty), const=True)], Val(v, bound)
+
+
+#: the odd multipliers of :func:`from_ids` (Fibonacci hashing and MurmurHash3's finaliser)
+_HASH_POINT, _HASH_LOOP = 0x9E3779B9, 0x85EBCA6B
+
+
+def from_ids(space: Space, level: Level | None, ty: ir.Type, salt: int = 0) -> ir.Expr:
+    """A value of ``ty`` made from the point (and the loop index at ``level``) without reading memory:
+    ``h = (uint)gi * P [+ (uint)k * Q]`` (uint arithmetic: wraps, never overflows; ``P``, ``Q`` odd, different for
+    each ``salt``, so that two inputs share no subexpression a compiler could compute once), then ``h % 100u`` for
+    uint, ``(h >> 8) * 2^-23 - 1`` in [-1, 1) for floats (every lane the same for vectors).
+
+    Args:
+        space: the index space; level: the loop level (None: outside loops); ty: the value's type;
+        salt: which input of the kernel this is (0, 1, ...).
+    """
+    u = ir.UINT
+    h = ir.binop("*", ir.Cast(space.gi, u), ir.Const((_HASH_POINT + 0x20002 * salt) & 0xFFFFFFFF, u))
+    if level is not None:
+        h = ir.binop("+", h, ir.binop("*", ir.Cast(level.index, u),
+                                      ir.Const((_HASH_LOOP + 0x2202 * salt) & 0xFFFFFFFF, u)))
+    base = ty.scalar
+    if base.is_float:
+        value = ir.binop("-", ir.binop("*", ir.Cast(ir.binop(">>", h, ir.Const(8, u)), base), ir.const(2.0 ** -23, base)),
+                         ir.const(1.0, base))
+    else:
+        value = ir.binop("%", h, ir.Const(100, u))
+    return ir.Splat(value, ty) if ty.width > 1 else value
 
 
 def _offsets(dims: int, radius: int, shape: str) -> list[tuple[int, ...]]:

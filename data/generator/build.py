@@ -18,7 +18,7 @@ from .inputs import make_inputs_for
 from .interpreter import run_kernel
 from .launch import constraints, default_local_sizes, thin_sizes, tolerances
 from .printer import print_kernel
-from .recipe import Recipe, atomic_target, early_exit, sample_recipe
+from .recipe import Recipe, atomic_target, early_exit, sample_recipe, store_only
 
 
 def reference_for(a: Assembled, global_size: list[str]):
@@ -53,6 +53,7 @@ def generate(seed: int, number: int, attempt: int = 0) -> tuple[KernelSpec, Reci
     """
     rng = np.random.default_rng([int(seed), int(number), int(attempt)])
     recipe = early_exit(atomic_target(sample_recipe(rng), seed, number, attempt), seed, number, attempt)
+    recipe = store_only(recipe, seed, number, attempt)
     b = Builder(rng)
     name = f"gen_{seed}_{number}"
     a = assemble(b, recipe, name, side_rng(seed, number, attempt) if recipe.early_exit else None)

@@ -55,6 +55,9 @@ class Recipe:
     #: on (see :mod:`.early_exit`)
     early_exit: str = ""
     exit_detail: str = ""
+    #: no input buffer: every input is made from the ids (pattern ``ids``), as in fills, iotas and counter-based
+    #: random-number kernels; drawn by :func:`store_only` from :data:`STORE_ONLY_FROM_SEED` on
+    store_only: bool = False
 
     @property
     def structure(self) -> str:
@@ -91,7 +94,7 @@ class Recipe:
         out["flavours"] = list(self.flavours)
         out["inputs"] = [f"{level}:{pattern}" for level, pattern in self.inputs]
         out["shape"] = list(self.shape) if self.shape else None
-        for name in ("atomic_target", "early_exit", "exit_detail"):
+        for name in ("atomic_target", "early_exit", "exit_detail", "store_only"):
             if not out[name]:
                 del out[name]  # the variants of kernels from before the idiom stay as they were
         return out
@@ -160,6 +163,37 @@ def early_exit(recipe: Recipe, seed: int, number: int, attempt: int) -> Recipe:
     if not kind:
         return recipe
     return replace(recipe, early_exit=kind, exit_detail=_pick(side, EXIT_DETAILS[kind]))
+
+
+#: the first seed whose kernels may read no memory at all (session 27): until then every store-only launch the
+#: training folders held was an escape-time loop (``mandelbrot``, ``julia``), and refits priced a 64 MiB fill
+#: ×1.8–×17 its measured time (docs/MODELS.md "v40"); earlier seeds are unchanged
+STORE_ONLY_FROM_SEED = 36
+#: the share of a store-only seed's kernels (their local-memory tiles aside) that read no input buffer
+STORE_ONLY_SHARE = 0.6
+
+
+def store_only(recipe: Recipe, seed: int, number: int, attempt: int) -> Recipe:
+    """``recipe`` as a kernel that reads no memory, for :data:`STORE_ONLY_SHARE` of the kernels from
+    :data:`STORE_ONLY_FROM_SEED` on (a generator of its own decides): every input becomes ``ids``, an in-place output a
+    plain store, a divergence on data one on parity, a loaded atomic bin one from the ids, and no early-exit loop
+    (all of these read memory). Tiled loops (a __local tile loaded from a buffer) and loops of loaded lengths
+    (``k < lens[gi]``) are kept as they are.
+
+    Args:
+        recipe: a sampled recipe (after :func:`atomic_target` and :func:`early_exit`); seed, number, attempt: the
+            kernel's (as :func:`~.build.generate`'s).
+    """
+    if seed < STORE_ONLY_FROM_SEED or recipe.loops in ("tile", "data"):
+        return recipe
+    side = np.random.default_rng([int(seed), int(number), int(attempt), 36])
+    if side.random() >= STORE_ONLY_SHARE:
+        return recipe
+    return replace(recipe, inputs=tuple((level, "ids") for level, _ in recipe.inputs), store_only=True,
+                   output="coalesced" if recipe.output == "inout" else recipe.output,
+                   diverge="parity" if recipe.diverge == "data" else recipe.diverge,
+                   atomic_target="" if recipe.atomic_target not in ("", "counter") else recipe.atomic_target,
+                   early_exit="", exit_detail="")
 
 
 def _weighted(rng: np.random.Generator, table: dict):
