@@ -50,7 +50,8 @@ class HeadConfig:
         anchor: where the bounded head's unconstrained terms start from. ``launch`` — one term, the launch
             overhead scaled (every model before session 27); ``traffic`` — that term and a memory term, the
             launch's sector bytes ÷ the device's copy bandwidth scaled by a learned factor of either sign
-            (:class:`BoundedTime`). Neither is a floor; both only add to the smooth maximum.
+            (:class:`BoundedTime`; an ablation, not shipped: BENCHMARKS.md section 61). Neither is a floor; both only
+            add to the smooth maximum.
     """
 
     hidden: int = 128
@@ -142,10 +143,10 @@ class BoundedTime(nn.Module):
     (0, 1] (``log e = -softplus(.)``), ``beta >= 1`` and ``smoothmax_beta(x) = (sum x^beta)^(1/beta) >= max(x)``.
     ``other`` (``launch * exp(.)``, unconstrained) is work without a measured peak (integer, special
     functions, latency). ``memory`` (``memory_term``: ``m * exp(.)``, unconstrained, ``m`` the launch's sector
-    bytes ÷ the device's copy bandwidth) gives the network a start that scales with the bytes a launch moves:
-    the DRAM floor counts only the footprint beyond the last-level cache, so near that size it is far below the
-    time and ``other`` alone had to learn the scale from the counts (refits priced a 64 MiB fill ×3–×12 its
-    size's time; docs/MODELS.md "v40"). Neither is a floor, and extra terms only raise the smooth maximum:
+    bytes ÷ the device's copy bandwidth) gives the network a start that scales with the bytes a launch moves,
+    where the DRAM floor (the footprint beyond the last-level cache) is near zero. An ablation: measured, it
+    made store-only launches worse (a 64 MiB fill ×17 its time on the H200, v38's launch anchor ×1.8;
+    BENCHMARKS.md section 61). Neither is a floor, and extra terms only raise the smooth maximum:
     ``t >= launch`` and ``t >= f_k`` for every floor by construction.
 
     Args:
