@@ -6,12 +6,14 @@
 # `bash benchmarks/lm_ablation_eval.sh $OUT/back <eval out> <variant>` scores on the never-trained sets.
 #   VARIANT (static_traffic_known_valkernels; a variant with a graph encoder runs too, far slower), SEEDS ("0 1 2"),
 #   SPLITS (unseen_launch), EPOCHS (14), TEST_DEVICES (nvidia-h100, for leave_device_out), OUT (runs/cpu_fits),
-#   CACHE (runs/cpu_fits/cache), DATASETS (the seven training folders), EXTRA (more options for every fit, e.g.
+#   CACHE (runs/cpu_fits/cache), DATASETS (the training folders below), EXTRA (more options for every fit, e.g.
 #   --data.kernel_cap=64)
 # Usage (repo root, after `make`): SEEDS="3 4 5" bash benchmarks/cpu_fits.sh
 set -eu
 D=data/datasets
-DATASETS=${DATASETS:-"$D/nvidia-h200 $D/nvidia-h100 $D/pocl-skylake-avx512-intel-xeon $D/pocl-amd-epyc $D/generated-nvidia-h200 $D/generated-nvidia-h100 $D/generated-pocl-xeon"}
+# the seven training folders of v19's recipe, and since session 27 the store-only generated kernels (generator seed 36;
+# docs/MODELS.md "v41": without them a refit prices fills as escape-time loops); v38 and v40 were fit on the seven
+DATASETS=${DATASETS:-"$D/nvidia-h200 $D/nvidia-h100 $D/pocl-skylake-avx512-intel-xeon $D/pocl-amd-epyc $D/generated-nvidia-h200 $D/generated-nvidia-h100 $D/generated-pocl-xeon $D/genstore-nvidia-h200 $D/genstore-pocl-xeon"}
 VARIANT=${VARIANT:-static_traffic_known_valkernels}; SEEDS=${SEEDS:-0 1 2}; SPLITS=${SPLITS:-unseen_launch}
 OUT=${OUT:-runs/cpu_fits}; CACHE=${CACHE:-$OUT/cache}; PY=${PYTHON:-.venv/bin/python}
 mkdir -p "$OUT"
