@@ -1,4 +1,4 @@
-"""What the hand-written test sets (kgraph.data.holdout to holdout14) must do, kernel by kernel: each
+"""What the hand-written test sets (kgraph.data.holdout to holdout15) must do, kernel by kernel: each
 reference changes its outputs (so a kernel that wrote nothing would fail), each kernel matches its reference on
 a CPU OpenCL device, a broken kernel is caught, and each set's page lists every kernel and its campaign."""
 from __future__ import annotations
@@ -10,13 +10,14 @@ import numpy as np
 import pytest
 
 from kgraph.data import (holdout, holdout2, holdout3, holdout4, holdout5, holdout6, holdout7, holdout8, holdout9,
-                         holdout10, holdout11, holdout12, holdout13, holdout14)
+                         holdout10, holdout11, holdout12, holdout13, holdout14, holdout15)
 
 ROOT = Path(__file__).resolve().parents[1]
 SETS = {"holdout": holdout, "holdout2": holdout2, "holdout3": holdout3, "holdout4": holdout4, "holdout5": holdout5,
         "holdout6": holdout6, "holdout7": holdout7, "holdout8": holdout8, "holdout9": holdout9,
         "holdout10": holdout10, "holdout11": holdout11,
-        "holdout12": holdout12, "holdout13": holdout13, "holdout14": holdout14}
+        "holdout12": holdout12, "holdout13": holdout13, "holdout14": holdout14,
+        "holdout15": holdout15}
 SPECS = [s for module in SETS.values() for s in module.specs()]
 IDS = [s.kernel_id for s in SPECS]
 
@@ -97,6 +98,10 @@ def test_matches_reference_on_cpu_opencl(spec, cpu_queue):
     ("holdout14.hh_soma_rush_larsen_fp64", "gn * gn;", "gn * gm;"),
     ("holdout14.qaoa_maxcut_phase_masks_u32", "popcount(z & m) == 1u", "popcount(z & m) != 1u"),
     ("holdout14.crc24b_cb_table_local_atomic", "crc != 0", "crc == 0"),
+    ("holdout15.nasch_ring_roads_u8_2d", "if (v == back)", "if (v >= back)"),
+    ("holdout15.ctm_merge_diverge_links", "fmin(fmax(par * rp, lo), hi)", "fmin(fmax(par * sa, lo), hi)"),
+    ("holdout15.lens_stack_trace_vignette_fp64", "cosr - mu * cosi", "cosr + mu * cosi"),
+    ("holdout15.mldsa_ntt_mont_local_u32", "len >= 1;", "len > 1;"),
 ])
 def test_broken_kernel_is_detected(kernel_id, old, new, cpu_queue):
     from kgraph.data.corpus.check import check_spec
