@@ -169,7 +169,7 @@ def early_exit(recipe: Recipe, seed: int, number: int, attempt: int) -> Recipe:
 #: training folders held was an escape-time loop (``mandelbrot``, ``julia``), and refits priced a 64 MiB fill
 #: ×1.8–×17 its measured time (docs/MODELS.md "v40"); earlier seeds are unchanged
 STORE_ONLY_FROM_SEED = 36
-#: the share of a store-only seed's kernels (their local-memory tiles aside) that read no input buffer
+#: the share of a store-only seed's kernels (tiled loops and loops of loaded lengths aside) that read no input buffer
 STORE_ONLY_SHARE = 0.6
 
 
