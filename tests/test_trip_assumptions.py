@@ -176,3 +176,35 @@ def test_estimate_gives_the_time_with_every_assumed_loop_at_its_bound(model_dir,
     assert high["time_at_bound_ns"] is None  # nothing assumed
     walk = m.estimate(tmp_path / "walk.cl", "walk", **launch)
     assert walk["time_at_bound_ns"] is None and "trip_5 = 1" in walk["counts_note"]  # no bound: no upper end
+
+
+SWEEP = """__kernel void sweep(const int n, __global const float *lo, __global const float *hi, __global int *cnt)
+{
+    const int i = get_global_id(0);
+    int c = 0;
+    for (int j = i + 1; j < n; j++) {
+        if (lo[j] > hi[i])
+            break;
+        c++;
+    }
+    cnt[i] = c;
+}
+"""
+
+
+def test_estimate_says_a_loop_with_a_break_is_counted_at_its_bound(capsys, model_dir, tmp_path):
+    """A counted loop a `break` on data can leave (a sweep stopping at its first miss) is counted from its header:
+    the record says that count is an upper bound; a kernel without such a loop says nothing of it."""
+    path = tmp_path / "sweep.cl"
+    path.write_text(SWEEP)
+    base = ["estimate", str(path), "--global", "4096", "--local", "64", "--arg", "n=4096", "--device", DEVICE,
+            "--model", str(model_dir), "--json"]
+    assert main(base) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["flops_source"] == "model"
+    assert ("the loop on line 5 has a 'break' and is counted at its full trip count (an upper bound"
+            in out["counts_note"]), out["counts_note"]
+    path.write_text(NEWTON)
+    assert main(["estimate", str(path), "--global", "4096", "--local", "64", "--arg", "n=4096", "--arg",
+                 "max_iter=400", "--device", DEVICE, "--model", str(model_dir), "--json"]) == 0
+    assert "'break'" not in json.loads(capsys.readouterr().out)["counts_note"]

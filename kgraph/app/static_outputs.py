@@ -93,6 +93,21 @@ def trip_values(launch) -> tuple[dict[str, float], dict[str, float]]:
     return {k: float(v) for k, v in assumptions.items()}, {k: v for k, v in bounds.items() if v >= 0}
 
 
+def describe_breaks(analysis) -> str:
+    """One line naming the counted loops of ``analysis`` (a ``KernelAnalysis``, or None) that a ``break`` can leave
+    early, e.g. ``the loop on line 26 has a 'break' and is counted at its full trip count (an upper bound: ...)``;
+    "" when there are none. Their counts come from the header (``kgraph.analysis.loops``' note on a ``break``), so
+    a loop that leaves early, as a search or a sweep stopping at its first miss does, runs fewer iterations than
+    counted (BENCHMARKS.md section 61: ``sap_x_sweep_layer_masks`` ×524)."""
+    lines = [lp.line for lp in getattr(analysis, "loops", ()) if lp.symbolic and "'break' in the body" in lp.note]
+    if not lines:
+        return ""
+    many = len(lines) > 1
+    return (f"the loop{'s' if many else ''} on line{'s' if many else ''} {', '.join(str(n) for n in lines)} "
+            f"{'have' if many else 'has'} a 'break' and {'are' if many else 'is'} counted at {'their' if many else 'its'} "
+            f"full trip count (an upper bound: where a 'break' on data leaves early, the time is over-predicted)")
+
+
 def segment_hint(launch, assumed: dict) -> str:
     """How the launch can give the mean of its assumed segment loops (:mod:`kgraph.analysis.segments`) by buffer
     lengths, e.g. ``trip_15 follows from the buffers' lengths: --buffer row_ptr=ROWS+1 --buffer col=ENTRIES``; ""
@@ -194,7 +209,8 @@ def with_static_outputs(launches: list, predictions: list[dict], as_grid: list[b
                 reason or "a symbol has no value at this launch",
                 describe_assumptions(analysis_of(launch.graph), assumed) if assumed else "",
                 segment_hint(launch, assumed) if assumed else "",
-                describe_branches(analysis_of(launch.graph), launch.args))))
+                describe_branches(analysis_of(launch.graph), launch.args),
+                describe_breaks(analysis_of(launch.graph)))))
         if pred.get("time_ns") and pred.get("bytes") is not None:  # bandwidth: the record's bytes / its time (B/ns)
             pred["bandwidth_gbs"] = float(pred["bytes"]) / float(pred["time_ns"])
         pred["time_at_bound_ns"] = None
