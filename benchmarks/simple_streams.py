@@ -7,16 +7,13 @@ item at several times the store, has learned something false (docs/MODELS.md "v4
     python -m benchmarks.simple_streams measure --device nvidia --out m-h200.csv   # on the device host
     python -m benchmarks.simple_streams predict m-h200.csv m-xeon.csv --models v19=models/default v40=DIR
 
-``measure`` runs ``kgraph measure --json`` once per launch (each in the campaign's isolated worker);
+``measure`` measures each launch as ``kgraph measure`` does (in the campaign's isolated worker);
 ``predict`` prints, per launch, the measured time and each model's prediction with its ratio, and each model's
 median |log2 ratio|.
 """
 from __future__ import annotations
 
 import argparse
-import json
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -31,19 +28,22 @@ LOCAL = 256
 
 
 def measure(device: str, out: Path, timeout_s: float) -> int:
-    """Every kernel at every size on ``device``: one ``kgraph measure --json`` each; rows to ``out`` (CSV), rewritten
-    after each launch."""
+    """Every kernel at every size on ``device``, each by ``kgraph measure``'s own path
+    (:func:`~kgraph.data.harness.foreign_run.measure_foreign`: one isolated worker a launch, with its timeout);
+    rows to ``out`` (CSV), rewritten after each launch."""
+    from kgraph.data.harness.foreign import ForeignRequest
+    from kgraph.data.harness.foreign_run import measure_foreign
+    from kgraph.errors import KGraphError
+
     rows = []
     for kernel, buffers in KERNELS.items():
         for n in SIZES:
-            cmd = [sys.executable, "-m", "kgraph.app.cli.main", "measure", str(SOURCE), "--kernel", kernel, "--global", str(n),
-                   "--local", str(LOCAL), "--arg", f"n={n}", *[f"--buffer={b}={n}" for b in buffers],
-                   "--device", device, "--timeout-s", str(timeout_s), "--json"]
-            done = subprocess.run(cmd, capture_output=True, text=True)
+            request = ForeignRequest(str(SOURCE), kernel, (n,), (LOCAL,), {"n": str(n)}, {b: str(n) for b in buffers},
+                                     {})
             try:
-                row = json.loads(done.stdout)
-            except json.JSONDecodeError:
-                row = {"status": "error", "message": (done.stderr or done.stdout).strip()[-300:]}
+                row = measure_foreign(request, device, timeout_s=timeout_s).row
+            except KGraphError as exc:  # a build or usage error: recorded, the next launch goes on
+                row = {"status": "error", "message": str(exc)[-300:]}
             rows.append({"kernel": kernel, "n": n, "device_id": row.get("device_id", ""),
                          "status": row.get("status"), "median_time_ns": row.get("median_time_ns"),
                          "message": row.get("message", "")})

@@ -11,7 +11,8 @@ from functools import partial
 
 from kgraph.data import handwritten
 from kgraph.data.handwritten import pow2  # noqa: F401 - the groups' size lists
-from kgraph.data.holdout2.common import ELEMWISE, FP64, L1, L2, SUMS, _f32, _f64, round_up  # noqa: F401
+from kgraph.data.holdout2.common import (ELEMWISE, FP64, L1, L2, SUMS, _as_complex, _as_pairs, _f32,  # noqa: F401
+                                         _f64, round_up)
 
 PREFIX = "holdout14"
 #: the text of ``cl/<name>.cl`` (``name``: the kernel's name, the file's stem)

@@ -12,22 +12,11 @@ import numpy as np
 
 from kgraph.data.corpus.spec import Arg, KernelSpec
 
-from .common import ELEMWISE, FP64, L1, L2, _f32, _f64, _spec, round_up
+from .common import ELEMWISE, FP64, L1, L2, _as_complex, _as_pairs, _f32, _f64, _spec, round_up
 
 GAMMA = 0.37  # qaoa_maxcut_phase_masks_u32: the layer's angle
 W_MAX = 4  # qaoa_maxcut_phase_masks_u32: edge weights 1 .. W_MAX
 NKRAUS = 3  # dm_kraus1q_channel_2d_fp64: Kraus operators of the channel
-
-
-def _as_pairs(z) -> np.ndarray:
-    """Complex array -> interleaved (re, im) reals, flat."""
-    z = np.asarray(z).reshape(-1)
-    return np.stack([z.real, z.imag], axis=-1).reshape(-1)
-
-
-def _as_complex(a) -> np.ndarray:
-    a = _f64(a).reshape(-1, 2)
-    return a[:, 0] + 1j * a[:, 1]
 
 
 # --- QAOA MaxCut cost layer: popcount of edge masks per basis state, phase rotation in place ---------------------

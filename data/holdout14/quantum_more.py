@@ -13,22 +13,12 @@ import numpy as np
 
 from kgraph.data.corpus.spec import Arg, KernelSpec
 
-from .common import L1, SUMS, _f64, _spec, pow2, round_up
+from .common import L1, SUMS, _as_complex, _as_pairs, _f64, _spec, pow2, round_up
 
 DT = 0.05  # tfim_trotter_lowq_local: the time step
 SEED = 0x2545F491  # qsim_shot_readout_bsearch_u32: the random stream's seed
 FLIP_Q16 = 1311  # qsim_shot_readout_bsearch_u32: readout flip probability (~2 %) in 1/65536
 M32 = np.uint64(0xFFFFFFFF)
-
-
-def _as_pairs(z) -> np.ndarray:
-    z = np.asarray(z).reshape(-1)
-    return np.stack([z.real, z.imag], axis=-1).reshape(-1)
-
-
-def _as_complex(a) -> np.ndarray:
-    a = _f64(a).reshape(-1, 2)
-    return a[:, 0] + 1j * a[:, 1]
 
 
 # --- transverse-field Ising Trotter step, low qubits blocked in __local ------------------------------------------

@@ -53,3 +53,15 @@ def _f64(a) -> np.ndarray:
 
 def _f32(a) -> np.ndarray:
     return np.asarray(a, dtype=np.float32)
+
+
+def _as_pairs(z) -> np.ndarray:
+    """Complex array -> interleaved (re, im) reals, flat (a float2/double2 buffer's layout)."""
+    z = np.asarray(z).reshape(-1)
+    return np.stack([z.real, z.imag], axis=-1).reshape(-1)
+
+
+def _as_complex(a) -> np.ndarray:
+    """Interleaved (re, im) reals -> complex128, flat (the inverse of :func:`_as_pairs`)."""
+    a = _f64(a).reshape(-1, 2)
+    return a[:, 0] + 1j * a[:, 1]

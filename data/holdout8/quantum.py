@@ -10,7 +10,7 @@ import numpy as np
 
 from kgraph.data.corpus.spec import Arg, KernelSpec
 
-from .common import FP64, L1, L2, _f64, _spec, round_up
+from .common import FP64, L1, L2, _as_complex, _as_pairs, _f64, _spec, round_up
 
 
 def _unitaries(rng, n: int, d: int) -> np.ndarray:
@@ -19,17 +19,6 @@ def _unitaries(rng, n: int, d: int) -> np.ndarray:
     q, r = np.linalg.qr(z)
     ph = np.diagonal(r, axis1=1, axis2=2)
     return q * (ph / np.abs(ph))[:, None, :]
-
-
-def _as_pairs(z: np.ndarray) -> np.ndarray:
-    """Complex array -> interleaved (re, im) reals, flat."""
-    z = np.asarray(z).reshape(-1)
-    return np.stack([z.real, z.imag], axis=-1).reshape(-1)
-
-
-def _as_complex(a) -> np.ndarray:
-    a = _f64(a).reshape(-1, 2)
-    return a[:, 0] + 1j * a[:, 1]
 
 
 def _product_state(rng, nq: int, noise: float) -> np.ndarray:
