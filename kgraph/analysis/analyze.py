@@ -203,6 +203,8 @@ class _Analyzer:
         loop.depth = len(self.open_loops)
         loop.parent = self.open_loops[-1] if self.open_loops else -1
         self.loops.append(loop)
+        if loop.mean:  # a mean trip count (a bisection's): the counts are not exact
+            self.notes.append(f"line {loop.line}: {loop.note}")
         self.open_loops.append(len(self.loops) - 1)
         sym, previous = None, None
         if loop.var and loop.symbolic:

@@ -8,6 +8,7 @@ from kgraph.analysis.arguments import pointer_arg
 from kgraph.analysis.counts import zero_counts
 from kgraph.analysis.patterns import classify
 from kgraph.analysis.result import Access
+from kgraph.analysis.symbolic_math import TRIP_PREFIX, is_opaque
 
 
 def inline_call(an, call, analyse) -> dict:
@@ -29,8 +30,18 @@ def inline_call(an, call, analyse) -> dict:
         else:
             mapping[p.name] = an.env.to_sympy(arg)
 
+    # a helper's mean trip count (a bisection's, log2 of its range) that this call's arguments make unknown (a
+    # range loaded from memory): the loop is its trip_<line> again, as before the mean was known
+    unknown = {}
+    for lp in sub.loops:
+        if getattr(lp, "mean", False):
+            term = next((t for t in lp.trip.atoms(sp.log) if t.args[0].free_symbols), None)
+            if term is not None and is_opaque(term.subs({s: mapping[s.name] for s in term.free_symbols
+                                                         if s.name in mapping})):
+                unknown[term] = sp.Symbol(f"{TRIP_PREFIX}{lp.line}", integer=True, nonnegative=True) * sp.log(2)
+
     def subs(expr):
-        expr = sp.sympify(expr)
+        expr = sp.sympify(expr).xreplace(unknown) if unknown else sp.sympify(expr)
         return expr.subs({s: mapping[s.name] for s in expr.free_symbols if s.name in mapping})
 
     for a in sub.accesses:
@@ -54,7 +65,8 @@ def inline_call(an, call, analyse) -> dict:
                        "exits": outer["exits"] + ctx["exits"]}
         an.accesses.append(new)
     for lp in sub.loops:
-        an.notes.append(f"line {lp.line}: loop in helper {callee.name} (trip {lp.trip}) inlined")
+        trip = f"{TRIP_PREFIX}{lp.line}" if any(lp.trip.has(t) for t in unknown) else lp.trip
+        an.notes.append(f"line {lp.line}: loop in helper {callee.name} (trip {trip}) inlined")
     return {k: subs(v) for k, v in sub.counts.items()}
 
 

@@ -18,7 +18,8 @@ starts (:mod:`kgraph.analysis.loop_header` reads the header's parts).
 
 ``while (i OP b) { ...; i += c; }`` and ``do { ...; i += c; } while (i OP b);`` (one top-level update
 of ``i`` in the body, ``i``'s start value known where the loop starts) follow the same table (a ``do``
-loop runs at least once: ``Max(1, trip)``). ``break``/``continue`` in a body leave a note (the count
+loop runs at least once: ``Max(1, trip)``). A ``while``/``do`` bisection of an index range (a binary search)
+runs ``log2`` of the range's length (:mod:`kgraph.analysis.bisection`). ``break``/``continue`` in a body leave a note (the count
 is then an upper bound). Anything else (a bound loaded from memory, a data-dependent exit, a
 variable written elsewhere in the body) is the symbol ``trip_<line>`` with ``symbolic=False``. ``#pragma unroll`` never changes a count.
 Where such a loop's condition is a conjunction with one affine conjunct (``it < max_iter && err > tol``, either
@@ -31,6 +32,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
+from kgraph.analysis.bisection import bisection
 from kgraph.analysis.context import condition_value, node_text
 from kgraph.analysis.loop_header import (conjuncts, identifiers, loop_condition, loop_init, loop_update,
                                          offset_of, part_updating, updated_name)
@@ -57,6 +59,8 @@ class Loop:
             work-item ids (used by :mod:`kgraph.analysis.footprint` for the variable's exact range).
         upper: for a loop of unknown trip count whose condition has an affine conjunct, that conjunct's
             trip count (an upper bound, averaged over work items like ``trip``); else None.
+        mean: ``trip`` is a mean over the data (a bisection's), not an exact count: the kernel's counts are then
+            not exact (the analysis notes it).
     """
 
     line: int
@@ -74,6 +78,7 @@ class Loop:
     bound: object = None
     raw_trip: object = None
     upper: object = None
+    mean: bool = False
 
     def to_dict(self) -> dict:
         return {"line": self.line, "kind": self.kind, "var": self.var, "trip": str(self.trip),
@@ -166,6 +171,11 @@ def while_loop(node, env, start_of) -> Loop:
     parts = conjuncts(cond)
     found, var = _tested_variable(parts, body, env)
     if found is None:
+        halving = bisection(cond, body, start_of)
+        if halving is not None:  # a binary search: log2 of its range (kgraph.analysis.bisection)
+            trip = sp.Max(1, halving[0]) if kind == "do" else halving[0]
+            return Loop(node.start_point[0] + 1, kind, "", trip, True, note=f"{kind} loop: {halving[1]}",
+                        raw_trip=trip, mean=True)
         return _noted(opaque_loop(node, kind, f"{kind} loop: trip count not derived"), extra)
     start = start_of(var)
     if len(parts) > 1:

@@ -27,7 +27,8 @@ from kgraph.parsers.errors import ModelError
 FEATURE_ORDER = (*LAUNCH_FEATURES, *STATIC_FEATURES)
 # kgraph.analysis functions -> C helpers defined in the generated source: the C forms of the numeric
 # definitions in kgraph/analysis/result.py (floor_log2_value), defined there
-_C_HELPERS = FLOOR_LOG2_C
+_C_HELPERS = FLOOR_LOG2_C + ("#ifndef M_LN2 /* sympy prints log(x, 2) as log(x)/M_LN2 (a bisection's trip count); not in C99 */\n"
+                             "#define M_LN2 0.69314718055994530942\n#endif\n")
 _WORK_SYMBOLS = tuple(f"{p}{d}" for p in ("gsz", "lsz", "ngrp") for d in range(3))
 
 
