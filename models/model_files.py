@@ -30,13 +30,17 @@ INTERVAL_FILE = "interval.pt"
 #: the groups of the interval's margin by exactness (``metrics["margins_by_exactness"]`` of ``interval.pt``): launches
 #: whose counts are exact (``flops_source`` static) and the others
 EXACTNESS_GROUPS = ("exact", "inexact")
+#: the optional third group: launches whose kernel assumes a loop's trip count the launch does not give, with its own
+#: ``[lower, upper]`` margins (ln; docs/MODELS.md "The margin for assumed trip counts")
+ASSUMED_GROUP = "assumed"
 
 
 def load_interval_head(path: Path):
     """The interval head of a model directory; :class:`ModelError` unless it is a compact checkpoint
     with interval outputs and no code embedding (it reads only launch, static and device features).
-    The head carries ``margins_by_exactness`` (:data:`EXACTNESS_GROUPS` -> ln margin, from its checkpoint's
-    metrics; None when it has none: one margin for every launch)."""
+    The head carries ``margins_by_exactness`` (:data:`EXACTNESS_GROUPS` -> ln margin and, where the checkpoint has
+    it, :data:`ASSUMED_GROUP` -> ``(lower, upper)`` ln margins, from its checkpoint's metrics; None when it has none:
+    one margin for every launch)."""
     from kgraph.models.compact import from_checkpoint
 
     bundle = from_checkpoint(path)
@@ -46,15 +50,41 @@ def load_interval_head(path: Path):
                          f"{REPAIR}")
     margins = bundle.metrics.get("margins_by_exactness")
     if margins is not None:
-        ok = isinstance(margins, dict) and set(margins) == set(EXACTNESS_GROUPS) and all(
-            isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in margins.values())
+        def number(v) -> bool:
+            return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+        pair = margins.get(ASSUMED_GROUP) if isinstance(margins, dict) else None
+        ok = isinstance(margins, dict) and set(margins) - {ASSUMED_GROUP} == set(EXACTNESS_GROUPS) and all(
+            number(margins[k]) for k in EXACTNESS_GROUPS) and (
+            pair is None or (isinstance(pair, (list, tuple)) and len(pair) == 2 and all(number(v) for v in pair)))
         if not ok:
             raise ModelError(f"{path}: metrics['margins_by_exactness'] is not a finite ln margin for each of "
-                             f"{', '.join(EXACTNESS_GROUPS)}; {REPAIR}")
-        margins = {k: float(v) for k, v in margins.items()}
+                             f"{', '.join(EXACTNESS_GROUPS)} (and, optionally, a [lower, upper] pair for "
+                             f"{ASSUMED_GROUP}); {REPAIR}")
+        margins = {k: (float(v) if k != ASSUMED_GROUP else tuple(float(x) for x in v)) for k, v in margins.items()}
     head.margins_by_exactness = margins
     return head
 
+
+
+
+def margins_of(groups: dict | None, exact: list[bool] | None, n: int, assumed: list[bool] | None = None):
+    """Float[n, 2] the interval's conformal margins (ln; lower, upper) of each of ``n`` launches from the head's
+    ``margins_by_exactness`` ``groups``: its exactness group's (``exact[i]`` says which) on both sides or, where
+    ``assumed[i]`` and ``groups`` has :data:`ASSUMED_GROUP`, that group's pair; None where every launch takes the
+    head's one margin (``groups`` or ``exact`` None)."""
+    import numpy as np
+
+    if groups is None or exact is None:
+        return None
+    if len(exact) != n or (assumed is not None and len(assumed) != n):
+        raise ValueError(f"interval margins: {len(exact)} exactness flags"
+                         f"{'' if assumed is None else f' and {len(assumed)} assumed flags'} for {n} launches")
+    one = np.where(np.asarray(exact, dtype=bool), groups["exact"], groups["inexact"])
+    out = np.stack([one, one], 1)
+    if assumed is not None and ASSUMED_GROUP in groups:
+        out[np.asarray(assumed, dtype=bool)] = groups[ASSUMED_GROUP]
+    return out
 
 
 REPAIR = ("copy the model directory again, or convert its checkpoint again (python -m kgraph.models.predictor "

@@ -157,7 +157,8 @@ class Predictor:
         return [f"device {descriptor.get('device_id')} lies outside the trained devices' range in "
                 f"{', '.join(outside)}; the model reads it clipped to that range (its floors are its own)"]
 
-    def predict(self, launches: list[Launch], exact: list[bool] | None = None) -> list[dict]:
+    def predict(self, launches: list[Launch], exact: list[bool] | None = None,
+                assumed: list[bool] | None = None) -> list[dict]:
         """Predictions per launch: ``time_ns, floor_ns, bandwidth_gbs, dram_bw_gbs, footprint_bytes,
         footprint_source, flops, bytes, bound, bound_probability`` (natural units, the model's log outputs
         inverted; the footprint is the exact static one where the analysis proves it) and the ends of the
@@ -165,11 +166,13 @@ class Predictor:
         the model directory has no ``interval.pt``). Each distinct kernel's static footprint is analysed
         once and serves both the DRAM floor and the output. ``exact`` (per launch: are its counts exact,
         ``kgraph.exact_counts``) picks each launch's interval margin where the interval head has a margin by
-        exactness (:meth:`interval_margins`); without it, every launch takes the head's one margin."""
+        exactness (:meth:`interval_margins`); without it, every launch takes the head's one margin. ``assumed`` (per
+        launch: does it read a loop at an assumed trip count) puts those launches in the head's assumed group, where
+        it has one."""
         from kgraph.data.floors import device_rates
 
         footprints = static_footprints(launches)
-        margins = self.interval_margins(exact, len(launches))
+        margins = self.interval_margins(exact, len(launches), assumed)
         predictions, start = [], 0
         for inputs in self.featurise(launches, footprints=footprints):
             n = len(inputs[2])
@@ -185,16 +188,12 @@ class Predictor:
             pred["dram_bw_gbs"] = max(pred["footprint_bytes"] - rates["cache"], 0.0) / pred["time_ns"]
         return out
 
-    def interval_margins(self, exact: list[bool] | None, n: int) -> np.ndarray | None:
-        """Float[n] the interval's conformal margin (ln) of each of ``n`` launches: its exactness group's
-        (``margins_by_exactness`` of the interval head; ``exact[i]`` says the group), or None where every launch
-        takes the head's one margin (no interval head, no margins by group, or ``exact`` None)."""
-        groups = getattr(self.interval, "margins_by_exactness", None) if self.interval is not None else None
-        if groups is None or exact is None:
-            return None
-        if len(exact) != n:
-            raise ValueError(f"interval_margins: {len(exact)} exactness flags for {n} launches")
-        return np.where(np.asarray(exact, dtype=bool), groups["exact"], groups["inexact"])
+    def interval_margins(self, exact: list[bool] | None, n: int,
+                         assumed: list[bool] | None = None) -> np.ndarray | None:
+        """:func:`kgraph.models.model_files.margins_of` of the interval head's margins by group (None without one)."""
+        from kgraph.models.model_files import margins_of
+
+        return margins_of(getattr(self.interval, "margins_by_exactness", None), exact, n, assumed)
 
     def featurise(self, launches: list[Launch], chunk: int = 8192, footprints: list | None = None) -> list[tuple]:
         """Model inputs ``(graphs, tokens, source_index, features, floors, interval_x)`` per chunk of
@@ -270,7 +269,8 @@ class Predictor:
 
     def forward(self, inputs: tuple, margins: np.ndarray | None = None) -> list[dict]:
         """Predictions (as :meth:`predict`) of one chunk of :meth:`featurise`, run on the model's device;
-        ``margins`` Float[B]: each launch's interval margin (ln) in place of the interval head's one margin."""
+        ``margins`` Float[B] or Float[B, 2]: each launch's interval margin (ln; or its lower and upper margins) in place
+        of the interval head's one margin."""
         import torch
 
         from kgraph.data.targets import BOUND_CLASSES, TIME_INTERVAL, natural_outputs
@@ -307,9 +307,10 @@ class Predictor:
             # the lower end never below the physical floor
             with torch.inference_mode():
                 offsets = self.interval.interval_offsets(interval_x.float(), margin=margins is None).double().numpy()
-            if margins is not None:  # the head's formula with each launch's margin: ends never cross the point
-                offsets = np.stack([np.minimum(offsets[:, 0] - margins, 0.0),
-                                    np.maximum(offsets[:, 1] + margins, 0.0)], 1)
+            if margins is not None:  # the head's formula with each launch's margins: ends never cross the point
+                pair = np.asarray(margins, dtype=np.float64).reshape(len(offsets), -1)  # [B, 1] or [B, 2]
+                offsets = np.stack([np.minimum(offsets[:, 0] - pair[:, 0], 0.0),
+                                    np.maximum(offsets[:, 1] + pair[:, -1], 0.0)], 1)
             time = np.asarray(natural["time_ns"], dtype=np.float64)
             columns[lo_key] = np.maximum(time * np.exp(offsets[:, 0]), floors.max(1) if n else time).tolist()
             columns[hi_key] = (time * np.exp(offsets[:, 1])).tolist()

@@ -90,3 +90,37 @@ def test_the_shipped_interval_has_a_margin_by_exactness():
     head = load_interval_head(ROOT / "models/default/interval.pt")
     margins = head.margins_by_exactness
     assert margins is not None and margins["exact"] < float(head.interval_margin) < margins["inexact"]
+
+
+NEWTON = """__kernel void newton(__global const float *p, __global float *r)
+{
+    int i = get_global_id(0);
+    float x = 1.0f, step = 1.0f;
+    while (fabs(step) > 1e-6f) {
+        step = (x * x - p[i]) / (2.0f * x);
+        x -= step;
+    }
+    r[i] = x;
+}
+"""
+
+
+def test_an_assumed_group_gives_launches_at_an_assumed_trip_count_their_own_pair(tmp_path):
+    """``margins_by_exactness["assumed"]`` = [lower, upper]: a launch reading a loop at its assumed trip count takes
+    that pair (lower end never above the point), the same launch with the trip given does not, others keep theirs."""
+    (tmp_path / "newton.cl").write_text(NEWTON)
+    launches = _launches(tmp_path) + [
+        {"file": tmp_path / "newton.cl", "kernel": "newton", "global": [4096], "local": [64], "device": DEVICE},
+        {"file": tmp_path / "newton.cl", "kernel": "newton", "global": [4096], "local": [64], "device": DEVICE,
+         "args": {"trip_5": 6}}]
+    m = float(load_interval_head(ROOT / "models/default/interval.pt").interval_margin)
+    base = kgraph.load_model(_model_with(tmp_path / "two", {"exact": m, "inexact": m})).estimate_many(launches)
+    recs = kgraph.load_model(_model_with(tmp_path / "three", {"exact": m, "inexact": m, "assumed": [m - 0.2, m + 2.0]}
+                                         )).estimate_many(launches)
+    up = [math.log(r["time_hi_ns"] / b["time_hi_ns"]) for r, b in zip(recs, base)]
+    assert up[:2] == [pytest.approx(0.0, abs=1e-6)] * 2 and up[3] == pytest.approx(0.0, abs=1e-6)
+    assert up[2] == pytest.approx(2.0, abs=1e-5)  # only the launch at the assumed trip count
+    lo, point = recs[2]["time_lo_ns"], recs[2]["time_ns"]
+    assert lo <= point and lo == pytest.approx(min(point, base[2]["time_lo_ns"] * math.exp(0.2)), rel=1e-5)
+    with pytest.raises(ModelError, match="lower, upper"):
+        load_interval_head(_model_with(tmp_path / "bad", {"exact": m, "inexact": m, "assumed": [m]}) / "interval.pt")

@@ -292,7 +292,7 @@ class Model:
         prefixes its error messages. A request may give ``grid``/``block`` instead of ``global``/``local``,
         ``defines`` (``-D`` macros) and ``buffers`` (buffer lengths, :meth:`estimate`)."""
         from kgraph.app.launch_checks import peak_warnings_many
-        from kgraph.app.static_outputs import static_facts, with_static_outputs
+        from kgraph.app.static_outputs import assumed_flags, static_facts, with_static_outputs
         from kgraph.data.floors import device_rates
 
         launches, inputs, as_grid = self.launches_of(requests, lang, default_file, default_device)
@@ -302,9 +302,10 @@ class Model:
             first.setdefault(key, i)
         distinct = list(first.values())
         unique = [launches[i] for i in distinct]
-        facts = static_facts(unique)  # exact counts first: they pick each launch's interval margin
-        predictions = with_static_outputs(unique, self.predictor.predict(unique, [c is not None for c in facts[0]]),
-                                          [as_grid[i] for i in distinct], self.predictor.predict, facts, in_place=True)
+        facts = static_facts(unique)  # exact counts first: they (and assumed trip counts) pick the interval margins
+        points = self.predictor.predict(unique, [c is not None for c in facts[0]], assumed_flags(unique, facts))
+        predictions = with_static_outputs(unique, points, [as_grid[i] for i in distinct], self.predictor.predict, facts,
+                                          in_place=True)
         per_device: dict = {}  # each device's rates and range warning, derived once per batch
         for launch in unique:
             if id(launch.device) not in per_device:

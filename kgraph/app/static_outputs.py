@@ -153,6 +153,18 @@ def static_facts(launches: list) -> tuple[list, list, list, dict]:
     return exact, warnings, why, assumes
 
 
+def assumed_flags(launches: list, facts: tuple) -> list[bool]:
+    """Per launch: does it read a loop at an assumed trip count (its kernel assumes one, :func:`static_facts`'
+    ``assumes``, and the launch does not give every such ``trip_<line>``): the interval's assumed group."""
+    from kgraph.analysis.trips import trip_assumptions
+    from kgraph.models.launches import analysis_of
+
+    assumes = facts[3]
+    return [bool(assumes.get(id(launch.graph))) and any(name not in launch.args
+                                                        for name in trip_assumptions(analysis_of(launch.graph)))
+            for launch in launches]
+
+
 def with_static_outputs(launches: list, predictions: list[dict], as_grid: list[bool], predict=None,
                         facts: tuple | None = None, in_place: bool = False) -> list[dict]:
     """``predictions`` with ``flops``/``bytes`` replaced by the exact static counts where the analysis has
