@@ -1,11 +1,9 @@
 """Bisection loops (kgraph.analysis.bisection): a binary search runs log2 of its range's length, checked by hand,
 against the instrumented run (PoCL) and in the C export; shapes it must not take for one."""
-import json
 import math
 import shutil
 
 import numpy as np
-import pandas as pd
 import pytest
 import sympy as sp
 
@@ -118,32 +116,14 @@ def test_the_mean_is_within_one_iteration_of_the_instrumented_run(ctx, kernel, s
 
 @pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not installed")
 def test_c_features_of_a_bisection_equal_python(tmp_path):
-    import torch
-
-    from kgraph.data.features import to_launch_features
     from kgraph.data.static_counts import KNOWN_EXACT
-    from kgraph.models.compact import CompactConfig, CompactHead, to_compact_inputs
-    from kgraph.models.export import to_c
-    from kgraph.models.export.c_driver import build_driver, features_c
-    from kgraph.models.export.features_c import to_features_c
-    from tests.test_export_features import DEVICE
+    from tests.test_export_features import one_kernel_c_features
 
-    src = SRC.split("__kernel void lower")[0]
     launches = [("upper", 1, (1024, 1, 1), (64, 1, 1), {"n": 1 << 20}), ("upper", 1, (4096, 1, 1), (128, 1, 1), {"n": 3})]
-    rows = pd.DataFrame([{"device_id": "pocl-cpu", "source_id": "upper", "kernel_name": k, "dims": d, "g0": g[0],
-                          "g1": g[1], "g2": g[2], "l0": l[0], "l1": l[1], "l2": l[2], "args": json.dumps(a)}
-                         for k, d, g, l, a in launches])
-    features = to_launch_features(rows, pd.DataFrame([{"source_id": "upper", "lang": "opencl", "source": src}]),
-                                  {"pocl-cpu": DEVICE})
-    cfg = CompactConfig.for_dataset_features(code_dim=0, size="tiny")
-    py = to_compact_inputs(features).numpy()
-    n_launch = len(cfg.launch_names)
+    py, got, cfg = one_kernel_c_features(tmp_path, "upper", SRC.split("__kernel void lower")[0], launches)
     assert py[:, cfg.launch_names.index("static_known")].tolist() == [KNOWN_EXACT, KNOWN_EXACT]  # no assumption
-    to_c(CompactHead(cfg).eval(), tmp_path, {"upper": torch.zeros(0)}, {"pocl-cpu": torch.tensor(py[0, n_launch:])},
-         to_features_c(["upper"], {"upper": (src, "opencl")}, cfg.device_names))
-    got = features_c(build_driver(tmp_path), [(k, 0, d, g, l, list(a.values())) for k, d, g, l, a in launches])
     assert (got[:, 0] == 0).all()
-    np.testing.assert_allclose(got[:, 1:], py[:, :n_launch], rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(got[:, 1:], py[:, :len(cfg.launch_names)], rtol=1e-5, atol=1e-5)
 
 
 HELPER = """

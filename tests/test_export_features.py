@@ -67,6 +67,23 @@ def test_c_features_equal_python(tmp_path):
     np.testing.assert_allclose(pred[:, 2:7], t.numpy(), rtol=1e-4, atol=1e-4)
 
 
+def one_kernel_c_features(tmp_path, name: str, src: str, launches: list) -> tuple:
+    """(Python compact inputs Float[N, F], C ``kgraph_features`` rows Float[N, 1 + L], the head's config) of one
+    kernel's ``launches`` ((kernel, dims, global, local, args) as LAUNCHES), the C side built from a code-free head."""
+    rows = pd.DataFrame([{"device_id": "pocl-cpu", "source_id": name, "kernel_name": k, "dims": d, "g0": g[0],
+                          "g1": g[1], "g2": g[2], "l0": l[0], "l1": l[1], "l2": l[2], "args": json.dumps(a)}
+                         for k, d, g, l, a in launches])
+    features = to_launch_features(rows, pd.DataFrame([{"source_id": name, "lang": "opencl", "source": src}]),
+                                  {"pocl-cpu": DEVICE})
+    cfg = CompactConfig.for_dataset_features(code_dim=0, size="tiny")
+    py = to_compact_inputs(features).numpy()
+    n_launch = len(cfg.launch_names)
+    to_c(CompactHead(cfg).eval(), tmp_path, {name: torch.zeros(0)}, {"pocl-cpu": torch.tensor(py[0, n_launch:])},
+         to_features_c([name], {name: (src, "opencl")}, cfg.device_names))
+    got = features_c(build_driver(tmp_path), [(k, 0, d, g, l, list(a.values())) for k, d, g, l, a in launches])
+    return py, got, cfg
+
+
 @pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not installed")
 def test_c_features_of_a_loop_of_unknown_trip_count_equal_python(tmp_path):
     """A loop whose trip count depends on data: both take its assumed count (``kgraph.analysis.trips``) and
@@ -81,22 +98,12 @@ def test_c_features_of_a_loop_of_unknown_trip_count_equal_python(tmp_path):
     }
     """
     launches = [("chase", 1, (1024, 1, 1), (64, 1, 1), {"n": 1024}), ("chase", 1, (4096, 1, 1), (128, 1, 1), {"n": 30})]
-    rows = pd.DataFrame([{"device_id": "pocl-cpu", "source_id": "chase", "kernel_name": k, "dims": d, "g0": g[0],
-                          "g1": g[1], "g2": g[2], "l0": l[0], "l1": l[1], "l2": l[2], "args": json.dumps(a)}
-                         for k, d, g, l, a in launches])
-    features = to_launch_features(rows, pd.DataFrame([{"source_id": "chase", "lang": "opencl", "source": src}]),
-                                  {"pocl-cpu": DEVICE})
-    cfg = CompactConfig.for_dataset_features(code_dim=0, size="tiny")
-    py = to_compact_inputs(features).numpy()
-    n_launch = len(cfg.launch_names)
+    py, got, cfg = one_kernel_c_features(tmp_path, "chase", src, launches)
     assert py[:, cfg.launch_names.index("static_known")].tolist() == [KNOWN_ASSUMED, KNOWN_ASSUMED]
     assert (py[:, cfg.launch_names.index("static_int_ops")] > 0).all()  # one iteration of the loop's
     assert (py[:, cfg.launch_names.index("static_int_divmod")] > 0).all()  # outside the loop
-    to_c(CompactHead(cfg).eval(), tmp_path, {"chase": torch.zeros(0)}, {"pocl-cpu": torch.tensor(py[0, n_launch:])},
-         to_features_c(["chase"], {"chase": (src, "opencl")}, cfg.device_names))
-    got = features_c(build_driver(tmp_path), [(k, 0, d, g, l, list(a.values())) for k, d, g, l, a in launches])
     assert (got[:, 0] == 0).all()
-    np.testing.assert_allclose(got[:, 1:], py[:, :n_launch], rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(got[:, 1:], py[:, :len(cfg.launch_names)], rtol=1e-5, atol=1e-5)
 
 
 @pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not installed")
