@@ -2,7 +2,8 @@
 # Score model directories on every out-of-corpus set no fit trained on, here (CPU): the hand-written holdouts
 # (data/holdout to data/holdout15, every measured folder holdout*-<device> that exists; benchmarks.dataset_eval) and
 # the foreign set on the H200 and the H100 (benchmarks.foreign_predict). `python -m benchmarks.worn_sets OUT_DIR`
-# then reads the tables a shipping rule names. Write the rule before running this on a set no model has seen.
+# then reads the tables a shipping rule names, and OUT/work_sources-NAME/by_kind.csv splits each model's accuracy on
+# those sets by what the source fixes of the work. Write the rule before running this on a set no model has seen.
 #   [SKIP="holdout8"] bash benchmarks/score_sets.sh OUT_DIR NAME=MODEL_DIR [NAME=MODEL_DIR ...]
 # SKIP: sets left out (their folder names' prefixes before the device, e.g. a set kept untouched for a later rule)
 # e.g. bash benchmarks/score_sets.sh runs/s20/eval shipped=models/default v29=runs/s20/models/v29
@@ -32,6 +33,15 @@ for h in holdout-nvidia-h200 holdout-nvidia-h100 holdout-pocl-xeon holdout2-nvid
   case " ${SKIP:-} " in *" ${h%%-*} "*) continue;; esac
   "$PY" -m benchmarks.dataset_eval --data "$D/$h" --models $MODELS --out "$OUT/$h" > "$OUT/$h.log" 2>&1
   tail -n 12 "$OUT/$h.log"
+  SCORED="${SCORED:-} $D/$h"
+done
+# every model on the same sets by what the source fixes of the work (exact / assumed trip / break / branch / other;
+# benchmarks.work_sources, BENCHMARKS.md section 62): OUT/work_sources-NAME/by_kind.csv
+for m in $MODELS; do
+  [ -n "${SCORED:-}" ] || break
+  "$PY" -m benchmarks.work_sources --no-ceiling --model "${m#*=}" --data $SCORED --out "$OUT/work_sources-${m%%=*}" \
+    > "$OUT/work_sources-${m%%=*}.log" 2>&1
+  tail -n 16 "$OUT/work_sources-${m%%=*}.log"
 done
 for m in $MODELS; do
   name=${m%%=*}; dir=${m#*=}

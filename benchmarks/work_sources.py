@@ -210,7 +210,8 @@ def main(argv: list[str] | None = None) -> int:
     ceiling.to_csv(out / "ceiling.csv", index=False, float_format="%.4g")
     with pd.option_context("display.width", 200, "display.max_columns", 20):
         print(by_kind.round(2).to_string(index=False))
-        print(ceiling.round(2).to_string(index=False))
+        if len(ceiling):
+            print(ceiling.round(2).to_string(index=False))
     return 0
 
 
