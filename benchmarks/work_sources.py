@@ -119,11 +119,39 @@ def scores(frame: pd.DataFrame, pred: str = "pred_ns", ends: tuple[str, str] = (
             "below": 100 * (true < lo).mean()}
 
 
-def predict_set(model, dataset: Path, ceiling: bool = True, priors: tuple[float, ...] = ()) -> pd.DataFrame:
+def launch_inputs(rows: pd.DataFrame, launches: list, seed: int = 0) -> dict[int, dict]:
+    """Position -> the buffers' contents of each row of ``rows`` whose kernel has a loop bounded by elements of its
+    buffers (``Loop.data_trip``, :mod:`kgraph.analysis.data_trips`), regenerated as the measuring harness made them
+    (its kernel's spec's ``make_inputs``, seeded by ``seed`` and the row's sizes:
+    :func:`kgraph.data.harness.inputs.sizes_seed`); rows of kernels without a spec are left out."""
+    from benchmarks.dataset_eval import spec_of
+    from kgraph.data.harness.inputs import sizes_seed
+    from kgraph.models.launches import analysis_of
+
+    out, specs = {}, {}
+    for i, (r, launch) in enumerate(zip(rows.itertuples(), launches)):
+        analysis = analysis_of(launch.graph)
+        if analysis is None or not any(lp.data_trip is not None for lp in analysis.loops):
+            continue
+        if r.kernel_id not in specs:
+            specs[r.kernel_id] = spec_of(r.kernel_id)
+        if specs[r.kernel_id] is None:
+            continue
+        sizes = json.loads(r.sizes)
+        arrays = dict(specs[r.kernel_id].make_inputs(np.random.default_rng(sizes_seed(seed, sizes)), sizes))
+        buffers = {p.name for p in launch.graph.function.params if p.kind == "buffer"}
+        out[i] = {k: np.asarray(v) for k, v in arrays.items() if k in buffers}
+    return out
+
+
+def predict_set(model, dataset: Path, ceiling: bool = True, priors: tuple[float, ...] = (),
+                inputs: bool = False) -> pd.DataFrame:
     """One row per ok launch of ``dataset``: its set, kernel, class, measured and predicted times, the
     interval's ends, for the ceiling's launches (``ceiling``) the time with the mean trip given, and for every
     ``assumed_trip`` launch the time with each assumed loop given ``min(T0, its bound)`` iterations, for each
-    ``T0`` of ``priors`` (column ``prior_<T0>_ns``): a constant prior in place of the one iteration assumed."""
+    ``T0`` of ``priors`` (column ``prior_<T0>_ns``): a constant prior in place of the one iteration assumed; with
+    ``inputs``, the time with the launch's own buffers given (:func:`launch_inputs`; column ``inputs_ns``, NaN where
+    its kernel reads no loop bound from them)."""
     from benchmarks.dataset_eval import launches_of, requests_of
 
     rows, files = launches_of(dataset)
@@ -150,6 +178,14 @@ def predict_set(model, dataset: Path, ceiling: bool = True, priors: tuple[float,
                 given.append({**requests[i], "args": {**requests[i]["args"],
                                                       **{k: float(min(t0, bounds.get(k, np.inf))) for k in names}}})
             frame.loc[assumed, f"prior_{t0:g}_ns"] = [r["time_ns"] for r in model.estimate_many(given)]
+    if inputs:
+        frame[["inputs_ns", "inputs_lo_ns", "inputs_hi_ns"]] = np.nan
+        data = launch_inputs(rows, launches)
+        if data:
+            pos = sorted(data)
+            again = model.estimate_many([{**requests[i], "inputs": data[i]} for i in pos])
+            frame.loc[pos, ["inputs_ns", "inputs_lo_ns", "inputs_hi_ns"]] = [
+                [r["time_ns"], r.get("time_lo_ns", np.nan), r.get("time_hi_ns", np.nan)] for r in again]
     if ceiling:
         trips = given_trips(launches, rows)
         if trips:
@@ -172,6 +208,20 @@ def tables(frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
                             for trip, pred, ends in (("assumed", "pred_ns", ("lo_ns", "hi_ns")),
                                                      ("given", "given_ns", ("given_lo_ns", "given_hi_ns")))])
     assumed = frame[frame["kind"] == "assumed_trip"]
+    if "inputs_ns" in frame and len(assumed):  # every assumed launch, its own inputs given where they bound a loop
+        read = assumed["inputs_ns"].notna()
+        given = assumed.assign(**{c: assumed[c].where(read, assumed[k]) for c, k in
+                                  (("inputs_ns", "pred_ns"), ("inputs_lo_ns", "lo_ns"), ("inputs_hi_ns", "hi_ns"))})
+        mine, theirs = ("lo_ns", "hi_ns"), ("inputs_lo_ns", "inputs_hi_ns")
+        rows = [{"device": dev, "trip": name, **scores(g, col, ends)}
+                for dev, part in given.groupby("device", sort=True)
+                for name, col, ends, g in (("assumed (all)", "pred_ns", mine, part),
+                                           ("inputs given (all)", "inputs_ns", theirs, part))]
+        rows += [{"device": dev, "trip": name, **scores(g, col, ends)}
+                 for dev, g in given[read].groupby("device", sort=True)
+                 for name, col, ends in (("assumed (read from inputs)", "pred_ns", mine),
+                                         ("inputs given (read)", "inputs_ns", theirs))]
+        ceiling = pd.concat([ceiling, pd.DataFrame(rows)], ignore_index=True)
     priors = [c for c in frame.columns if c.startswith("prior_")]
     if priors and len(assumed):
         rows = [{"device": dev, "trip": name, **scores(g, col)} for dev, g in assumed.groupby("device", sort=True)
@@ -186,6 +236,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model", default=None, help="model directory (default: the shipped one)")
     parser.add_argument("--out", required=True, help="folder for launches.parquet, by_kind.csv, ceiling.csv")
     parser.add_argument("--no-ceiling", action="store_true", help="skip the given-trip predictions")
+    parser.add_argument("--inputs", action="store_true",
+                        help="also predict each launch with its buffers' contents, regenerated from its kernel's spec")
     parser.add_argument("--priors", nargs="*", type=float, default=[], metavar="T0",
                         help="also predict every assumed_trip launch with each assumed loop given min(T0, its bound)")
     args = parser.parse_args(argv)
@@ -200,7 +252,7 @@ def main(argv: list[str] | None = None) -> int:
     model = kgraph.load_model(args.model)
     if any(not t0 > 0 for t0 in args.priors):
         parser.error(f"--priors {' '.join(map(str, args.priors))}: each prior is a positive mean trip count")
-    frame = pd.concat([predict_set(model, d, not args.no_ceiling, tuple(args.priors)) for d in folders],
+    frame = pd.concat([predict_set(model, d, not args.no_ceiling, tuple(args.priors), args.inputs) for d in folders],
                       ignore_index=True)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

@@ -86,7 +86,8 @@ def default_local_size(graph, global_size: list[int]) -> list[int]:
 
 
 def make_launch(graphs: dict, kernel: str, global_size: list[int], local_size: list[int] | None,
-                args: dict[str, float], device: dict, where: str = "", buffers: dict | None = None) -> Launch:
+                args: dict[str, float], device: dict, where: str = "", buffers: dict | None = None,
+                inputs: dict | None = None) -> Launch:
     """Validate one launch of ``kernel`` (a key of ``graphs``: name -> KernelGraph of one file).
 
     Raises UsageError naming the option: unknown kernel (lists the file's kernels), sizes that are not
@@ -97,7 +98,9 @@ def make_launch(graphs: dict, kernel: str, global_size: list[int], local_size: l
     kernel analysed at those shares, :func:`kgraph.graphs.with_branch_fractions`). ``buffers``
     (buffer parameter -> elements) gives the mean of each segment loop not given so
     (:func:`kgraph.analysis.segments.segment_trips`); a name that is not a buffer parameter, or a length that is
-    not a positive integer, is a UsageError.
+    not a positive integer, is a UsageError. ``inputs`` (buffer parameter -> its contents: an array, or the path
+    of a ``.npy`` file) gives those lengths and the mean of each loop bounded by elements of them
+    (:func:`kgraph.analysis.data_trips.data_trip_means`) not given so.
     """
     at = f"{where}: " if where else ""
     if kernel not in graphs:
@@ -150,10 +153,16 @@ def make_launch(graphs: dict, kernel: str, global_size: list[int], local_size: l
         given.update(shares)
         graph = with_branch_fractions(graph, {branch_line(n): p for n, p in shares.items()})
     lengths, derived = {}, {}
-    if buffers:
-        lengths = _buffer_lengths(graph, buffers, at)
+    arrays = _input_arrays(graph, inputs, at) if inputs else {}
+    if buffers or arrays:
+        lengths = {**{name: int(a.size) for name, a in arrays.items()}, **_buffer_lengths(graph, buffers or {}, at)}
         derived = {n: v for n, v in _segment_means(graph, lengths, local).items() if n not in given}
     sizes = list(global_size) if found == _INTS else [int(g) for g in global_size]
+    if arrays:
+        from kgraph.analysis.data_trips import data_trip_means
+
+        means = data_trip_means(analysis_of(graph), sizes, local, given, arrays)
+        derived.update({n: v for n, v in means.items() if n not in given and n not in derived})
     return Launch(graph, graph.unit.text, graph.lang, sizes, local if local_found == _INTS else [int(v) for v in local],
                   given | derived if derived else given, device, lengths, derived)
 
@@ -198,6 +207,31 @@ def _buffer_lengths(graph, buffers, at: str) -> dict[str, int]:
             raise UsageError(f"{at}--buffer {name}={str(value)[:40]}: a buffer's length is a positive whole number "
                              "of elements")
         out[str(name)] = int(number)
+    return out
+
+
+def _input_arrays(graph, inputs, at: str) -> dict:
+    """``inputs`` validated: names of the kernel's buffer parameters, each a non-empty numeric array (or the path
+    of a ``.npy`` file holding one), flattened."""
+    import numpy as np
+
+    if not isinstance(inputs, dict):
+        raise UsageError(f"{at}--input: inputs are an object of NAME: array, got a {type(inputs).__name__}")
+    names = [p.name for p in graph.function.params if p.kind == "buffer"]
+    out = {}
+    for name, value in inputs.items():
+        if name not in names:
+            raise UsageError(f"{at}--input {name}: kernel {graph.name} has no buffer parameter of that name "
+                             f"(its buffers: {', '.join(names) or 'none'})")
+        if isinstance(value, (str, Path)):
+            try:
+                value = np.load(value, allow_pickle=False)
+            except (OSError, ValueError) as e:
+                raise UsageError(f"{at}--input {name}={value}: not a readable .npy file ({e})") from None
+        array = np.asarray(value).ravel() if not isinstance(value, (bool, dict)) else np.zeros(0)
+        if array.size == 0 or array.dtype.kind not in "biuf":
+            raise UsageError(f"{at}--input {name}: a buffer's contents are a non-empty array of numbers")
+        out[str(name)] = array
     return out
 
 

@@ -38,7 +38,7 @@ from kgraph.analysis.loop_header import (conjuncts, identifiers, loop_condition,
                                          offset_of, part_updating, updated_name)
 from kgraph.analysis.symbolic import (SIZE_OF_ID, assigned_names, assignments_of, average_over_ids, ceil_log2,
                                       floor_log2, id_symbols, is_opaque, normalize_ids, tidy, work_symbol)
-from kgraph.analysis.symbolic_math import TRIP_PREFIX
+from kgraph.analysis.symbolic_math import TRIP_PREFIX, loop_symbols
 
 @dataclass
 class Loop:
@@ -61,6 +61,10 @@ class Loop:
             trip count (an upper bound, averaged over work items like ``trip``); else None.
         mean: ``trip`` is a mean over the data (a bisection's), not an exact count: the kernel's counts are then
             not exact (the analysis notes it).
+        data_trip: for a loop of unknown trip count whose start or bound is an element read from a buffer, the trip
+            count in those elements' ``ld_`` symbols (a launch's inputs give its mean, :mod:`kgraph.analysis.
+            data_trips`); loads: those symbols -> (buffer, index); ranges: the id intervals of the guards around it
+            (``{id symbol: (lo, hi)}``). Else None.
     """
 
     line: int
@@ -79,6 +83,9 @@ class Loop:
     raw_trip: object = None
     upper: object = None
     mean: bool = False
+    data_trip: object = None
+    loads: dict = None
+    ranges: dict = None
 
     def to_dict(self) -> dict:
         return {"line": self.line, "kind": self.kind, "var": self.var, "trip": str(self.trip),
@@ -143,7 +150,8 @@ def for_loop(node, env, start_of=None) -> Loop:
     if op is None or step_kind is None:
         return opaque_loop(node, "for", "condition or update not of a recognised form", var)
     if is_opaque(start) or is_opaque(bound) or is_opaque(step) or assignments_of(node.child_by_field_name("body"), var):
-        return opaque_loop(node, "for", _opaque_part(node, start, bound, step, var), var)
+        loop = opaque_loop(node, "for", _opaque_part(node, start, bound, step, var), var)
+        return with_data_trip(loop, start, bound, step, op, step_kind, node.child_by_field_name("body"), env)
     trip, note = _trip(op, start, bound, step_kind, step)
     if trip is None:
         return opaque_loop(node, "for", note, var)
@@ -152,6 +160,23 @@ def for_loop(node, env, start_of=None) -> Loop:
     return Loop(line, "for", var, tidy(trip), True, note=note,
                 start=start, step=step if step_kind == "add" else None, geometric=step_kind != "add",
                 bound=bound, raw_trip=raw)
+
+
+def with_data_trip(loop: Loop, start, bound, step, op, step_kind, body, env) -> Loop:
+    """``loop`` (of unknown trip count) with its :attr:`Loop.data_trip` where only elements read from buffers keep
+    its affine count unknown (:func:`kgraph.analysis.data_trips.data_loads`) and its variable moves only in the
+    header."""
+    from kgraph.analysis.data_trips import data_loads
+
+    if is_opaque(step) or assignments_of(body, loop.var):
+        return loop
+    loads = data_loads(getattr(env, "loads", {}), start, bound)
+    trip = _trip(op, start, bound, step_kind, step)[0] if loads else None
+    ranges = {s: r for s, r in (getattr(env, "id_ranges", None) or {}).items()  # the guards in force, where they
+              if not any(is_opaque(e) or loop_symbols(e) for e in r)}  # hold ids against sizes and scalars only
+    if trip is not None:
+        loop.data_trip, loop.loads, loop.ranges = trip, loads, ranges
+    return loop
 
 
 def while_loop(node, env, start_of) -> Loop:

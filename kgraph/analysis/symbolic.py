@@ -53,6 +53,9 @@ class SymbolicEnv:
         self.macro_depth = 0
         self.helper_stack: tuple = ()  # ids of the helpers whose value is being computed (no recursion)
         self.helper_values: dict = {}  # (id of helper, argument values) -> value, shared with nested envs
+        # ld_ symbol -> (buffer parameter, index) of an element read from a kernel buffer at an index free of unknowns
+        # (None where two reads of one text differ): what kgraph.analysis.data_trips evaluates on a launch's inputs
+        self.loads: dict[sp.Symbol, tuple | None] = {}
         for p in ctx.function.params:
             if p.is_pointer:
                 self.pointers.add(p.name)
@@ -88,7 +91,9 @@ class SymbolicEnv:
             return sp.Symbol("v_" + text.replace(".", "_").replace("->", "_"))
         if t == "subscript_expression":  # one symbol per element read: p[i + 1] - p[i] is no zero
             base = node.child_by_field_name("argument")
-            return sp.Symbol("ld_" + node_text(base).split("[")[0].strip() + "@" + "".join(node_text(node).split()))
+            symbol = sp.Symbol("ld_" + node_text(base).split("[")[0].strip() + "@" + "".join(node_text(node).split()))
+            self._record_load(symbol, base, node.child_by_field_name("index"))
+            return symbol
         if t == "pointer_expression":
             return sp.Symbol("ld_" + node_text(node.child_by_field_name("argument")))
         if t == "unary_expression":
@@ -102,6 +107,18 @@ class SymbolicEnv:
         if t == "conditional_expression":
             return self._conditional(node)
         return sp.Symbol("sel")
+
+    def _record_load(self, symbol, base, index) -> None:
+        """Keep where ``symbol``'s element is read (:attr:`loads`) when the base is a buffer parameter and the index
+        has no unknown."""
+        if base is None or base.type != "identifier" or index is None or node_text(base) not in self.pointers \
+                or node_text(base) in self.values:
+            return
+        value = self.to_sympy(index)
+        where = (node_text(base), value) if not is_opaque(value) else None
+        if symbol in self.loads and self.loads[symbol] != where:
+            where = None  # the same text read at two values: not one element
+        self.loads[symbol] = where
 
     def to_sympy_name(self, name: str):
         """Sympy value of a variable by name (a buffer is 0, a pointer variable its offset)."""

@@ -214,17 +214,19 @@ class Model:
     def estimate(self, file: str | Path, kernel: str, global_size=None, local_size=None,
                  args: dict[str, float] | None = None, device: str | dict | None = None,
                  lang: str | None = None, *, grid=None, block=None,
-                 defines: dict[str, str] | None = None, buffers: dict[str, int] | None = None) -> dict[str, Any]:
+                 defines: dict[str, str] | None = None, buffers: dict[str, int] | None = None,
+                 inputs: dict | None = None) -> dict[str, Any]:
         """One launch: ``time_ns, bandwidth_gbs, footprint_bytes, footprint_source, flops, flops_source,
         bytes, bytes_source, bound, bound_probability, counts_note, time_at_bound_ns, warnings`` plus the launch
         (``file, kernel, device, global, local, args, buffers, derived_trips``). ``time_at_bound_ns``: where loops
         of data-dependent trip count are read at one iteration and their conditions bound them, the time with every
         one at its bound (else None). Give ``global_size`` [and ``local_size``], or (CUDA) ``grid`` and ``block``.
         ``buffers`` (buffer parameter -> elements) gives the mean trip count of loops over one segment of an
-        offsets array (a CSR row: :mod:`kgraph.analysis.segments`), reported in ``derived_trips``."""
+        offsets array (:mod:`kgraph.analysis.segments`), reported in ``derived_trips``; ``inputs`` (buffer -> its
+        contents: an array or a ``.npy`` path) also of loops bounded by its elements (kgraph.analysis.data_trips)."""
         request = {"file": file, "kernel": kernel, "global": global_size, "local": local_size,
                    "args": dict(args or {}), "device": device, "grid": grid, "block": block,
-                   "defines": dict(defines or {}), "buffers": buffers}
+                   "defines": dict(defines or {}), "buffers": buffers, "inputs": inputs}
         return self.estimate_many([request], lang=lang)[0]
 
     def estimate_batch(self, requests: Iterable[dict], lang: str | None = None):
@@ -272,7 +274,7 @@ class Model:
             g, local = _launch_sizes(req, at)
             args = _scalar_args(req.get("args"), at)
             launch = make_launch(files[fkey], kernel, g, local, args, descriptor, req.get("where", ""),
-                                 req.get("buffers"))
+                                 req.get("buffers"), req.get("inputs"))
             check_lanes(req.get("args"), launch.graph, at)
             as_grid.append(bool(req.get("grid")))
             check_launch(launch, at, as_grid[-1], checked)

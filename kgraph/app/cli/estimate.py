@@ -51,6 +51,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--buffer", action="append", default=[], metavar="NAME=ELEMENTS",
                         help="length of a buffer parameter in elements (repeat for each): gives the mean trip count "
                              "of a loop over one segment of an offsets array (a CSR row)")
+    parser.add_argument("--input", action="append", default=[], metavar="NAME=FILE.npy",
+                        help="contents of a buffer parameter (a numpy .npy file; repeat for each): gives its length "
+                             "and the mean trip count of loops bounded by its elements (for (k = 0; k < len[i]; k++))")
     parser.add_argument("--device", help="device id or part of one (h200), or a device.json file")
     parser.add_argument("--batch", metavar="FILE", help="CSV or JSONL of launches (see docs/BASELINES.md)")
     parser.add_argument("--lang", choices=("opencl", "cuda", "c"), help="source language (default: extension)")
@@ -175,7 +178,16 @@ def _requests(args) -> list[dict]:
     return [{"where": "", "file": args.file, "kernel": args.kernel, "global": args.global_size,
              "local": args.local_size, "grid": args.grid, "block": args.block,
              "args": dict(parse_arg(a) for a in args.arg), "device": None, "defines": defines,
-             "buffers": dict(parse_arg(b, "--buffer", lanes=False) for b in args.buffer) or None}]
+             "buffers": dict(parse_arg(b, "--buffer", lanes=False) for b in args.buffer) or None,
+             "inputs": dict(_input_option(i) for i in args.input) or None}]
+
+
+def _input_option(text: str) -> tuple[str, str]:
+    """``--input NAME=FILE.npy`` as (name, path); a UsageError naming the option otherwise."""
+    name, sep, path = text.partition("=")
+    if not sep or not name.strip() or not path.strip():
+        raise UsageError(f"--input {text}: expected NAME=FILE.npy (a buffer parameter, a numpy file of its contents)")
+    return name.strip(), path.strip()
 
 
 BATCH_CHUNK = 64  # least launches per estimate_many call while a --batch progress bar is drawn
@@ -245,7 +257,7 @@ def run(args) -> int:
             print(f"  counts     the model's estimates, not exact: {r['counts_note']}")
         if r.get("derived_trips"):
             print("  trips      " + ", ".join(f"{k} = {v:.4g}" for k, v in r["derived_trips"].items())
-                  + " (mean per entry, from the --buffer lengths)")
+                  + f" (mean per entry, from the {'--input contents' if args.input else '--buffer lengths'})")
         if r.get("time_at_bound_ns") is not None:
             print(f"  at bound   {_time(r['time_at_bound_ns'])} if every loop of unknown trip count ran to its bound")
         how = ("from the exact counts and the predicted time" if r.get("bound_source") == "static"
