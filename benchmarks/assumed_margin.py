@@ -72,8 +72,9 @@ def coverage(frame: pd.DataFrame, pair: list[float] | None, inexact: float) -> d
         lo = np.minimum(lo + inexact - pair[0], point)  # lo = point + offset - margin, never above the point
         hi = np.maximum(hi - inexact + pair[1], point)
     y = frame["y"].to_numpy()
-    return {"launches": len(frame), "kernels": frame["kernel"].nunique(), "coverage": 100 * ((y >= lo) & (y <= hi)).mean(),
-            "below": 100 * (y < lo).mean(), "above": 100 * (y > hi).mean(), "median_width": float(np.median(np.exp(hi - lo)))}
+    return {"launches": len(frame), "kernels": frame["kernel"].nunique(),
+            "coverage": 100 * ((y >= lo) & (y <= hi)).mean(), "below": 100 * (y < lo).mean(),
+            "above": 100 * (y > hi).mean(), "median_width": float(np.median(np.exp(hi - lo)))}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -119,16 +119,16 @@ def scores(frame: pd.DataFrame, pred: str = "pred_ns", ends: tuple[str, str] = (
             "below": 100 * (true < lo).mean()}
 
 
-def launch_inputs(rows: pd.DataFrame, launches: list, seed: int = 0) -> dict[int, dict]:
-    """Position -> the buffers' contents of each row of ``rows`` whose kernel has a loop bounded by elements of its
+def launch_inputs(rows: pd.DataFrame, launches: list, seed: int = 0):
+    """``(position, the buffers' contents)`` of each row of ``rows`` whose kernel has a loop bounded by elements of its
     buffers (``Loop.data_trip``, :mod:`kgraph.analysis.data_trips`), regenerated as the measuring harness made them
     (its kernel's spec's ``make_inputs``, seeded by ``seed`` and the row's sizes:
-    :func:`kgraph.data.harness.inputs.sizes_seed`); rows of kernels without a spec are left out."""
+    :func:`kgraph.data.harness.inputs.sizes_seed`), one row at a time; rows of kernels without a spec are left out."""
     from benchmarks.dataset_eval import spec_of
     from kgraph.data.harness.inputs import sizes_seed
     from kgraph.models.launches import analysis_of
 
-    out, specs = {}, {}
+    specs = {}
     for i, (r, launch) in enumerate(zip(rows.itertuples(), launches)):
         analysis = analysis_of(launch.graph)
         if analysis is None or not any(lp.data_trip is not None for lp in analysis.loops):
@@ -140,8 +140,7 @@ def launch_inputs(rows: pd.DataFrame, launches: list, seed: int = 0) -> dict[int
         sizes = json.loads(r.sizes)
         arrays = dict(specs[r.kernel_id].make_inputs(np.random.default_rng(sizes_seed(seed, sizes)), sizes))
         buffers = {p.name for p in launch.graph.function.params if p.kind == "buffer"}
-        out[i] = {k: np.asarray(v) for k, v in arrays.items() if k in buffers}
-    return out
+        yield i, {k: np.asarray(v) for k, v in arrays.items() if k in buffers}
 
 
 def predict_set(model, dataset: Path, ceiling: bool = True, priors: tuple[float, ...] = (),
@@ -180,12 +179,10 @@ def predict_set(model, dataset: Path, ceiling: bool = True, priors: tuple[float,
             frame.loc[assumed, f"prior_{t0:g}_ns"] = [r["time_ns"] for r in model.estimate_many(given)]
     if inputs:
         frame[["inputs_ns", "inputs_lo_ns", "inputs_hi_ns"]] = np.nan
-        data = launch_inputs(rows, launches)
-        if data:
-            pos = sorted(data)
-            again = model.estimate_many([{**requests[i], "inputs": data[i]} for i in pos])
-            frame.loc[pos, ["inputs_ns", "inputs_lo_ns", "inputs_hi_ns"]] = [
-                [r["time_ns"], r.get("time_lo_ns", np.nan), r.get("time_hi_ns", np.nan)] for r in again]
+        for i, arrays in launch_inputs(rows, launches):  # one launch at a time: its inputs are dropped after it
+            r = model.estimate_many([{**requests[i], "inputs": arrays}])[0]
+            frame.loc[i, ["inputs_ns", "inputs_lo_ns", "inputs_hi_ns"]] = [
+                r["time_ns"], r.get("time_lo_ns", np.nan), r.get("time_hi_ns", np.nan)]
     if ceiling:
         trips = given_trips(launches, rows)
         if trips:

@@ -103,3 +103,25 @@ def test_tables_score_the_constant_priors_on_every_assumed_launch():
     assert list(rows.index) == ["assumed (all)", "prior 8"]  # no solved mean: no ceiling rows
     assert rows.loc["prior 8", "launches"] == 2 and rows.loc["prior 8", "mape"] == pytest.approx(150.0)
     assert rows.loc["assumed (all)", "within_2x"] == pytest.approx(50.0)
+
+
+def test_launch_inputs_regenerate_what_the_harness_measured(model):
+    """A hand-written set's launch with a loop bounded by its buffers' elements: its inputs are made again from its
+    spec, and the loop's mean from them matches the one its measured instrumented counts imply."""
+    import json
+
+    from benchmarks.dataset_eval import launches_of, requests_of
+    from benchmarks.work_sources import launch_inputs
+
+    rows, files = launches_of(ROOT / "data/datasets/holdout4-nvidia-h200")
+    rows = rows[rows["kernel_id"] == "holdout4.sell_c_sigma_spmv"].head(2).reset_index(drop=True)
+    device = json.loads((ROOT / "data/datasets/holdout4-nvidia-h200/device.json").read_text())
+    requests = requests_of(rows, files, model.devices.get(device["device_id"], device))
+    launches, _, _ = model.launches_of(requests)
+    data = dict(launch_inputs(rows, launches))
+    assert sorted(data) == [0, 1]
+    solved = given_trips(launches, rows)
+    for i, arrays in data.items():
+        derived = model.estimate_many([{**requests[i], "inputs": arrays}])[0]["derived_trips"]
+        assert derived.keys() == solved[i].keys()
+        assert derived == {k: pytest.approx(v, rel=1e-6) for k, v in solved[i].items()}
