@@ -193,12 +193,9 @@ def _buffer_lengths(graph, buffers, at: str) -> dict[str, int]:
     if not isinstance(buffers, dict):
         raise UsageError(f"{at}--buffer: buffer lengths are an object of NAME: elements, got a "
                          f"{type(buffers).__name__}")
-    names = [p.name for p in graph.function.params if p.kind == "buffer"]
     out = {}
     for name, value in buffers.items():
-        if name not in names:
-            raise UsageError(f"{at}--buffer {name}: kernel {graph.name} has no buffer parameter of that name "
-                             f"(its buffers: {', '.join(names) or 'none'})")
+        _buffer_name(graph, name, "--buffer", at)
         try:
             number = float(value)
         except (TypeError, ValueError):
@@ -210,6 +207,14 @@ def _buffer_lengths(graph, buffers, at: str) -> dict[str, int]:
     return out
 
 
+def _buffer_name(graph, name, option: str, at: str) -> None:
+    """A UsageError naming ``option`` unless ``name`` is one of the kernel's buffer parameters."""
+    names = [p.name for p in graph.function.params if p.kind == "buffer"]
+    if name not in names:
+        raise UsageError(f"{at}{option} {name}: kernel {graph.name} has no buffer parameter of that name "
+                         f"(its buffers: {', '.join(names) or 'none'})")
+
+
 def _input_arrays(graph, inputs, at: str) -> dict:
     """``inputs`` validated: names of the kernel's buffer parameters, each a non-empty numeric array (or the path
     of a ``.npy`` file holding one), flattened."""
@@ -217,12 +222,9 @@ def _input_arrays(graph, inputs, at: str) -> dict:
 
     if not isinstance(inputs, dict):
         raise UsageError(f"{at}--input: inputs are an object of NAME: array, got a {type(inputs).__name__}")
-    names = [p.name for p in graph.function.params if p.kind == "buffer"]
     out = {}
     for name, value in inputs.items():
-        if name not in names:
-            raise UsageError(f"{at}--input {name}: kernel {graph.name} has no buffer parameter of that name "
-                             f"(its buffers: {', '.join(names) or 'none'})")
+        _buffer_name(graph, name, "--input", at)
         if isinstance(value, (str, Path)):
             try:
                 value = np.load(value, allow_pickle=False)
