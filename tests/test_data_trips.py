@@ -135,3 +135,11 @@ def test_cli_input_option(capsys, tmp_path):
     assert "trip_6 = 5 (mean per entry, from the --input contents)" in capsys.readouterr().out
     assert main(base + ["--input", "len"]) == 2
     assert "--input len: expected NAME=FILE.npy" in capsys.readouterr().err
+
+
+def test_the_counts_note_says_which_inputs_give_the_mean(model_dir, tmp_path):
+    m = kgraph.load_model(model_dir)
+    note = m.estimate_many([_request(tmp_path)])[0]["counts_note"]
+    assert "trip_6 follows from the contents of len: --input len=FILE.npy" in note
+    given = m.estimate_many([_request(tmp_path, inputs={"len": np.full(4096, 3, np.int32)})])[0]
+    assert "--input" not in (given["counts_note"] or "")

@@ -127,6 +127,22 @@ def segment_hint(launch, assumed: dict) -> str:
     return f"{names} follow{'s' if len(segments) == 1 else ''} from the buffers' lengths: {' and '.join(options)}"
 
 
+def input_hint(launch, assumed: dict) -> str:
+    """How the launch can give the mean of its assumed loops bounded by buffer elements (:mod:`kgraph.analysis.
+    data_trips`) by those buffers' contents, e.g. ``trip_6 follows from the contents of len: --input len=FILE.npy``;
+    "" when none of ``assumed`` is one."""
+    from kgraph.models.launches import analysis_of
+
+    loops = [lp for lp in getattr(analysis_of(launch.graph), "loops", ())
+             if lp.data_trip is not None and f"trip_{lp.line}" in assumed]
+    if not loops:
+        return ""
+    buffers = sorted({buffer for lp in loops for buffer, _ in lp.loads.values()})
+    names = ", ".join(f"trip_{lp.line}" for lp in loops)
+    return (f"{names} follow{'s' if len(loops) == 1 else ''} from the contents of {', '.join(buffers)}: "
+            + " ".join(f"--input {b}=FILE.npy" for b in buffers))
+
+
 def static_facts(launches: list) -> tuple[list, list, list, dict]:
     """What the analysis says of each launch, each distinct kernel's launches evaluated together:
     ``(counts, warnings, reasons, assumes)`` — per launch its exact static counts (None where they are not exact,
@@ -221,6 +237,7 @@ def with_static_outputs(launches: list, predictions: list[dict], as_grid: list[b
                 reason or "a symbol has no value at this launch",
                 describe_assumptions(analysis_of(launch.graph), assumed) if assumed else "",
                 segment_hint(launch, assumed) if assumed else "",
+                input_hint(launch, assumed) if assumed else "",
                 describe_branches(analysis_of(launch.graph), launch.args),
                 describe_breaks(analysis_of(launch.graph)))))
         if pred.get("time_ns") and pred.get("bytes") is not None:  # bandwidth: the record's bytes / its time (B/ns)
