@@ -143,3 +143,21 @@ def test_the_counts_note_says_which_inputs_give_the_mean(model_dir, tmp_path):
     assert "trip_6 follows from the contents of len: --input len=FILE.npy" in note
     given = m.estimate_many([_request(tmp_path, inputs={"len": np.full(4096, 3, np.int32)})])[0]
     assert "--input" not in (given["counts_note"] or "")
+
+
+def test_batch_rows_give_inputs_by_column_and_by_object(capsys, tmp_path):
+    np.save(tmp_path / "len.npy", np.full(4096, 7, dtype=np.int32))
+    (tmp_path / "rows.cl").write_text(SRC)
+    csv_file = tmp_path / "b.csv"
+    csv_file.write_text(f"file,kernel,global,local,n,input:len\n{tmp_path / 'rows.cl'},rows,4096,64,4096,"
+                        f"{tmp_path / 'len.npy'}\n")
+    assert main(["estimate", "--batch", str(csv_file), "--device", DEVICE, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)[0]["derived_trips"] == {"trip_6": 7.0}
+    row = {"file": str(tmp_path / "rows.cl"), "kernel": "rows", "global": [4096], "args": {"n": 4096},
+           "inputs": {"len": str(tmp_path / "len.npy")}}
+    (tmp_path / "b.jsonl").write_text(json.dumps(row) + "\n")
+    assert main(["estimate", "--batch", str(tmp_path / "b.jsonl"), "--device", DEVICE, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)[0]["derived_trips"] == {"trip_6": 7.0}
+    (tmp_path / "c.jsonl").write_text(json.dumps(row) + "\n" + json.dumps({**row, "inputs": ["len"]}) + "\n")
+    assert main(["estimate", "--batch", str(tmp_path / "c.jsonl"), "--device", DEVICE, "--json"]) == 1
+    assert "c.jsonl:2: 'inputs' must be a JSON object" in capsys.readouterr().err

@@ -13,9 +13,10 @@ FLOPs and bytes are the kernel's exact static counts where the analysis has them
 the model's (``model``), as the footprint. A loop whose trip count depends on data is named in the output
 (``trip_8``); ``--arg trip_8=12`` gives its mean, and the counts (and the model's inputs) use it; for a loop over
 one segment of an offsets array (``for (k = ptr[r]; k < ptr[r + 1]; k++)``), ``--buffer`` lengths give it
-(``--buffer ptr=ROWS+1 --buffer col=NNZ``; CSV batch column ``buffer:NAME``). A branch the analysis cannot
-decide (a condition on data) is assumed taken by half the executions; ``--arg taken_6=0.1`` gives the share of
-line 6's (:mod:`kgraph.analysis.branches`). A launch that covers only part of the problem its scalar
+(``--buffer ptr=ROWS+1 --buffer col=NNZ``; CSV batch column ``buffer:NAME``); for a loop bounded by a buffer's
+elements (``k < len[i]``), ``--input len=FILE.npy`` (CSV column ``input:NAME``, JSONL ``inputs``). A branch the
+analysis cannot decide (a condition on data) is assumed taken by half the executions; ``--arg taken_6=0.1`` gives
+the share of line 6's (:mod:`kgraph.analysis.branches`). A launch that covers only part of the problem its scalar
 arguments describe gets a warning on stderr (``kgraph.app.static_checks``: e.g. a CUDA grid given as
 ``--global``).
 """
@@ -133,7 +134,7 @@ def _jsonl_rows(p: Path, text: str) -> list[dict]:
             raise InputError(f"{p}:{n}: JSON nested too deeply") from None
         if not isinstance(obj, dict):
             raise InputError(f"{p}:{n}: expected a JSON object per line")
-        for key, kind in (("args", dict), ("defines", dict), ("buffers", dict)):
+        for key, kind in (("args", dict), ("defines", dict), ("buffers", dict), ("inputs", dict)):
             if obj.get(key) is not None and not isinstance(obj[key], kind):
                 raise InputError(f"{p}:{n}: '{key}' must be a JSON object (NAME: value), got "
                                  f"{type(obj[key]).__name__}")
@@ -150,11 +151,13 @@ def _csv_rows(p: Path, text: str) -> list[dict]:
             extra = rec.pop(None, None)
             if extra:
                 raise InputError(f"{p}:{n}: {len(extra)} more field(s) than the header has columns")
+            inputs = {k[len(INPUT_COLUMN):]: v for k, v in rec.items() if k and k.startswith(INPUT_COLUMN) and v}
             values = {k: parse_arg(f"{k}={v}", f"{p}:{n}: column", not k.startswith(BUFFER_COLUMN))[1]
-                      for k, v in rec.items() if k and v not in (None, "")}
+                      for k, v in rec.items() if k and v not in (None, "") and not k.startswith(INPUT_COLUMN)}
             args = {k: v for k, v in values.items() if not k.startswith(BUFFER_COLUMN)}
             buffers = {k[len(BUFFER_COLUMN):]: v for k, v in values.items() if k.startswith(BUFFER_COLUMN)}
-            rows.append({"where": f"{p}:{n}", **fixed, "args": args, "buffers": buffers or None})
+            rows.append({"where": f"{p}:{n}", **fixed, "args": args, "buffers": buffers or None,
+                         "inputs": inputs or None})
     except csv.Error as exc:
         raise InputError(f"{p}:{reader.line_num}: not a CSV row ({exc})") from None
     return rows
@@ -162,6 +165,8 @@ def _csv_rows(p: Path, text: str) -> list[dict]:
 
 #: a CSV batch column named ``buffer:NAME`` gives buffer ``NAME``'s length (``--buffer NAME=ELEMENTS``)
 BUFFER_COLUMN = "buffer:"
+#: a CSV batch column named ``input:NAME`` gives buffer ``NAME``'s contents, a ``.npy`` path (``--input NAME=FILE.npy``)
+INPUT_COLUMN = "input:"
 
 
 def _requests(args) -> list[dict]:
