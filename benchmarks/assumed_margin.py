@@ -45,7 +45,7 @@ def assumed_launches(model, dataset: Path, kernels: int, seed: int) -> pd.DataFr
     device = json.loads((dataset / "device.json").read_text())
     launches, _, _ = model.launches_of(requests_of(rows, files, model.devices.get(device["device_id"], device)))
     facts = static_facts(launches)
-    assumed = np.array(assumed_flags(launches, facts))
+    assumed = np.array(assumed_flags(launches))
     records = model.predictor.predict(launches, [c is not None for c in facts[0]])  # no assumed group: the two margins
     lo_key, hi_key = TIME_INTERVAL.keys
     frame = pd.DataFrame({"dataset": dataset.name, "kernel": rows["kernel_id"],

@@ -40,14 +40,14 @@ WORK = ("flops_fp32", "flops_fp64", "global_load_bytes", "global_store_bytes")
 def launch_kind(record: dict, launch) -> str:
     """The class of one predicted launch (:data:`KINDS`): ``record`` its prediction dict (``flops_source``),
     ``launch`` its :class:`~kgraph.models.launches.Launch`."""
-    from kgraph.app.static_outputs import trip_values
+    from kgraph.app.static_outputs import assumed_trips
     from kgraph.models.launches import analysis_of
 
     if record.get("flops_source") == "static":
         return "exact"
-    analysis = analysis_of(launch.graph)
-    if analysis is not None and trip_values(launch)[0]:
+    if assumed_trips(launch):
         return "assumed_trip"
+    analysis = analysis_of(launch.graph)
     if analysis is not None and any(lp.symbolic and "'break' in the body" in lp.note for lp in analysis.loops):
         return "break"
     if analysis is not None and getattr(analysis, "branches", ()):
@@ -74,24 +74,18 @@ def given_trips(launches: list, rows: pd.DataFrame) -> dict[int, dict[str, float
     """Position -> ``{trip_<line>: mean}`` for each launch of ``launches`` (one kernel's or many) whose kernel
     assumes exactly one loop and whose mean :func:`solve_trip` finds from its row of ``rows`` (same order)."""
     from kgraph.app.static_checks import _per_item, launch_envs
-    from kgraph.app.static_outputs import trip_values
+    from kgraph.app.static_outputs import assumed_trips
+    from kgraph.models.launches import analysis_of
 
     out: dict[int, dict[str, float]] = {}
-    by_kernel: dict[int, list[int]] = {}
+    by_loop: dict[tuple, list[int]] = {}  # (kernel, its one assumed loop) -> positions
     for i, launch in enumerate(launches):
-        assumed = trip_values(launch)[0]
+        assumed = assumed_trips(launch)
         if len(assumed) == 1:
-            by_kernel.setdefault(id(launch.graph), []).append(i)
-    for idx in by_kernel.values():
-        from kgraph.models.launches import analysis_of
-
+            by_loop.setdefault((id(launch.graph), next(iter(assumed))), []).append(i)
+    for (_, name), idx in by_loop.items():
         analysis = analysis_of(launches[idx[0]].graph)
-        group = [launches[i] for i in idx]
-        env = launch_envs(group)
-        names = {name for i in idx for name in trip_values(launches[i])[0]}
-        if len(names) != 1:
-            continue
-        name = names.pop()
+        env = launch_envs([launches[i] for i in idx])
         items = env["gsz0"] * env["gsz1"] * env["gsz2"]
         ones = np.ones(len(idx))
 

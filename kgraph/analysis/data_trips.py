@@ -98,14 +98,15 @@ def data_trip_means(analysis, global_size: list[int], local_size: list[int], arg
             for idsym, (lo, hi) in (lp.ranges or {}).items():  # the work-items the guards around the loop let in
                 at = items[idsym.name]
                 inside &= (at >= _evaluate(sp.sympify(lo), env, n)) & (at < _evaluate(sp.sympify(hi), env, n))
-            for k, (symbol, (buffer, index)) in enumerate(sorted(lp.loads.items(), key=lambda kv: kv[0].name)):
+            order = sorted(lp.loads, key=lambda s: s.name)  # each element's value goes in as kg_ld<k>
+            for k, symbol in enumerate(order):
+                buffer, index = lp.loads[symbol]
                 array = inputs[buffer]
                 at = _evaluate(index, env, n)
                 ok = np.isfinite(at) & (at >= 0) & (at < len(array))
                 inside &= ok
                 values[f"kg_ld{k}"] = np.where(ok, array[np.where(ok, at, 0).astype(np.int64)], 0).astype(np.float64)
-            renamed = lp.data_trip.xreplace({s: sp.Symbol(f"kg_ld{k}") for k, s in
-                                             enumerate(sorted(lp.loads, key=lambda s: s.name))})
+            renamed = lp.data_trip.xreplace({s: sp.Symbol(f"kg_ld{k}") for k, s in enumerate(order)})
             trip = _evaluate(renamed, {**env, **values}, n)
         except (KeyError, TypeError, ValueError, ZeroDivisionError):
             continue

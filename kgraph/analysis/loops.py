@@ -149,9 +149,10 @@ def for_loop(node, env, start_of=None) -> Loop:
     step_kind, step = loop_update(part_updating(update, var), var, env)
     if op is None or step_kind is None:
         return opaque_loop(node, "for", "condition or update not of a recognised form", var)
-    if is_opaque(start) or is_opaque(bound) or is_opaque(step) or assignments_of(node.child_by_field_name("body"), var):
+    moved = assignments_of(node.child_by_field_name("body"), var)
+    if is_opaque(start) or is_opaque(bound) or is_opaque(step) or moved:
         loop = opaque_loop(node, "for", _opaque_part(node, start, bound, step, var), var)
-        return with_data_trip(loop, start, bound, step, op, step_kind, node.child_by_field_name("body"), env)
+        return loop if moved else with_data_trip(loop, start, bound, step, op, step_kind, env)
     trip, note = _trip(op, start, bound, step_kind, step)
     if trip is None:
         return opaque_loop(node, "for", note, var)
@@ -162,13 +163,12 @@ def for_loop(node, env, start_of=None) -> Loop:
                 bound=bound, raw_trip=raw)
 
 
-def with_data_trip(loop: Loop, start, bound, step, op, step_kind, body, env) -> Loop:
-    """``loop`` (of unknown trip count) with its :attr:`Loop.data_trip` where only elements read from buffers keep
-    its affine count unknown (:func:`kgraph.analysis.data_trips.data_loads`) and its variable moves only in the
-    header."""
+def with_data_trip(loop: Loop, start, bound, step, op, step_kind, env) -> Loop:
+    """``loop`` (of unknown trip count, its variable moving only in the header) with its :attr:`Loop.data_trip` where
+    only elements read from buffers keep its affine count unknown (:func:`kgraph.analysis.data_trips.data_loads`)."""
     from kgraph.analysis.data_trips import data_loads
 
-    if is_opaque(step) or assignments_of(body, loop.var):
+    if is_opaque(step):
         return loop
     loads = data_loads(getattr(env, "loads", {}), start, bound)
     trip = _trip(op, start, bound, step_kind, step)[0] if loads else None

@@ -70,18 +70,27 @@ def derived_bounds(times, counts: list[dict], rooflines: list[dict], lo: list, h
     return bound.tolist(), [v if ok else None for v, ok in zip(p.tolist(), has.tolist())]
 
 
-def trip_values(launch) -> tuple[dict[str, float], dict[str, float]]:
-    """``(assumed, bounds)`` of ``launch``: each loop of unknown trip count the launch does not give, with the count
-    the model's inputs assume (:mod:`kgraph.analysis.trips`), and, for those whose condition bounds them, the bound
-    at this launch (a number; left out where it does not evaluate)."""
-    from kgraph.analysis.trips import trip_assumptions, trip_bounds
+def assumed_trips(launch) -> dict:
+    """Each loop of unknown trip count that ``launch`` does not give (``trip_<line>``) -> the count the model's inputs
+    assume for it (:mod:`kgraph.analysis.trips`; sympy numbers); {} when the launch reads no loop at an assumption."""
+    from kgraph.analysis.trips import trip_assumptions
     from kgraph.models.launches import analysis_of
 
     analysis = analysis_of(launch.graph)
-    assumptions = {k: v for k, v in (trip_assumptions(analysis) if analysis is not None else {}).items()
-                   if k not in launch.args}
+    return {k: v for k, v in (trip_assumptions(analysis) if analysis is not None else {}).items()
+            if k not in launch.args}
+
+
+def trip_values(launch) -> tuple[dict[str, float], dict[str, float]]:
+    """``(assumed, bounds)`` of ``launch``: :func:`assumed_trips` as numbers and, for those loops whose condition bounds
+    them, the bound at this launch (a number; left out where it does not evaluate)."""
+    from kgraph.analysis.trips import trip_bounds
+    from kgraph.models.launches import analysis_of
+
+    assumptions = assumed_trips(launch)
     if not assumptions:
         return {}, {}
+    analysis = analysis_of(launch.graph)
     env = {**analysis.resolve_env({"global_size": launch.global_size, "local_size": launch.local_size}),
            **launch.args}
 
@@ -169,16 +178,10 @@ def static_facts(launches: list) -> tuple[list, list, list, dict]:
     return exact, warnings, why, assumes
 
 
-def assumed_flags(launches: list, facts: tuple) -> list[bool]:
-    """Per launch: does it read a loop at an assumed trip count (its kernel assumes one, :func:`static_facts`'
-    ``assumes``, and the launch does not give every such ``trip_<line>``): the interval's assumed group."""
-    from kgraph.analysis.trips import trip_assumptions
-    from kgraph.models.launches import analysis_of
-
-    assumes = facts[3]
-    return [bool(assumes.get(id(launch.graph))) and any(name not in launch.args
-                                                        for name in trip_assumptions(analysis_of(launch.graph)))
-            for launch in launches]
+def assumed_flags(launches: list) -> list[bool]:
+    """Per launch: does it read a loop at an assumed trip count (:func:`assumed_trips`): the interval's assumed
+    group."""
+    return [bool(assumed_trips(launch)) for launch in launches]
 
 
 def with_static_outputs(launches: list, predictions: list[dict], as_grid: list[bool], predict=None,
