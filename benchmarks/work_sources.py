@@ -31,10 +31,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from kgraph.data.solved_trips import WORK, solve_trip  # the work a solved mean matches, defined with its training use
+
 #: the classes of :func:`launch_kind`, in the order it tests them (``exact`` first)
 KINDS = ("exact", "assumed_trip", "break", "branch", "other")
-#: the measured counts whose sum is the work :func:`solve_trip` matches (dataset columns = static count names)
-WORK = ("flops_fp32", "flops_fp64", "global_load_bytes", "global_store_bytes")
 
 
 def launch_kind(record: dict, launch) -> str:
@@ -53,21 +53,6 @@ def launch_kind(record: dict, launch) -> str:
     if analysis is not None and getattr(analysis, "branches", ()):
         return "branch"
     return "other"
-
-
-def solve_trip(w1: np.ndarray, w2: np.ndarray, measured: np.ndarray) -> np.ndarray:
-    """The mean trip count ``t`` at which counts affine in it, ``w1`` at 1 iteration and ``w2`` at 2, equal
-    ``measured``: ``1 + (measured - w1) / (w2 - w1)``; NaN where the loop adds no work (``w2 <= w1``) or the
-    solution is not positive.
-
-    Shapes:
-        - w1, w2, measured: ``[N]``; returns ``[N]``.
-    """
-    w1, w2, measured = (np.asarray(a, dtype=np.float64) for a in (w1, w2, measured))
-    step = w2 - w1
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = 1.0 + (measured - w1) / step
-    return np.where((step > 0) & np.isfinite(t) & (t > 0), t, np.nan)
 
 
 def given_trips(launches: list, rows: pd.DataFrame) -> dict[int, dict[str, float]]:

@@ -113,6 +113,10 @@ class KGraphDataModule(L.LightningDataModule):
             (``static_known`` = ``KNOWN_ASSUMED``, one iteration of each data-dependent loop), so the model learns
             what the assumption hides; only once the training data holds early-exit loops (generator seeds from
             34 on) beside escape-time ones (docs/MODELS.md "v31").
+        solved_trips: give every instrumented launch of a kernel with one data-dependent loop that loop's mean trip
+            count, solved from its measured counts (:mod:`kgraph.data.solved_trips`), as a user gives it (``--arg
+            trip_<line>``, ``--input``): its features then take the work it did (exact), so a recipe of exact counts
+            trains on loops of variable length too. Every split's rows get it (docs/MODELS.md "v42").
         val_unit: ``split`` (the split's own validation rows) or ``kernel`` (whole kernels, so a
             validation metric and the best checkpoint reward carrying over to kernels not trained on;
             :mod:`kgraph.data.splits`).
@@ -124,7 +128,7 @@ class KGraphDataModule(L.LightningDataModule):
                  num_workers: int = 0, cache_dir: str = "runs/cache", with_graphs: bool = True,
                  tokenizer: str | None = None, max_tokens: int = 512, resident: bool = False,
                  lm_features: str | None = None, kernel_cap: int | None = None, train_known_counts: bool = False,
-                 train_assumed_counts: bool = False, val_unit: str = "split"):
+                 train_assumed_counts: bool = False, val_unit: str = "split", solved_trips: bool = False):
         super().__init__()
         self.save_hyperparameters()  # datasets, split, seed, ...: in checkpoints and the logger's config
         if split not in SPLITS:
@@ -154,7 +158,7 @@ class KGraphDataModule(L.LightningDataModule):
             raise UsageError("--data.train_assumed_counts: only with --data.train_known_counts true (without it every "
                              "launch trains, those whose counts do not evaluate among them)")
         self.train_known_counts, self.train_assumed_counts = train_known_counts, train_assumed_counts
-        self.val_unit = val_unit
+        self.val_unit, self.solved_trips = val_unit, solved_trips
         self._resident_store = None
         self.table: pd.DataFrame | None = None
         self.devices: dict[str, dict] = {}  # device_id -> the descriptor its features use (set by setup)
@@ -186,6 +190,10 @@ class KGraphDataModule(L.LightningDataModule):
                 raise InputError(f"{', '.join(self.datasets)}: the out-of-corpus kernels ({held[0]}, ... {len(held)} "
                                  "in all, data/holdout, data/holdout2) are never trained on; give their dataset to "
                                  "`kgraph test` or benchmarks/dataset_eval.py instead")
+        if self.solved_trips:
+            from kgraph.data.solved_trips import cached_solved_args
+
+            launches = launches.assign(args=cached_solved_args(self.cache_dir, launches, sources))
         kernels = launches[["source_id", "kernel_name"]].merge(sources[["source_id", "lang", "source"]],
                                                                on="source_id")
         self.graphs = KernelGraphs(self.cache_dir, kernels, self.tokenizer, self.max_tokens)

@@ -49,6 +49,7 @@ def test_config_parses(name, capsys):
         "model/static_traffic_known_valkernels.yaml": (False, False, True),
         "model/static_traffic_assumed_valkernels.yaml": (False, False, True),
         "model/static_traffic_anchored_valkernels.yaml": (False, False, True),
+        "model/static_traffic_solved_valkernels.yaml": (False, False, True),
     }.get(name, (True, True, True))
     assert (arch["use_graph"], arch["use_tokens"], arch["use_hardware"]) == expected
     # linked, never written twice: the DataModule's copies are derived, not configurable
@@ -60,16 +61,19 @@ def test_config_parses(name, capsys):
     assert data["kernel_cap"] == (64 if capped else None)
     assumed = name == "model/static_traffic_assumed_valkernels.yaml"
     anchored = name == "model/static_traffic_anchored_valkernels.yaml"
+    solved = name == "model/static_traffic_solved_valkernels.yaml"
     assert data["train_known_counts"] == (name.startswith("model/bounded_traffic_known") or assumed or anchored
-                                          or name == "model/static_traffic_known_valkernels.yaml")
+                                          or solved or name == "model/static_traffic_known_valkernels.yaml")
     assert data["train_assumed_counts"] == assumed
+    assert data["solved_trips"] == solved
     assert data["val_unit"] == ("kernel" if name.endswith(("_known_valkernels.yaml", "_assumed_valkernels.yaml",
-                                                           "_anchored_valkernels.yaml")) else "split")
+                                                           "_anchored_valkernels.yaml", "_solved_valkernels.yaml"))
+                                else "split")
     if name == "trainer/ddp.yaml":
         assert cfg["trainer"]["strategy"] == "ddp" and cfg["trainer"]["devices"] == 2
     traffic = name.startswith("model/bounded_traffic") or name in ("model/static_traffic_known_valkernels.yaml",
                                                                      "model/static_traffic_assumed_valkernels.yaml") \
-        or anchored
+        or anchored or solved
     bounded = name == "model/bounded.yaml" or traffic
     assert arch["head"]["time"] == ("bounded" if bounded else "unbounded")
     assert arch["head"]["anchor"] == ("traffic" if anchored else "launch")
