@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Score model directories on every out-of-corpus set no fit trained on, here (CPU): the hand-written holdouts
-# (data/holdout to data/holdout15, every measured folder holdout*-<device> that exists; benchmarks.dataset_eval) and
+# (data/holdout to data/holdout16, every measured folder holdout*-<device> that exists; benchmarks.dataset_eval) and
 # the foreign set on the H200 and the H100 (benchmarks.foreign_predict). `python -m benchmarks.worn_sets OUT_DIR`
 # then reads the tables a shipping rule names, and OUT/work_sources-NAME/by_kind.csv splits each model's accuracy on
 # those sets by what the source fixes of the work. Write the rule before running this on a set no model has seen.
@@ -28,7 +28,8 @@ for h in holdout-nvidia-h200 holdout-nvidia-h100 holdout-pocl-xeon holdout2-nvid
          holdout12-nvidia-h200 holdout12-nvidia-h100 holdout12-pocl-xeon \
          holdout13-nvidia-h200 holdout13-nvidia-h100 holdout13-pocl-xeon \
          holdout14-nvidia-h200 holdout14-nvidia-h100 holdout14-pocl-xeon \
-         holdout15-nvidia-h200 holdout15-nvidia-h100 holdout15-pocl-xeon; do
+         holdout15-nvidia-h200 holdout15-nvidia-h100 holdout15-pocl-xeon \
+         holdout16-nvidia-h200 holdout16-nvidia-h100 holdout16-pocl-xeon; do
   [ -d "$D/$h" ] || continue
   case " ${SKIP:-} " in *" ${h%%-*} "*) continue;; esac
   "$PY" -m benchmarks.dataset_eval --data "$D/$h" --models $MODELS --out "$OUT/$h" > "$OUT/$h.log" 2>&1

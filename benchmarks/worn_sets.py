@@ -27,7 +27,7 @@ SECOND = ("holdout2-nvidia-h200", "holdout2-nvidia-h100", "holdout2-pocl-xeon")
 #: the later hand-written sets, each scored whole: name -> its folders
 LATER = {name: (f"{name}-nvidia-h200", f"{name}-nvidia-h100", f"{name}-pocl-xeon")
          for name in ("holdout3", "holdout4", "holdout5", "holdout6", "holdout7", "holdout8", "holdout9", "holdout10",
-                                "holdout11", "holdout12", "holdout13", "holdout14", "holdout15")}
+                                "holdout11", "holdout12", "holdout13", "holdout14", "holdout15", "holdout16")}
 _FOREIGN_LINE = re.compile(r"kernels on \S+: MAPE ([0-9.]+)%")
 _BELOW = re.compile(r"predictions below the physical floor: (\d+)")
 

@@ -1,4 +1,4 @@
-"""What the hand-written test sets (kgraph.data.holdout to holdout15) must do, kernel by kernel: each
+"""What the hand-written test sets (kgraph.data.holdout to holdout16) must do, kernel by kernel: each
 reference changes its outputs (so a kernel that wrote nothing would fail), each kernel matches its reference on
 a CPU OpenCL device, a broken kernel is caught, and each set's page lists every kernel and its campaign."""
 from __future__ import annotations
@@ -10,14 +10,14 @@ import numpy as np
 import pytest
 
 from kgraph.data import (holdout, holdout2, holdout3, holdout4, holdout5, holdout6, holdout7, holdout8, holdout9,
-                         holdout10, holdout11, holdout12, holdout13, holdout14, holdout15)
+                         holdout10, holdout11, holdout12, holdout13, holdout14, holdout15, holdout16)
 
 ROOT = Path(__file__).resolve().parents[1]
 SETS = {"holdout": holdout, "holdout2": holdout2, "holdout3": holdout3, "holdout4": holdout4, "holdout5": holdout5,
         "holdout6": holdout6, "holdout7": holdout7, "holdout8": holdout8, "holdout9": holdout9,
         "holdout10": holdout10, "holdout11": holdout11,
         "holdout12": holdout12, "holdout13": holdout13, "holdout14": holdout14,
-        "holdout15": holdout15}
+        "holdout15": holdout15, "holdout16": holdout16}
 SPECS = [s for module in SETS.values() for s in module.specs()]
 IDS = [s.kernel_id for s in SPECS]
 
@@ -102,6 +102,10 @@ def test_matches_reference_on_cpu_opencl(spec, cpu_queue):
     ("holdout15.ctm_merge_diverge_links", "fmin(fmax(par * rp, lo), hi)", "fmin(fmax(par * sa, lo), hi)"),
     ("holdout15.lens_stack_trace_vignette_fp64", "cosr - mu * cosi", "cosr + mu * cosi"),
     ("holdout15.mldsa_ntt_mont_local_u32", "len >= 1;", "len > 1;"),
+    ("holdout16.flowacc_pull_d8_pass_2d", "dir[q] == into[k]", "dir[q] != into[k]"),
+    ("holdout16.zonal_hypsometry_local_u32", "atomic_min(&lmin[z], cm);", "atomic_max(&lmin[z], cm);"),
+    ("holdout16.vlasov_xshift_rows_local", "const int k = (int)fs + 1;", "const int k = (int)fs + 2;"),
+    ("holdout16.metapop_tau_leap_binv_fp64", "r *= a / x - s;", "r *= a / x + s;"),
 ])
 def test_broken_kernel_is_detected(kernel_id, old, new, cpu_queue):
     from kgraph.data.corpus.check import check_spec

@@ -1,4 +1,4 @@
-"""The second to fifteenth hand-written holdout sets (kgraph.data.holdout2 to holdout15): never part of the
+"""The second to sixteenth hand-written holdout sets (kgraph.data.holdout2 to holdout16): never part of the
 corpus, of data/holdout, of each other or of the foreign set; every source parses; every spec is launchable; and
 their rows are refused as training data. (Each kernel matching its numpy reference on a CPU OpenCL device:
 tests/test_handwritten_sets.py.)"""
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from kgraph.data import (holdout, holdout2, holdout3, holdout4, holdout5, holdout6, holdout7, holdout8, holdout9,
-                         holdout10, holdout11, holdout12, holdout13, holdout14, holdout15)
+                         holdout10, holdout11, holdout12, holdout13, holdout14, holdout15, holdout16)
 from kgraph.data.corpus import all_specs
 from kgraph.data.corpus.spec import Arg, MAX_LAUNCH_BYTES
 from kgraph.data.handwritten import source_of
@@ -27,7 +27,8 @@ SETS = {"holdout2": (holdout2, holdout2.is_holdout2), "holdout3": (holdout3, hol
         "holdout12": (holdout12, holdout12.is_holdout12),
         "holdout13": (holdout13, holdout13.is_holdout13),
         "holdout14": (holdout14, holdout14.is_holdout14),
-        "holdout15": (holdout15, holdout15.is_holdout15)}
+        "holdout15": (holdout15, holdout15.is_holdout15),
+        "holdout16": (holdout16, holdout16.is_holdout16)}
 SPECS = [s for module, _ in SETS.values() for s in module.specs()]
 IDS = [s.kernel_id for s in SPECS]
 NVIDIA = (1024, [1024, 1024, 64])
@@ -45,7 +46,8 @@ COVERS = {"holdout2": (24, {1, 2, 3}, {"float32", "float64", "int32", "uint32", 
           "holdout12": (16, {1, 2}, {"float32", "float64", "int32", "uint32"}),
           "holdout13": (16, {1, 2}, {"float32", "float64", "int32", "uint32"}),
           "holdout14": (12, {1, 2}, {"float32", "float64", "int32", "uint32"}),
-          "holdout15": (12, {1, 2}, {"float32", "float64", "int32", "uint32"})}
+          "holdout15": (12, {1, 2}, {"float32", "float64", "int32", "uint32"}),
+          "holdout16": (12, {1, 2}, {"float32", "float64", "int32", "uint32"})}
 
 
 @pytest.mark.parametrize("name", SETS)
