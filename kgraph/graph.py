@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import repeat
-from typing import Any, NamedTuple
+from typing import Any, Callable, NamedTuple
 
 from kgraph.schema import Flow, NodeType
 
@@ -178,6 +178,16 @@ class KernelGraph:
     @property
     def num_edges(self) -> int:
         return len(self.edges)
+
+    def derived(self, key: str, make: Callable[[], Any]) -> Any:
+        """``make()`` computed once per graph and kept under ``key``: what consumers derive from the kernel's
+        declaration (the launch checks' argument ranges, its static local bytes) is made once and shared by every
+        launch of it. A shallow copy of the graph (a kernel at given branch shares) shares them: they do not depend
+        on the analysis."""
+        cache = self.__dict__.setdefault("_derived", {})
+        if key not in cache:
+            cache[key] = make()
+        return cache[key]
 
     def edge_counts(self) -> dict[str, int]:
         """Number of edges per flow name, every flow present (``{"AST": .., "CONTROL": .., ...}``)."""

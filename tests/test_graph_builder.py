@@ -198,3 +198,16 @@ def test_every_shipped_example_builds_with_data_and_control_edges():
             assert counts["DATA"] > 0 and counts["CONTROL"] > 0, (path, g.name)
             assert counts["AST"] == sum(1 for n in g.nodes if n.span is not None and n.type not in (
                 NodeType.VARIABLE, NodeType.BUFFER)) - 1 - len(g.helpers), (path, g.name)
+
+
+def test_derived_is_made_once_per_graph_and_shared_by_a_shallow_copy():
+    import copy
+
+    import kgraph
+
+    graph = kgraph.from_source("__kernel void k(__global float* x, int n) { x[get_global_id(0)] = n; }", "opencl")[0]
+    calls = []
+    assert graph.derived("t", lambda: calls.append(1) or len(calls)) == 1
+    assert graph.derived("t", lambda: calls.append(1) or len(calls)) == 1 and calls == [1]
+    assert copy.copy(graph).derived("t", lambda: 2) == 1  # a kernel at given branch shares is a shallow copy
+    assert graph.derived("u", lambda: "other") == "other"

@@ -141,15 +141,17 @@ def check_local_memory(launch, at: str, option: str) -> None:
 
 def static_local_bytes(graph) -> int:
     """Bytes of the ``__local``/``__shared__`` arrays of constant size declared in the kernel's body
-    (0 for those of unknown size or type, such as CUDA's ``extern __shared__`` arrays). Kept on the
-    graph after the first call.
+    (0 for those of unknown size or type, such as CUDA's ``extern __shared__`` arrays), made once per graph
+    (``KernelGraph.derived``).
 
     Args:
         graph: a ``KernelGraph`` with its translation unit and function.
     """
-    cached = getattr(graph, "_static_local_bytes", None)
-    if cached is not None:
-        return cached
+    return graph.derived("launch_checks.static_local_bytes", lambda: _local_bytes(graph))
+
+
+def _local_bytes(graph) -> int:
+    """:func:`static_local_bytes`, computed."""
     unit, total = graph.unit, 0
     stack = [graph.function.body] if unit is not None and graph.function is not None else []
     while stack:
@@ -157,7 +159,6 @@ def static_local_bytes(graph) -> int:
         if node.type == "declaration" and unit.address_spaces.get(node.start_byte) == "local":
             total += _declaration_bytes(unit, node)
         stack.extend(node.named_children)
-    graph._static_local_bytes = total
     return total
 
 
@@ -232,17 +233,17 @@ def check_lanes(args, graph, at: str) -> None:
 def _argument_checks(graph) -> list:
     """``(name, parameter, low, high)`` of each scalar parameter :func:`check_arguments` tests: an integer type's
     range, or ``low`` None and a floating type's largest magnitude (``FLOAT_MAX``; ``double`` has none to test);
-    made once per graph from :func:`_argument_kinds` and kept on it."""
-    cached = getattr(graph, "_argument_checks", None)
-    if cached is None:
-        cached = []
+    made once per graph from :func:`_argument_kinds` (``KernelGraph.derived``)."""
+    def make() -> list:
+        checks = []
         for param, kind in _argument_kinds(graph):
             if kind != "float":
-                cached.append((param.name, param, *kind))
+                checks.append((param.name, param, *kind))
             elif FLOAT_MAX.get(param.base_type) is not None:
-                cached.append((param.name, param, None, FLOAT_MAX[param.base_type]))
-        graph._argument_checks = cached
-    return cached
+                checks.append((param.name, param, None, FLOAT_MAX[param.base_type]))
+        return checks
+
+    return graph.derived("launch_checks.argument_checks", make)
 
 
 def _given(at: str, param, value: float) -> str:
@@ -252,14 +253,14 @@ def _given(at: str, param, value: float) -> str:
 
 def _argument_kinds(graph) -> list:
     """``(parameter, kind)`` of the kernel's scalar parameters whose type has a range (:func:`_value_kind`), made
-    once per graph and kept on it (every launch of a batch checks the same parameters)."""
-    cached = getattr(graph, "_argument_kinds", None)
-    if cached is None:
+    once per graph (``KernelGraph.derived``: every launch of a batch checks the same parameters)."""
+    def make() -> list:
         unit = graph.unit
         kinds = [(p, None if unit is None else _value_kind(unit.dialect, p.base_type))
                  for p in graph.function.params if p.kind == "scalar"]
-        cached = graph._argument_kinds = [(p, k) for p, k in kinds if k is not None]
-    return cached
+        return [(p, k) for p, k in kinds if k is not None]
+
+    return graph.derived("launch_checks.argument_kinds", make)
 
 
 def _number(value: float) -> str:
