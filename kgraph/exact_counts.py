@@ -44,15 +44,16 @@ def exactness(analysis, unit, function) -> Exactness:
     the analysis's notes, else its loops of unknown trip count (with the data-dependent branches outside those
     loops' own conditions), else the data-dependent branches."""
     opaque = {lp.line for lp in analysis.loops if not lp.symbolic}
+    windows = {lp.line for lp in analysis.loops if lp.window}  # conditions that read memory, counts that do not
     if analysis.notes:
         return Exactness("; ".join(analysis.notes))
     if opaque:
         from kgraph.analysis.loops import unknown_trip_counts
 
         reason = "unknown trip count: " + "; ".join(unknown_trip_counts(analysis.loops))
-        why = data_dependent(unit, function, opaque)
+        why = data_dependent(unit, function, opaque | windows)
         return Exactness(f"{reason}; {why}") if why else Exactness(reason, trips_suffice=True)
-    return Exactness(data_dependent(unit, function))
+    return Exactness(data_dependent(unit, function, windows or None))
 
 
 def inexact_reason(analysis, unit, function) -> str:

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 import sympy as sp
 
 from kgraph.analysis.bisection import bisection
+from kgraph.analysis.windows import header_with_named_values, window_trip
 from kgraph.analysis.context import condition_value, node_text
 from kgraph.analysis.loop_header import (conjuncts, identifiers, loop_condition, loop_init, loop_update,
                                          offset_of, part_updating, updated_name)
@@ -59,8 +60,10 @@ class Loop:
             work-item ids (used by :mod:`kgraph.analysis.footprint` for the variable's exact range).
         upper: for a loop of unknown trip count whose condition has an affine conjunct, that conjunct's
             trip count (an upper bound, averaged over work items like ``trip``); else None.
-        mean: ``trip`` is a mean over the data (a bisection's), not an exact count: the kernel's counts are then
-            not exact (the analysis notes it).
+        mean: ``trip`` is a mean over the data (a bisection's, a clamped window's), not an exact count: the
+            kernel's counts are then not exact (the analysis notes it).
+        window: its start and bound read memory but its count does not (:mod:`kgraph.analysis.windows`): the reads
+            in its condition do not make the kernel's counts inexact (:mod:`kgraph.exact_counts`).
         data_trip: for a loop of unknown trip count whose start or bound is an element read from a buffer, the trip
             count in those elements' ``ld_`` symbols (a launch's inputs give its mean, :mod:`kgraph.analysis.
             data_trips`); loads: those symbols -> (buffer, index); ranges: the id intervals of the guards around it
@@ -83,6 +86,7 @@ class Loop:
     raw_trip: object = None
     upper: object = None
     mean: bool = False
+    window: bool = False
     data_trip: object = None
     loads: dict = None
     ranges: dict = None
@@ -151,6 +155,13 @@ def for_loop(node, env, start_of=None) -> Loop:
         return opaque_loop(node, "for", "condition or update not of a recognised form", var)
     moved = assignments_of(node.child_by_field_name("body"), var)
     if is_opaque(start) or is_opaque(bound) or is_opaque(step) or moved:
+        named = None if moved or init is None else \
+            header_with_named_values(init, cond, var, node.child_by_field_name("body"), env)
+        window = None if moved else window_trip(_trip, op, *(named or (start, bound)), step_kind, step)
+        if window is not None:  # the reads cancel in the count (kgraph.analysis.windows); the body as before
+            trip, note, mean = window
+            note = "; ".join(n for n in (note, _exits(node.child_by_field_name("body"))) if n)
+            return Loop(line, "for", "", tidy(trip), True, note=note, raw_trip=tidy(trip), mean=mean, window=True)
         loop = opaque_loop(node, "for", _opaque_part(node, start, bound, step, var), var)
         return loop if moved else with_data_trip(loop, start, bound, step, op, step_kind, env)
     trip, note = _trip(op, start, bound, step_kind, step)
