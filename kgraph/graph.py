@@ -179,15 +179,19 @@ class KernelGraph:
     def num_edges(self) -> int:
         return len(self.edges)
 
-    def derived(self, key: str, make: Callable[[], Any]) -> Any:
-        """``make()`` computed once per graph and kept under ``key``: what consumers derive from the kernel's
+    def derived(self, key: str, make: Callable[..., Any], *args: Any) -> Any:
+        """``make(*args)`` computed once per graph and kept under ``key``: what consumers derive from the kernel's
         declaration (the launch checks' argument ranges, its static local bytes) is made once and shared by every
         launch of it. A shallow copy of the graph (a kernel at given branch shares) shares them: they do not depend
-        on the analysis."""
-        cache = self.__dict__.setdefault("_derived", {})
-        if key not in cache:
-            cache[key] = make()
-        return cache[key]
+        on the analysis. ``make`` is a plain function, so a call that finds the value builds no closure."""
+        try:
+            return self._derived[key]  # the per-launch path: one lookup
+        except AttributeError:  # the first value of this graph (or of one unpickled from before it had them)
+            self._derived = {}
+        except KeyError:
+            pass
+        value = self._derived[key] = make(*args)
+        return value
 
     def edge_counts(self) -> dict[str, int]:
         """Number of edges per flow name, every flow present (``{"AST": .., "CONTROL": .., ...}``)."""

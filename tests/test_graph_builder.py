@@ -211,3 +211,4 @@ def test_derived_is_made_once_per_graph_and_shared_by_a_shallow_copy():
     assert graph.derived("t", lambda: calls.append(1) or len(calls)) == 1 and calls == [1]
     assert copy.copy(graph).derived("t", lambda: 2) == 1  # a kernel at given branch shares is a shallow copy
     assert graph.derived("u", lambda: "other") == "other"
+    assert graph.derived("v", max, 3, 7) == 7  # make(*args): a plain function, no closure per call

@@ -147,7 +147,7 @@ def static_local_bytes(graph) -> int:
     Args:
         graph: a ``KernelGraph`` with its translation unit and function.
     """
-    return graph.derived("launch_checks.static_local_bytes", lambda: _local_bytes(graph))
+    return graph.derived("launch_checks.static_local_bytes", _local_bytes, graph)
 
 
 def _local_bytes(graph) -> int:
@@ -234,16 +234,18 @@ def _argument_checks(graph) -> list:
     """``(name, parameter, low, high)`` of each scalar parameter :func:`check_arguments` tests: an integer type's
     range, or ``low`` None and a floating type's largest magnitude (``FLOAT_MAX``; ``double`` has none to test);
     made once per graph from :func:`_argument_kinds` (``KernelGraph.derived``)."""
-    def make() -> list:
-        checks = []
-        for param, kind in _argument_kinds(graph):
-            if kind != "float":
-                checks.append((param.name, param, *kind))
-            elif FLOAT_MAX.get(param.base_type) is not None:
-                checks.append((param.name, param, None, FLOAT_MAX[param.base_type]))
-        return checks
+    return graph.derived("launch_checks.argument_checks", _make_argument_checks, graph)
 
-    return graph.derived("launch_checks.argument_checks", make)
+
+def _make_argument_checks(graph) -> list:
+    """:func:`_argument_checks`, computed."""
+    checks = []
+    for param, kind in _argument_kinds(graph):
+        if kind != "float":
+            checks.append((param.name, param, *kind))
+        elif FLOAT_MAX.get(param.base_type) is not None:
+            checks.append((param.name, param, None, FLOAT_MAX[param.base_type]))
+    return checks
 
 
 def _given(at: str, param, value: float) -> str:
@@ -254,13 +256,15 @@ def _given(at: str, param, value: float) -> str:
 def _argument_kinds(graph) -> list:
     """``(parameter, kind)`` of the kernel's scalar parameters whose type has a range (:func:`_value_kind`), made
     once per graph (``KernelGraph.derived``: every launch of a batch checks the same parameters)."""
-    def make() -> list:
-        unit = graph.unit
-        kinds = [(p, None if unit is None else _value_kind(unit.dialect, p.base_type))
-                 for p in graph.function.params if p.kind == "scalar"]
-        return [(p, k) for p, k in kinds if k is not None]
+    return graph.derived("launch_checks.argument_kinds", _make_argument_kinds, graph)
 
-    return graph.derived("launch_checks.argument_kinds", make)
+
+def _make_argument_kinds(graph) -> list:
+    """:func:`_argument_kinds`, computed."""
+    unit = graph.unit
+    kinds = [(p, None if unit is None else _value_kind(unit.dialect, p.base_type))
+             for p in graph.function.params if p.kind == "scalar"]
+    return [(p, k) for p, k in kinds if k is not None]
 
 
 def _number(value: float) -> str:
