@@ -86,6 +86,11 @@ def _solve_source(task: tuple) -> tuple[str, np.ndarray] | None:
     return kernel_trips(graph.analysis, *task[3:])
 
 
+def _has_counts(launches: pd.DataFrame) -> bool:
+    """Whether ``launches`` holds the columns a solve reads (a hand-made table may lack them: nothing is solved)."""
+    return "counts_source" in launches and all(c in launches for c in WORK)
+
+
 def solved_args(launches: pd.DataFrame, sources: pd.DataFrame) -> pd.Series:
     """The ``args`` column (JSON text) of ``launches`` with each solved mean added as ``trip_<line>`` (rows left as
     they are keep their text). ``sources``: the datasets' sources (``source_id``, ``lang``, ``source``)."""
@@ -93,8 +98,9 @@ def solved_args(launches: pd.DataFrame, sources: pd.DataFrame) -> pd.Series:
     from kgraph.data.pool import parallel_map
 
     args = launches["args"].copy()
-    measured_rows = launches["counts_source"].to_numpy() == MEASURED if "counts_source" in launches else \
-        np.zeros(len(launches), bool)
+    if not _has_counts(launches):
+        return args
+    measured_rows = launches["counts_source"].to_numpy() == MEASURED
     if not measured_rows.any():
         return args
     part = launches[measured_rows]
@@ -124,7 +130,7 @@ def cached_solved_args(cache_dir: str | Path | None, launches: pd.DataFrame, sou
 
     from kgraph.data.feature_cache import features_key
 
-    if cache_dir is None:
+    if cache_dir is None or not _has_counts(launches):
         return solved_args(launches, sources)
     measured = launches["counts_source"].astype(str) + launches[list(WORK)].astype(str).agg(",".join, axis=1)
     key = hashlib.sha1((features_key(launches.assign(args=launches["args"] + measured), sources, {})

@@ -50,6 +50,9 @@ def test_an_instrumented_launch_of_a_one_loop_kernel_gets_the_mean_its_counts_im
     # a work the loop cannot make (below one iteration's, beyond zero) has no positive mean: left
     below = launches.iloc[[0]].assign(flops_fp32=0.0)
     assert list(solved_args(below, sources())) == list(below["args"])
+    # a table without counts (hand-made) is left as it is, cached or not
+    bare = launches.drop(columns=["counts_source"])
+    assert list(cached_solved_args(tmp_path / "bare", bare, sources())) == list(bare["args"])
     # cached: the same answer, read back; a change of the measured counts is another key
     first = cached_solved_args(tmp_path, launches, sources())
     assert list(first) == list(args) and len(list((tmp_path / "processed").glob("solved-*.parquet"))) == 1
