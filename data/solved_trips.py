@@ -132,9 +132,10 @@ def cached_solved_args(cache_dir: str | Path | None, launches: pd.DataFrame, sou
 
     if cache_dir is None or not _has_counts(launches):
         return solved_args(launches, sources)
-    measured = launches["counts_source"].astype(str) + launches[list(WORK)].astype(str).agg(",".join, axis=1)
-    key = hashlib.sha1((features_key(launches.assign(args=launches["args"] + measured), sources, {})
-                        + hashlib.sha1(Path(__file__).read_bytes()).hexdigest()).encode()).hexdigest()[:20]
+    h = hashlib.sha1(features_key(launches, sources, {}).encode())  # the rows, sources and analysis code
+    h.update(pd.util.hash_pandas_object(launches[["counts_source", *WORK]], index=False).to_numpy().tobytes())
+    h.update(Path(__file__).read_bytes())  # and the solve's own code
+    key = h.hexdigest()[:20]
     path = Path(cache_dir) / "processed" / f"solved-{key}.parquet"
     if path.is_file():
         try:

@@ -124,3 +124,18 @@ def test_an_assumed_group_gives_launches_at_an_assumed_trip_count_their_own_pair
     assert lo <= point and lo == pytest.approx(min(point, base[2]["time_lo_ns"] * math.exp(0.2)), rel=1e-5)
     with pytest.raises(ModelError, match="lower, upper"):
         load_interval_head(_model_with(tmp_path / "bad", {"exact": m, "inexact": m, "assumed": [m]}) / "interval.pt")
+
+
+def test_assumed_flags_read_the_per_kernel_facts_where_given(tmp_path):
+    """The per-kernel ``assumes`` of ``static_facts`` gives the same flags: only kernels that assume a trip count are
+    asked launch by launch."""
+    from kgraph.app.static_outputs import assumed_flags, static_facts
+
+    (tmp_path / "newton.cl").write_text(NEWTON)
+    requests = _launches(tmp_path) + [
+        {"file": tmp_path / "newton.cl", "kernel": "newton", "global": [4096], "local": [64], "device": DEVICE},
+        {"file": tmp_path / "newton.cl", "kernel": "newton", "global": [4096], "local": [64], "device": DEVICE,
+         "args": {"trip_5": 6}}]
+    launches = kgraph.load_model().launches_of(requests)[0]
+    flags = assumed_flags(launches, static_facts(launches)[3])
+    assert flags == assumed_flags(launches) == [False, False, True, False]

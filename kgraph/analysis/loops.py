@@ -143,9 +143,8 @@ def for_loop(node, env, start_of=None) -> Loop:
         var = var if start is not None else ""
     if not var or cond is None or update is None:
         return opaque_loop(node, "for", "not an affine for loop (missing init, condition or update)", var or "")
-    parts = conjuncts(cond)
+    parts, body = conjuncts(cond), node.child_by_field_name("body")
     if len(parts) > 1:  # i < b && <data>: the affine conjunct's count bounds the loop's, unless the body moves i
-        body = node.child_by_field_name("body")
         step = (None, None) if assignments_of(body, var) else loop_update(part_updating(update, var), var, env)
         return _bounded_exit(node, "for", var, start, [loop_condition(p, var, env) for p in parts], step, env,
                              _exits(body))
@@ -153,14 +152,13 @@ def for_loop(node, env, start_of=None) -> Loop:
     step_kind, step = loop_update(part_updating(update, var), var, env)
     if op is None or step_kind is None:
         return opaque_loop(node, "for", "condition or update not of a recognised form", var)
-    moved = assignments_of(node.child_by_field_name("body"), var)
+    moved = assignments_of(body, var)
     if is_opaque(start) or is_opaque(bound) or is_opaque(step) or moved:
-        named = None if moved or init is None else \
-            header_with_named_values(init, cond, var, node.child_by_field_name("body"), env)
+        named = None if moved or init is None else header_with_named_values(init, cond, var, body, env)
         window = None if moved else window_trip(_trip, op, *(named or (start, bound)), step_kind, step)
         if window is not None:  # the reads cancel in the count (kgraph.analysis.windows); the body as before
             trip, note, mean = window
-            note = "; ".join(n for n in (note, _exits(node.child_by_field_name("body"))) if n)
+            note = "; ".join(n for n in (note, _exits(body)) if n)
             return Loop(line, "for", "", tidy(trip), True, note=note, raw_trip=tidy(trip), mean=mean, window=True)
         loop = opaque_loop(node, "for", _opaque_part(node, start, bound, step, var), var)
         return loop if moved else with_data_trip(loop, start, bound, step, op, step_kind, env)
@@ -168,7 +166,7 @@ def for_loop(node, env, start_of=None) -> Loop:
     if trip is None:
         return opaque_loop(node, "for", note, var)
     raw, (trip, avg_note) = trip, _average(trip, start, bound, step_kind, step, op, env)
-    note = "; ".join(n for n in (note, avg_note, _exits(node.child_by_field_name("body"))) if n)
+    note = "; ".join(n for n in (note, avg_note, _exits(body)) if n)
     return Loop(line, "for", var, tidy(trip), True, note=note,
                 start=start, step=step if step_kind == "add" else None, geometric=step_kind != "add",
                 bound=bound, raw_trip=raw)

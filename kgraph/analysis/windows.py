@@ -50,13 +50,13 @@ def header_with_named_values(init, cond, var: str, body, env) -> tuple[object, o
 
     names = set()
     for node in identifiers(init) + identifiers(cond):
-        parent = node.parent
-        if node_text(node) == var or (parent is not None and parent.type == "call_expression"
-                                         and parent.child_by_field_name("function") == node):
+        name, parent = node_text(node), node.parent
+        if name == var or (parent is not None and parent.type == "call_expression"
+                           and parent.child_by_field_name("function") == node):
             continue
-        value = env.to_sympy_name(node_text(node))
+        value = env.to_sympy_name(name)
         if is_opaque(value) and not (isinstance(value, sp.Symbol) and value.name.startswith("ld_")):
-            names.add(node_text(node))
+            names.add(name)
     if not names or any(assignments_of(body, name) for name in names):
         return None
     saved = {name: env.values.get(name) for name in names}

@@ -305,7 +305,7 @@ class Model:
         distinct = list(first.values())
         unique = [launches[i] for i in distinct]
         facts = static_facts(unique)  # exact counts first: they (and assumed trip counts) pick the interval margins
-        points = self.predictor.predict(unique, [c is not None for c in facts[0]], assumed_flags(unique))
+        points = self.predictor.predict(unique, [c is not None for c in facts[0]], assumed_flags(unique, facts[3]))
         predictions = with_static_outputs(unique, points, [as_grid[i] for i in distinct], self.predictor.predict, facts,
                                           in_place=True)
         per_device: dict = {}  # each device's rates and range warning, derived once per batch

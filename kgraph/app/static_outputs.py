@@ -178,10 +178,11 @@ def static_facts(launches: list) -> tuple[list, list, list, dict]:
     return exact, warnings, why, assumes
 
 
-def assumed_flags(launches: list) -> list[bool]:
+def assumed_flags(launches: list, assumes: dict | None = None) -> list[bool]:
     """Per launch: does it read a loop at an assumed trip count (:func:`assumed_trips`): the interval's assumed
-    group."""
-    return [bool(assumed_trips(launch)) for launch in launches]
+    group. ``assumes``: :func:`static_facts`' per-kernel flags where the caller has them, so the launches of a kernel
+    that assumes no trip count are not asked one by one."""
+    return [bool((assumes is None or assumes[id(launch.graph)]) and assumed_trips(launch)) for launch in launches]
 
 
 def with_static_outputs(launches: list, predictions: list[dict], as_grid: list[bool], predict=None,
