@@ -13,19 +13,24 @@ from kgraph.errors import InputError, KGraphError, MeasurementError, UsageError
 
 from .foreign import (BUILD_TIMEOUT_S, DEFAULT_TIMEOUT_S, SIZING_BUILD_S, ForeignRequest, _config_of,
                       _with_defines)
+from .worker import WorkerDied, WorkerTimeout
 
 
 @dataclass
 class ForeignResult:
-    """What :func:`measure_foreign` found: the dataset row, the spec it measured, the worker's phases."""
+    """What :func:`measure_foreign` found: the dataset row, the spec it measured, the worker's phases, and
+    what the sizing run found (``extents``: element counts of the buffers it sized, parameter units;
+    ``index_range``: the range its index-like buffers' values were drawn from; None without a sizing run)."""
 
     row: dict
     spec: object
     phases: dict = field(default_factory=dict)
+    extents: dict = field(default_factory=dict)
+    index_range: int | None = None
 
 
 def measure_foreign(request: ForeignRequest, device_query: str | None, policy=None,
-                    timeout_s: float = DEFAULT_TIMEOUT_S) -> ForeignResult:
+                    timeout_s: float = DEFAULT_TIMEOUT_S, worker=None) -> ForeignResult:
     """Size (when needed), build and time the request's kernel once, in the campaign's isolated
     worker process (:mod:`kgraph.data.harness.worker`); returns the row (with derived columns).
 
@@ -36,21 +41,22 @@ def measure_foreign(request: ForeignRequest, device_query: str | None, policy=No
 
     Args:
         request: the ``ForeignRequest``; device_query: ``--device``; policy: ``TimingPolicy``;
-        timeout_s: ``--timeout-s``.
+        timeout_s: ``--timeout-s``; worker: a started :func:`foreign_worker` to reuse (many requests, one
+            worker: it is left open, and restarted by its next request after a timeout or crash); None:
+            a worker of its own, closed on return.
     """
-    from .devices import pick_device
-    from .timing import TimingPolicy
-    from .worker import Worker, WorkerDied, WorkerTimeout
-
+    own = worker is None
     if not timeout_s > 0:
         raise UsageError(f"--timeout-s {timeout_s}: must be positive")
     unsized = request.unsized()
-    info = pick_device(device_query)
-    worker = Worker(info, "", policy or TimingPolicy(), counts_mode="none")
+    if own:
+        worker = foreign_worker(device_query, policy)
+    info = worker.info
     result = ForeignResult(row={}, spec=None)
     stage = "sizing run" if unsized else "build"
     config = None
     try:
+        worker.ensure_started()
         worker.send(("foreign", request))
         while True:
             wait = {"sizing run": timeout_s + SIZING_BUILD_S, "launch": timeout_s}.get(
@@ -59,7 +65,8 @@ def measure_foreign(request: ForeignRequest, device_query: str | None, policy=No
             if msg[0] == "error":
                 raise _worker_error(msg[1], msg[2])
             if msg[0] == "sized":
-                result.spec = request.spec(msg[1])
+                result.extents, result.index_range = dict(msg[1]), msg[2]
+                result.spec = request.spec(msg[1], msg[2])
                 config = _config_of(result.spec, request)
                 stage = "build"
             elif msg[0] == "start":
@@ -77,11 +84,29 @@ def measure_foreign(request: ForeignRequest, device_query: str | None, policy=No
             why += (f" (--timeout-s {timeout_s:g}" +
                     (f", plus {SIZING_BUILD_S:g} s to build the sizing run)" if stage == "sizing run" else ")"))
         result.row = _failed_row(result, request, info.device_id, config, status, why, unsized)
+    except BaseException:
+        if own:
+            worker.close()
+        raise
     try:
         _finish_row(result, request, worker, info, timeout_s)
     finally:
-        worker.close()
+        if own:
+            worker.close()
     return result
+
+
+def foreign_worker(device_query: str | None, policy=None):
+    """A measuring worker for :func:`measure_foreign` (started by its first request; close it when done).
+
+    Args:
+        device_query: ``--device``; policy: ``TimingPolicy`` (None: the default).
+    """
+    from .devices import pick_device
+    from .timing import TimingPolicy
+    from .worker import Worker
+
+    return Worker(pick_device(device_query), "", policy or TimingPolicy(), counts_mode="none")
 
 
 def _worker_error(kind: str, message: str) -> KGraphError:

@@ -185,11 +185,18 @@ class ForeignRequest:
     given: dict
     buffers: dict
     defines: dict
+    index_range: int | None = None  # index-like buffers' values lie in [0, index_range) (None: the default)
 
-    def spec(self, extents: dict | None = None):
+    def spec(self, extents: dict | None = None, index_range: int | None = None):
         """The request's ``KernelSpec`` (a sizing run here unless ``extents`` sizes every buffer)."""
-        return foreign_spec(self.path, self.kernel, list(self.global_size), self._local(),
+        spec = foreign_spec(self.path, self.kernel, list(self.global_size), self._local(),
                             dict(self.given), dict(self.buffers), dict(self.defines), extents)
+        index_range = index_range or self.index_range
+        if index_range and not self.unsized():  # every buffer sized: the inputs follow the given range
+            unit, params = _kernel_params(self.path, self.kernel, self.defines)
+            spec.make_inputs = _inputs_maker(unit, self.kernel, params, spec.args, list(self.global_size),
+                                             index_range)
+        return spec
 
     def unsized(self) -> list[str]:
         """Buffers without a given size (every argument checked; no device work)."""
@@ -197,17 +204,19 @@ class ForeignRequest:
                                dict(self.given), dict(self.buffers), dict(self.defines))
 
     def sized_spec(self) -> tuple:
-        """``(spec, extents)``: the spec after the sizing run (when one is needed) and the element counts
-        that run found (parameter units, ``{}`` without one)."""
+        """``(spec, extents, index_range)``: the spec after the sizing run (when one is needed), the element
+        counts that run found (parameter units, ``{}`` without one) and the range its index-like buffers'
+        values were drawn from (the request's own, or None for the default, without one)."""
         unit, params = _kernel_params(self.path, self.kernel, self.defines)
         sizes, unsized = _check_arguments(self.kernel, params, self.global_size, self._local(),
                                           self.given, self.buffers)
         extents, index_range = (_inferred_extents(unit, self.kernel, list(self.global_size), self._local(),
-                                                   self.given, unsized, self.defines) if unsized else ({}, None))
+                                                   self.given, unsized, self.defines)
+                                 if unsized else ({}, self.index_range))
         extents = {name: count for name, count in extents.items() if name in unsized}
         spec = _assemble(unit, self.kernel, params, list(self.global_size), self._local(), self.given,
                          sizes, extents, index_range)
-        return spec, extents
+        return spec, extents, index_range
 
     def _local(self) -> list[int] | None:
         return list(self.local_size) if self.local_size else None

@@ -20,9 +20,9 @@ from .common import PREFIX
 
 #: Ids of rows that must never be trained on: every hand-written set's (``holdout.<name>``, ``holdout2.<name>``, ...
 #: and any later ``holdoutN.<name>``; each set's ``common.PREFIX`` matches, ``tests/test_later_holdouts.py``) and the
-#: foreign set's. A pattern, not the sets' prefixes imported: importing a set imports its whole catalogue, so one set
+#: foreign set's and the registry set's (``registry.<unit>.<kernel>``, :mod:`kgraph.data.registry`). A pattern, not the sets' prefixes imported: importing a set imports its whole catalogue, so one set
 #: being written (its modules half filled) would break this module and every set with it.
-_HELD_OUT = re.compile(r"(?:holdout\d*|foreign_set)\.")
+_HELD_OUT = re.compile(r"(?:holdout\d*|foreign_set|registry)\.")
 
 
 _SET = SpecSet(PREFIX, BUILDERS)
@@ -33,8 +33,8 @@ get_spec = _SET.get_spec  # the spec of ``holdout.<name>`` or just ``<name>``
 def is_holdout(kernel_id: str) -> bool:
     """True for the id of a holdout kernel, of a later hand-written set's (``holdout2.<name>``, ...,
     ``holdout10.<name>``: :mod:`kgraph.data.holdout2` to :mod:`kgraph.data.holdout10`, and any set after them) or
-    of the foreign test set's (``foreign_set.<name>``, :mod:`kgraph.data.foreign_set`): such rows must never reach a
-    training split."""
+    of the foreign test set's (``foreign_set.<name>``, :mod:`kgraph.data.foreign_set`) or of the registry set's
+    (``registry.<unit>.<kernel>``, :mod:`kgraph.data.registry`): such rows must never reach a training split."""
     return _HELD_OUT.match(kernel_id) is not None
 
 

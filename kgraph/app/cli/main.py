@@ -39,6 +39,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "schedule": ("kgraph.app.scheduling.run", "replay task DAGs on a GPU + CPUs platform under time beliefs"),
     "schedule-tables": ("kgraph.app.scheduling.from_datasets", "time tables for `kgraph schedule` from datasets"),
     "starpu-run": ("kgraph.app.runtime.starpu_runner", "build and run the StarPU walk-through codelet"),
+    "registry": ("kgraph.data.registry.cli", "fetch, plan and measure the registry set (kernels from package archives)"),
 }
 LIGHTNING_COMMANDS = ("fit", "validate", "test", "predict")
 

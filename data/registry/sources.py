@@ -1,0 +1,120 @@
+"""Where the registry set's kernels come from: pinned package-registry archives (``conf/registry/sources.json``).
+
+Each source is a PyPI sdist pinned by version and sha256 and the folders of its archive whose ``.cl`` files are
+read. Archives are downloaded into a cache folder at build time (``kgraph registry fetch``), never at run time,
+and never committed: third-party text is data, kept out of the repository. A download whose sha256 is not the
+pinned one is refused.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import tarfile
+import urllib.parse
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
+
+from kgraph.errors import InputError, UsageError
+
+#: the pinned sources and the packages' build-time macro values
+CONFIG = Path(__file__).resolve().parents[2] / "conf" / "registry" / "sources.json"
+#: the most bytes of one kernel file read from an archive
+MAX_FILE_BYTES = 1 << 20
+
+
+class RegistryError(InputError):
+    """A registry archive cannot be fetched or read (message names the source and why)."""
+
+
+@dataclass(frozen=True)
+class RegistrySource:
+    """One pinned archive.
+
+    Args:
+        name: the PyPI project; version: its pinned release; sha256: the sdist's digest;
+        license: its license (as the project declares it); roots: folders of the archive (below its top
+            folder) whose ``.cl`` files are read.
+    """
+
+    name: str
+    version: str
+    sha256: str
+    license: str
+    roots: tuple[str, ...]
+
+    @property
+    def package(self) -> str:
+        """``name-version``: the archive's top folder and the kernels' package label."""
+        return f"{self.name}-{self.version}"
+
+
+@dataclass(frozen=True)
+class RegistryConfig:
+    """``conf/registry/sources.json``: ``sources`` and ``macros`` (build-time macro name -> value)."""
+
+    sources: tuple[RegistrySource, ...]
+    macros: dict
+    pypi_url: str = "https://pypi.org/pypi"
+
+
+def load_config(path: str | Path = CONFIG) -> RegistryConfig:
+    """The registry configuration (UsageError naming the file and the bad entry)."""
+    try:
+        data = json.loads(Path(path).read_text())
+        sources = tuple(RegistrySource(s["name"], s["version"], s["sha256"], s.get("license", "unknown"),
+                                       tuple(s["roots"])) for s in data["sources"] if s.get("kind", "pypi") == "pypi")
+        macros = {str(k): str(v) for k, v in data.get("macros", {}).get("values", {}).items()}
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise UsageError(f"{path}: not a registry configuration ({type(exc).__name__}: {exc})") from None
+    return RegistryConfig(sources, macros, data.get("pypi_url", "https://pypi.org/pypi"))
+
+
+def archive_path(src: RegistrySource, cache: str | Path) -> Path:
+    """Where ``src``'s sdist lies in the cache."""
+    return Path(cache) / "pypi" / f"{src.package}.tar.gz"
+
+
+def fetch(src: RegistrySource, cache: str | Path, pypi_url: str) -> Path:
+    """The cached sdist of ``src``, downloaded (and checked against its pinned sha256) when not there yet."""
+    from kgraph.data.lm_corpus.fetch import FetchError, _get
+
+    path = archive_path(src, cache)
+    if path.is_file() and _sha256(path.read_bytes()) == src.sha256:
+        return path
+    try:
+        meta_url = f"{pypi_url.rstrip('/')}/{src.name}/json"
+        meta = json.loads(_get(meta_url, src.name))
+        sdists = [f for f in meta.get("releases", {}).get(src.version) or [] if f.get("packagetype") == "sdist"]
+        if not sdists:
+            raise RegistryError(f"registry: PyPI has no sdist of {src.name} {src.version}")
+        data = _get(urllib.parse.urljoin(meta_url, sdists[0]["url"]), src.name)  # a mirror may answer a relative URL
+    except FetchError as exc:
+        raise RegistryError(str(exc).replace("lm corpus", "registry")) from None
+    if _sha256(data) != src.sha256:
+        raise RegistryError(f"registry: {src.package}: the sdist's sha256 is {_sha256(data)}, the pin is {src.sha256}")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_suffix(".partial")
+    partial.write_bytes(data)
+    partial.rename(path)
+    return path
+
+
+def kernel_files(src: RegistrySource, archive: str | Path) -> Iterator[tuple[str, str]]:
+    """``(path below the root, text)`` of every ``.cl`` file under ``src``'s roots, in archive order."""
+    prefixes = tuple(f"{src.package}/{root.strip('/')}/" for root in src.roots)
+    try:
+        with tarfile.open(archive, mode="r:*") as tf:
+            for member in tf:
+                if not (member.isfile() and member.name.endswith(".cl") and member.name.startswith(prefixes)):
+                    continue
+                if member.size > MAX_FILE_BYTES:
+                    continue
+                root = next(p for p in prefixes if member.name.startswith(p))
+                yield member.name[len(root):], tf.extractfile(member).read().decode("utf-8", "replace")
+    except (tarfile.TarError, OSError) as exc:
+        raise RegistryError(f"registry: {archive}: not a readable archive ({exc}); delete it to fetch it again") from None
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()

@@ -1,0 +1,134 @@
+"""The registry set's pipeline (kgraph.data.registry): archives, units, plans and the measuring campaign, on small
+files written here (the registry's own kernels are third-party text: fetched at build time, never in the tests)."""
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import tarfile
+
+import pytest
+
+from kgraph.data.holdout import is_holdout
+from kgraph.data.registry import is_registry
+from kgraph.data.registry.campaign import kernel_id_of, read_plan, relabel
+from kgraph.data.registry.plan import LAUNCHES, PlannedLaunch, kernel_dims, plan_unit
+from kgraph.data.registry.sources import RegistryError, RegistrySource, archive_path, fetch, kernel_files, load_config
+from kgraph.data.registry.units import (Unit, definitions, first_error, inline_includes, missing_names, resolve,
+                                        _drop_kernels)
+
+HELPER = """float twice(float x) { return 2.0f * x; }
+kernel void helper_kernel(global float* a) { a[get_global_id(0)] = 0.0f; }
+"""
+MAIN = """#include "for_eclipse.h"
+kernel void scale(global const float* x, global float* y, int n) {
+    int i = get_global_id(0);
+    if (i < n) y[i] = twice(x[i]) * SCALE;
+}
+"""
+
+
+def _fake_build(source: str, defines: dict) -> str:
+    """A compiler that knows only what the test's files need: ``twice`` and the macro ``SCALE``."""
+    if "float twice(" not in source:
+        return "x.cl:4:22: error: implicit declaration of function 'twice' is invalid in OpenCL"
+    if "SCALE" not in defines:
+        return "x.cl:4:35: error: use of undeclared identifier 'SCALE'"
+    return ""
+
+
+def test_resolve_puts_the_defining_file_first_and_defines_configured_macros():
+    files = {"helper.cl": HELPER, "main.cl": MAIN}
+    library = [("pkg-1.0", p, t) for p, t in files.items()]
+    unit = resolve("pkg-1.0", "main.cl", files, library, {"SCALE": "3"}, _fake_build)
+    assert unit.error == "" and unit.defines == {"SCALE": "3"} and unit.helpers == ["pkg-1.0/helper.cl"]
+    assert unit.kernels == ["scale"]  # the helper's own kernel is not the unit's, and is dropped from its text
+    assert unit.source.index("float twice(") < unit.source.index("kernel void scale")
+    assert "helper_kernel" not in unit.source and "for_eclipse" not in unit.source.split("*/")[-1]
+    assert unit.unit_id == "pkg.main" and Unit.from_json(json.loads(json.dumps(unit.to_json()))) == unit
+
+
+def test_resolve_keeps_the_first_error_when_nothing_defines_the_name():
+    unit = resolve("pkg-1.0", "main.cl", {"main.cl": MAIN}, [("pkg-1.0", "main.cl", MAIN)], {}, _fake_build)
+    assert unit.error.startswith("error: implicit declaration of function 'twice'") and unit.helpers == []
+
+
+def test_includes_definitions_and_logs():
+    files = {"a/b.cl": '#include "c.cl"\nint b;\n', "a/c.cl": "int c;\n", "top.cl": '#include "a/b.cl"\n'}
+    assert inline_includes(files["top.cl"], files, "top.cl") == "int c;\n\nint b;\n\n"
+    assert "not shipped" in inline_includes('#include "nope.h"\n', files, "top.cl")
+    assert definitions("typedef struct { int a; } pair_t;\n#define N 4\nstatic float f(float x) {\n") == {
+        "pair_t", "N", "f"}
+    log = ("t.cl:1:2: error: unknown type name 'pair_t'\nt.cl:3:4: error: use of undeclared identifier 'NBINS'\n"
+           't.cl:5:1: error: "Please define IMAGE_WIDTH parameter"\n')
+    assert missing_names(log) == ["pair_t", "NBINS", "IMAGE_WIDTH"]
+    assert first_error(log) == "error: unknown type name 'pair_t'"
+    assert _drop_kernels(HELPER).strip() == "float twice(float x) { return 2.0f * x; }"
+
+
+def test_kernel_dims_and_plans(tmp_path):
+    two_d = "kernel void k(global float* a, int w) { int x = get_global_id(0), y = get_global_id(1); a[y*w+x] = 1; }"
+    assert kernel_dims(two_d, "k") == 2 and kernel_dims(MAIN, "scale") == 1
+    assert kernel_dims("kernel void z(global float* a) { a[get_group_id(2)] = 0; }", "z") == 3
+    unit = Unit("pkg-1.0", "k.cl", two_d, kernels=["k"])
+    launches = plan_unit(unit, tmp_path)
+    assert [l.global_size for l in launches] == LAUNCHES[2] and {l.status for l in launches} == {"planned"}
+    assert (tmp_path / "pkg.k.cl").read_text() == two_d
+    image = Unit("pkg-1.0", "img.cl", "kernel void im(read_only image2d_t src, global float* o) { o[0] = 1; }",
+                 kernels=["im"])
+    [launch] = plan_unit(image, tmp_path)
+    assert launch.status == "unsupported" and "src" in launch.message
+    broken = Unit("pkg-1.0", "b.cl", MAIN, defines={"SCALE": "2"}, kernels=["scale"], error="error: no twice")
+    [launch] = plan_unit(broken, tmp_path)
+    assert launch.status == "build_error" and (tmp_path / "pkg.b.cl").read_text().startswith("#define SCALE 2\n")
+    plan = tmp_path / "plan.jsonl"
+    plan.write_text("".join(json.dumps(l.to_json()) + "\n" for l in launches + [launch]))
+    assert read_plan(plan)[-1] == launch and PlannedLaunch.from_json(launches[0].to_json()) == launches[0]
+
+
+def test_registry_rows_are_never_trained_on():
+    launch = PlannedLaunch("silx.sift.gaussian", "gaussian", (1024,), (128,), "ok")
+    row = relabel({"device_id": "nvidia-h200", "kernel_id": "foreign.gaussian", "family": "foreign", "key": "x"}, launch)
+    assert row["kernel_id"] == kernel_id_of(launch) == "registry.silx.sift.gaussian.gaussian"
+    assert row["family"] == "registry.silx.sift.gaussian" and row["key"] != "x"
+    assert is_registry(row["kernel_id"]) and is_holdout(row["kernel_id"]) and not is_holdout("gemm_tiled.t16")
+
+
+def _sdist(tmp_path, files: dict) -> bytes:
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tf:
+        for name, text in files.items():
+            data = text.encode()
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tf.addfile(info, io.BytesIO(data))
+    return buf.getvalue()
+
+
+def test_archives_are_pinned_and_read_below_their_roots(tmp_path, monkeypatch):
+    data = _sdist(tmp_path, {"pkg-1.0/res/cl/a.cl": MAIN, "pkg-1.0/res/cl/sub/b.cl": HELPER,
+                             "pkg-1.0/res/other.cl": "x", "pkg-1.0/setup.py": "y"})
+    src = RegistrySource("pkg", "1.0", hashlib.sha256(data).hexdigest(), "MIT", ("res/cl",))
+    path = archive_path(src, tmp_path)
+    path.parent.mkdir(parents=True)
+    path.write_bytes(data)
+    import kgraph.data.lm_corpus.fetch as lm_fetch
+
+    def no_network(url, what):
+        raise AssertionError("a pinned archive in the cache is not downloaded again")
+
+    monkeypatch.setattr(lm_fetch, "_get", no_network)
+    assert fetch(src, tmp_path, "https://pypi.invalid/pypi") == path
+    assert dict(kernel_files(src, path)) == {"a.cl": MAIN, "sub/b.cl": HELPER}
+    path.write_bytes(data + b"tampered")
+    answers = iter([json.dumps({"releases": {"1.0": [{"packagetype": "sdist", "url": "pkg.tar.gz"}]}}).encode(),
+                    data + b"tampered"])
+    monkeypatch.setattr(lm_fetch, "_get", lambda url, what: next(answers))
+    with pytest.raises(RegistryError, match="sha256"):
+        fetch(src, tmp_path, "https://pypi.invalid/pypi")
+
+
+def test_the_shipped_configuration_pins_every_source():
+    config = load_config()
+    assert config.sources and all(len(s.sha256) == 64 and s.roots for s in config.sources)
+    assert config.macros["WORKGROUP_SIZE"].isdigit()
