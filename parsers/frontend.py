@@ -16,7 +16,7 @@ from kgraph.parsers.declarations import return_type, to_param
 from kgraph.parsers.diagnostics import position, syntax_diagnostics
 from kgraph.parsers.dialect import LANGS, Dialect, get_dialect, lang_from_path
 from kgraph.parsers.errors import Diagnostic, SourceError, UsageError
-from kgraph.parsers.masking import find_qualifiers, mask, respell
+from kgraph.parsers.masking import blank_empty_macros, find_qualifiers, mask, respell
 from kgraph.parsers.source_input import DEFAULT_MAX_BYTES, check_text, read_source
 from kgraph.parsers.unit import Function, TranslationUnit
 
@@ -70,7 +70,7 @@ def parse_source(text: str, lang: str | None = None, filename: str = "<string>",
     # nesting, statements, literals: refused before any work grows with them
     limits.check_source(original, filename, literal_fits=literal_fits)
     spans = find_qualifiers(original, dialect.qualifiers)
-    source = respell(mask(original, spans), dialect.spellings)
+    source = respell(blank_empty_macros(mask(original, spans)), dialect.spellings)
     if source.startswith(_BOM):
         source = b"   " + source[3:]
     tree = _parser(dialect).parse(source)

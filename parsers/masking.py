@@ -105,3 +105,31 @@ def mask(source: bytes, spans: list[QualifierSpan]) -> bytes:
         if s.masked:
             buf[s.start:s.end] = b" " * (s.end - s.start)
     return bytes(buf)
+
+
+_EMPTY_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_][A-Za-z_0-9]*)[ \t]*(?:/\*.*?\*/[ \t]*|//[^\n]*)?$",
+                           re.MULTILINE)
+_UNDEF = re.compile(rb"^[ \t]*#[ \t]*undef[ \t]+([A-Za-z_][A-Za-z_0-9]*)", re.MULTILINE)
+
+
+def blank_empty_macros(source: bytes) -> bytes:
+    """``source`` with each use of an object-like macro whose body is empty (``#define X87_VOLATILE``, a
+    qualifier a build may fill in) replaced by spaces of the same byte length, as the preprocessor would drop it:
+    ``X87_VOLATILE float s = x + y;`` then parses as a declaration. Uses in comments, strings and preprocessor
+    lines stay; a macro also ``#undef``-ed (or defined with a body elsewhere) is left alone."""
+    names = {m.group(1) for m in _EMPTY_DEFINE.finditer(source)}
+    if not names:
+        return source
+    names -= {m.group(1) for m in _UNDEF.finditer(source)}
+    names -= {m.group(1) for m in re.finditer(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_][A-Za-z_0-9]*)[ \t(]+\S",
+                                                 source, re.MULTILINE)}
+    if not names:
+        return source
+    skips = [(m.start(), m.end()) for m in _SKIP.finditer(source)]
+    skip_starts = [a for a, _ in skips]
+    buf = bytearray(source)
+    for m in _word_regex(tuple(sorted(n.decode() for n in names))).finditer(source):
+        k = bisect.bisect_right(skip_starts, m.start()) - 1
+        if k < 0 or m.start() >= skips[k][1]:
+            buf[m.start():m.end()] = b" " * (m.end() - m.start())
+    return bytes(buf)

@@ -72,7 +72,7 @@ def test_sizes_given_no_sizing_run(monkeypatch):
     request = ForeignRequest(path_of(_entry("csr_spmv")), "csr_spmv", (256,), None, {},
                              {"a": "257", "b": "4096", "c": "4096", "d": "256", "e": "256"}, {})
     assert request.unsized() == []
-    spec, found, _ = request.sized_spec()
+    spec, found, _, _ = request.sized_spec()
     assert found == {} and {a.name: a.count for a in spec.args if a.kind == "buffer"}["b"] == "4096"
 
 
@@ -159,7 +159,7 @@ def test_csr_extents_follow_the_row_pointers():
 def test_measured_inputs_are_the_sizing_runs():
     from kgraph.data.harness.foreign import ForeignRequest
 
-    spec, extents, _ = ForeignRequest(path_of(_entry("csr_spmv")), "csr_spmv", (1024,), (64,), {}, {}, {}).sized_spec()
+    spec, extents, _, _ = ForeignRequest(path_of(_entry("csr_spmv")), "csr_spmv", (1024,), (64,), {}, {}, {}).sized_spec()
     inputs = spec.make_inputs(None, {})
     assert np.all(np.diff(inputs["a"]) >= 0) and inputs["a"][1024] == extents["b"]
     assert inputs["b"].max() < extents["d"]
@@ -249,6 +249,6 @@ def test_runaway_indices_retry_along_one_dimension(tmp_path):
     path = tmp_path / "rows.cl"
     path.write_text("""__kernel void k(__global const int *a, __global float *b) {
         int i = get_global_id(0), j = get_global_id(1); b[a[j] * 65536 + i] = 1.0f; }""")
-    spec, extents, _ = ForeignRequest(str(path), "k", (256, 256), (16, 16), {}, {}, {}).sized_spec()
+    spec, extents, _, _ = ForeignRequest(str(path), "k", (256, 256), (16, 16), {}, {}, {}).sized_spec()
     inputs = spec.make_inputs(None, {})
     assert inputs["a"].max() < 256 and extents["b"] == int(inputs["a"].max()) * 65536 + 256

@@ -43,7 +43,7 @@ SIZING_BUILD_S = 30.0         # a sizing run may take this much longer: it build
 def serve_foreign(conn, ctx, queue, device_id: str, policy, request: ForeignRequest) -> None:
     """Worker side of ``kgraph measure`` (called by :func:`~kgraph.data.harness.worker.worker_main`).
 
-    Sends ``("sized", extents, index_range)`` after the sizing run (if any), ``("prepared", "ok", "")`` after the
+    Sends ``("sized", extents, index_range, counts)`` after the sizing run (if any), ``("prepared", "ok", "")`` after the
     build, ``("start", key)`` and ``("row", row)`` for the launch, then ``("done", phases)``;
     ``("error", kind, message)`` instead when the request cannot be measured (``kind``: the
     exception's class name).
@@ -57,10 +57,10 @@ def serve_foreign(conn, ctx, queue, device_id: str, policy, request: ForeignRequ
     phases = {}
     try:
         start = time.perf_counter()
-        spec, extents, index_range = request.sized_spec()
+        spec, extents, index_range, counts = request.sized_spec()
         if extents:
             phases["sizing run"] = time.perf_counter() - start
-        conn.send(("sized", extents, index_range))
+        conn.send(("sized", extents, index_range, counts))
         runner = _built_runner(ctx, queue, device_id, spec, policy, request.defines)
     except KGraphError as exc:
         conn.send(("error", type(exc).__name__, str(exc)))

@@ -101,8 +101,12 @@ def lane_parts(param, value, at: str = "") -> list[str]:
 
 
 def _default_scalar(param, global_size) -> str:
-    """A scalar's value when ``--arg`` gives none: integers the NDRange's dim 0, floats 1.0."""
-    return str(global_size[0]) if np.dtype(NUMPY_DTYPES[param.base_type]).kind in "iub" else "1.0"
+    """A scalar's value when ``--arg`` gives none: integers the NDRange's dim 0 (at most their type's largest
+    value: a ``char`` flag gets 127), floats 1.0."""
+    dtype = np.dtype(NUMPY_DTYPES[param.base_type])
+    if dtype.kind not in "iub":
+        return "1.0"
+    return str(min(int(global_size[0]), 1 if dtype.kind == "b" else int(np.iinfo(dtype).max)))
 
 
 def _default_local(local_size) -> int:

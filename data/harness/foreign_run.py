@@ -20,13 +20,15 @@ from .worker import WorkerDied, WorkerTimeout
 class ForeignResult:
     """What :func:`measure_foreign` found: the dataset row, the spec it measured, the worker's phases, and
     what the sizing run found (``extents``: element counts of the buffers it sized, parameter units;
-    ``index_range``: the range its index-like buffers' values were drawn from; None without a sizing run)."""
+    ``index_range``: the range its index-like buffers' values were drawn from, None without a sizing run;
+    ``counts``: the work it counted on the measured launch's buffers and inputs, row columns, {} when not exact)."""
 
     row: dict
     spec: object
     phases: dict = field(default_factory=dict)
     extents: dict = field(default_factory=dict)
     index_range: int | None = None
+    counts: dict = field(default_factory=dict)
 
 
 def measure_foreign(request: ForeignRequest, device_query: str | None, policy=None,
@@ -65,7 +67,7 @@ def measure_foreign(request: ForeignRequest, device_query: str | None, policy=No
             if msg[0] == "error":
                 raise _worker_error(msg[1], msg[2])
             if msg[0] == "sized":
-                result.extents, result.index_range = dict(msg[1]), msg[2]
+                result.extents, result.index_range, result.counts = dict(msg[1]), msg[2], dict(msg[3])
                 result.spec = request.spec(msg[1], msg[2])
                 config = _config_of(result.spec, request)
                 stage = "build"

@@ -13,10 +13,11 @@ from kgraph.errors import KGraphError, MeasurementError, UsageError
 
 from .foreign_args import _components, _count, _default_local, _default_scalar
 
-def _inferred_extents(unit, kernel, global_size, local_size, given, unsized, defines) -> tuple[dict, int]:
-    """``(extents, index_range)``: element counts of the buffers without given sizes, from bounded
-    instrumented sizing runs (PoCL or the first OpenCL device), and the range the index-like buffers'
-    values were drawn from. That range is the launch's work-items, else (when the extents run away
+def _inferred_extents(unit, kernel, global_size, local_size, given, unsized, defines) -> tuple[dict, int, dict]:
+    """``(extents, index_range, counts)``: element counts of the buffers without given sizes, from bounded
+    instrumented sizing runs (PoCL or the first OpenCL device), the range the index-like buffers'
+    values were drawn from, and the work the last (stable) run counted on those buffers and inputs
+    (:func:`sizing_counts`; {} when the instrumentation left something uncounted). That range is the launch's work-items, else (when the extents run away
     and some buffer holds indices) its largest dimension: indices often run along one dimension
     (a neighbour table of the rows). Raises a MeasurementError naming the buffers that need
     ``--buffer`` when the runs cannot tell; the kernel's build log when it does not build.
@@ -43,9 +44,10 @@ def _inferred_extents(unit, kernel, global_size, local_size, given, unsized, def
         ranges.append(max(global_size))
     for attempt, index_range in enumerate(ranges):
         try:
-            extents, _ = infer_extents(unit.text, kernel, global_size, local_size, scalars, local_bytes=local_bytes,
-                                       filename=unit.filename, defines=defines, index_range=index_range)
-            return {name: elements for name, elements in extents.items() if elements > 0}, index_range
+            extents, counts = infer_extents(unit.text, kernel, global_size, local_size, scalars, local_bytes=local_bytes,
+                                            filename=unit.filename, defines=defines, index_range=index_range)
+            return ({name: elements for name, elements in extents.items() if elements > 0}, index_range,
+                    sizing_counts(counts))
         except (BuildError, UsageError):
             raise
         except ExtentsRunaway as exc:
@@ -57,3 +59,15 @@ def _inferred_extents(unit, kernel, global_size, local_size, given, unsized, def
             raise MeasurementError(f"cannot infer the size of buffer(s) {', '.join(unsized)}: {exc}\n"
                                    f"give --buffer NAME=ELEMENTS for each") from None
     raise AssertionError("unreachable: the last index range returns or raises")
+
+
+#: the count columns a sizing run's instrumented counts give a row (``counts_source`` "instrumented")
+COUNT_COLUMNS = ("flops_fp32", "flops_fp64", "int_ops", "transcendental", "global_load_bytes", "global_store_bytes",
+                 "atomics", "footprint_bytes")
+
+
+def sizing_counts(counts) -> dict:
+    """A sizing run's ``WorkCounts`` as row columns ({} when they are not exact)."""
+    if counts is None or not getattr(counts, "exact", False):
+        return {}
+    return {name: int(getattr(counts, name)) for name in COUNT_COLUMNS}

@@ -35,7 +35,7 @@ def foreign_spec(path: str, kernel: str, global_size: list[int], local_size: lis
     unit, params = _kernel_params(path, kernel, defines)
     sizes, unsized = _check_arguments(kernel, params, global_size, local_size, given, buffers)
     if unsized and extents is None:
-        extents, index_range = _inferred_extents(unit, kernel, global_size, local_size, given, unsized, defines)
+        extents, index_range, _ = _inferred_extents(unit, kernel, global_size, local_size, given, unsized, defines)
         return _assemble(unit, kernel, params, global_size, local_size, given, sizes, extents, index_range)
     return _assemble(unit, kernel, params, global_size, local_size, given, sizes, extents or {})
 
@@ -204,19 +204,20 @@ class ForeignRequest:
                                dict(self.given), dict(self.buffers), dict(self.defines))
 
     def sized_spec(self) -> tuple:
-        """``(spec, extents, index_range)``: the spec after the sizing run (when one is needed), the element
-        counts that run found (parameter units, ``{}`` without one) and the range its index-like buffers'
-        values were drawn from (the request's own, or None for the default, without one)."""
+        """``(spec, extents, index_range, counts)``: the spec after the sizing run (when one is needed), the
+        element counts that run found (parameter units, ``{}`` without one), the range its index-like buffers'
+        values were drawn from (the request's own, or None for the default, without one) and the work it
+        counted (row columns; ``{}`` without one or when not exact)."""
         unit, params = _kernel_params(self.path, self.kernel, self.defines)
         sizes, unsized = _check_arguments(self.kernel, params, self.global_size, self._local(),
                                           self.given, self.buffers)
-        extents, index_range = (_inferred_extents(unit, self.kernel, list(self.global_size), self._local(),
-                                                   self.given, unsized, self.defines)
-                                 if unsized else ({}, self.index_range))
+        extents, index_range, counts = (_inferred_extents(unit, self.kernel, list(self.global_size), self._local(),
+                                                           self.given, unsized, self.defines)
+                                         if unsized else ({}, self.index_range, {}))
         extents = {name: count for name, count in extents.items() if name in unsized}
         spec = _assemble(unit, self.kernel, params, list(self.global_size), self._local(), self.given,
                          sizes, extents, index_range)
-        return spec, extents, index_range
+        return spec, extents, index_range, counts
 
     def _local(self) -> list[int] | None:
         return list(self.local_size) if self.local_size else None

@@ -9,7 +9,7 @@ kernel visit at a time over a pipe. It answers with messages::
     ("ceiling", work)               this kernel got too slow at this problem-size product
     ("done", phases)                end of the visit; phases: seconds per phase since the last "done"
     ("descriptor", dict)            answer to a ("descriptor",) request
-    ("sized", extents, index_range) ``kgraph measure`` (a ("foreign", request) message): after the sizing run
+    ("sized", extents, index_range, counts) ``kgraph measure`` (a ("foreign", request) message): after the sizing run
     ("error", kind, message)        ``kgraph measure``: the request cannot be measured (bad input, build error)
 
 The supervisor waits with a timeout on each message; a silent worker is killed (status

@@ -75,12 +75,18 @@ def measure_plan(plan_path: str | Path, units_dir: str | Path, out: str | Path, 
                 try:
                     result = measure_foreign(request, device, timeout_s=timeout_s, worker=worker)
                 except KGraphError as exc:
+                    worker.kill()  # a failed build or launch may leave the driver's context unusable: a fresh one
                     counts["error"] = counts.get("error", 0) + 1
-                    log(f"{launch.key}: error {str(exc).splitlines()[0][:120]}")
+                    log(f"{launch.key}: error {' '.join(str(exc).split())[:400]}")
                     continue
                 row = relabel(result.row, launch)
-                source = path.read_text()
-                store.add_source({"source_id": source_id_of(source), "lang": "opencl", "kernel_id": row["kernel_id"],
+                if row["status"] != "ok":
+                    worker.kill()
+                elif launch.counts:  # the sizing run counted this launch's work on the same buffers and inputs
+                    row.update(launch.counts, counts_source="instrumented")
+                source = result.spec.source if result.spec is not None else path.read_text()
+                row["source_id"] = source_id_of(source)
+                store.add_source({"source_id": row["source_id"], "lang": "opencl", "kernel_id": row["kernel_id"],
                                   "family": row["family"], "kernel_name": launch.kernel, "source": source,
                                   "spec_json": json.dumps(result.spec.to_json(), sort_keys=True) if result.spec else "{}"})
                 store.append(row)
@@ -89,6 +95,32 @@ def measure_plan(plan_path: str | Path, units_dir: str | Path, out: str | Path, 
     finally:
         worker.close()
     return counts
+
+
+def fill_counts(plan_path: str | Path, folders: list, log=print) -> int:
+    """Give the ok rows of registry dataset folders the work their plan's sizing runs counted (exact,
+    ``counts_source`` "instrumented": the same buffers and inputs as the measured launch); returns the rows
+    changed. Rows whose launch the plan did not count keep their static counts."""
+    from kgraph.data.harness.keys import launch_key
+    from kgraph.data.harness.store import DatasetStore
+    from kgraph.data.harness.store_read import read_launches
+
+    plan = [launch for launch in read_plan(plan_path) if launch.status == "ok" and launch.counts]
+    changed = 0
+    for folder in folders:
+        rows = read_launches(folder)
+        ok = rows[rows["status"] == "ok"]
+        if ok.empty:
+            continue
+        device_id = str(ok["device_id"].iloc[0])
+        by_key = {launch_key(device_id, kernel_id_of(l), {}, list(l.global_size), list(l.local_size)): l for l in plan}
+        updates = {key: {**by_key[key].counts, "counts_source": "instrumented"}
+                   for key, source in zip(ok["key"], ok["counts_source"]) if key in by_key and source != "instrumented"}
+        with DatasetStore(folder, device_id) as store:
+            n = store.update_rows(updates)
+        log(f"{folder}: {n} rows given their sizing run's counts ({len(ok)} ok rows)")
+        changed += n
+    return changed
 
 
 def _descriptor(worker, out: str | Path) -> None:

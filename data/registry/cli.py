@@ -5,6 +5,7 @@ them on a device, and rebuild a registry dataset folder's sources (docs/REGISTRY
     kgraph registry plan    [--cache DIR] [--device pocl] [--timeout-s 20] [--only UNIT ...]
     kgraph registry measure [--cache DIR] --device nvidia --out data/datasets/registry-nvidia-h200 [--budget-s S]
     kgraph registry sources FOLDER [FOLDER ...] [--cache DIR]
+    kgraph registry counts  FOLDER [FOLDER ...] [--cache DIR] [--plan FILE]
 """
 from __future__ import annotations
 
@@ -21,21 +22,29 @@ def add_arguments(parser) -> None:
     for name, text in (("fetch", "download the pinned archives (sha256 checked)"),
                        ("plan", "make the units, plan their launches and size them on PoCL"),
                        ("measure", "time the planned launches on one device into a dataset folder"),
-                       ("sources", "rebuild registry dataset folders' sources.parquet from the archives")):
+                       ("sources", "rebuild registry dataset folders' sources.parquet from the archives"),
+                       ("counts", "give registry dataset folders' ok rows the work their sizing runs counted")):
         p = sub.add_parser(name, help=text, description=text)
         p.add_argument("--cache", default=DEFAULT_CACHE, help=f"archives, units and the plan (default {DEFAULT_CACHE})")
         p.add_argument("--config", default=None, help="the sources file (default conf/registry/sources.json)")
         if name == "plan":
             p.add_argument("--device", default="pocl", help="the sizing device (default pocl)")
-            p.add_argument("--timeout-s", type=float, default=20.0, help="one sizing run's limit (default 20)")
+            p.add_argument("--timeout-s", type=float, default=8.0, help="one sizing run's limit (default 8)")
             p.add_argument("--only", nargs="*", default=None, metavar="UNIT", help="only these units")
+            p.add_argument("--shard", default="0/1", metavar="I/N",
+                           help="only the units whose place in the list is I modulo N (parallel planners; default 0/1)")
+        if name in ("plan", "measure"):
+            p.add_argument("--plan", default=None, metavar="FILE",
+                           help="the plan's file name in the cache (default plan.jsonl; plan: where this planner writes)")
         if name == "measure":
             p.add_argument("--device", required=True, help="substring of the device id (nvidia, pocl)")
             p.add_argument("--out", required=True, help="the dataset folder (resumed when it exists)")
             p.add_argument("--timeout-s", type=float, default=10.0, help="one launch's limit (default 10)")
             p.add_argument("--budget-s", type=float, default=0.0, help="stop after this many seconds (0: none)")
-        if name == "sources":
+        if name in ("sources", "counts"):
             p.add_argument("folders", nargs="+", metavar="FOLDER", help="registry dataset folders")
+        if name == "counts":
+            p.add_argument("--plan", default=None, metavar="FILE", help="the plan's file name in the cache (default plan.jsonl)")
 
 
 def units_of(cache: Path, config):
@@ -68,11 +77,19 @@ def run(args) -> int:
     if args.step == "measure":  # needs only the plan and the unit files (a GPU host has no archives)
         from .campaign import measure_plan
 
-        plan = cache / "plan.jsonl"
+        plan = cache / (args.plan or "plan.jsonl")
         if not plan.is_file():
-            raise UsageError(f"--cache {cache}: no plan.jsonl; run kgraph registry plan first")
+            raise UsageError(f"--plan {plan}: no such file; run kgraph registry plan first")
         counts = measure_plan(plan, cache / "units", args.out, args.device, args.timeout_s, args.budget_s)
         print("measure:", ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+        return 0
+    if args.step == "counts":
+        from .campaign import fill_counts
+
+        plan = cache / (args.plan or "plan.jsonl")
+        if not plan.is_file():
+            raise UsageError(f"--plan {plan}: no such file; run kgraph registry plan first")
+        fill_counts(plan, args.folders)
         return 0
     config = load_config(args.config) if args.config else load_config()
     if args.step == "fetch":
@@ -87,13 +104,26 @@ def run(args) -> int:
         units = units_of(cache, config)
         if args.only:
             units = [u for u in units if u.unit_id in set(args.only)]
+        index, count = _shard(args.shard)
+        units = units[index::count]
         launches = [launch for u in units for launch in plan_unit(u, cache / "units")]
-        done = size_launches(launches, cache / "units", cache / "plan.jsonl", args.device, args.timeout_s)
+        done = size_launches(launches, cache / "units", cache / (args.plan or "plan.jsonl"), args.device, args.timeout_s)
         counts = {}
         for launch in done:
             counts[launch.status] = counts.get(launch.status, 0) + 1
         print("plan:", ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
     return 0
+
+
+def _shard(text: str) -> tuple[int, int]:
+    """``I/N`` -> (I, N) (UsageError naming --shard when it is not two whole numbers with 0 <= I < N)."""
+    try:
+        index, count = (int(v) for v in text.split("/"))
+    except ValueError:
+        raise UsageError(f"--shard {text}: give I/N, two whole numbers (e.g. 0/4)") from None
+    if not 0 <= index < count:
+        raise UsageError(f"--shard {text}: I must be at least 0 and below N")
+    return index, count
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -36,7 +36,8 @@ class PlannedLaunch:
         status: ``ok``, or why it is not timed (``unsupported``, ``build_error``, ``timeout``, ``crash``,
             ``error``, or the sizing run's launch status); message: the details.
         buffers: element counts (parameter units) of every global buffer; index_range: the range index-like
-            buffers' values come from; sizing_ns: the sizing machine's time of the launch (not a measurement).
+            buffers' values come from; sizing_ns: the sizing machine's time of the launch (not a measurement);
+            counts: the work the sizing run counted on those buffers and inputs (row columns; {} when not exact).
     """
 
     unit_id: str
@@ -48,6 +49,7 @@ class PlannedLaunch:
     buffers: dict = field(default_factory=dict)
     index_range: int | None = None
     sizing_ns: float | None = None
+    counts: dict = field(default_factory=dict)
 
     @property
     def key(self) -> str:
@@ -127,7 +129,7 @@ def plan_unit(unit, units_dir: str | Path) -> list[PlannedLaunch]:
 
 
 def size_launches(launches: list[PlannedLaunch], units_dir: str | Path, plan_path: str | Path,
-                  device: str = "pocl", timeout_s: float = 20.0, log=print) -> list[PlannedLaunch]:
+                  device: str = "pocl", timeout_s: float = 8.0, log=print) -> list[PlannedLaunch]:
     """Run the sizing run of every ``planned`` launch (one reused worker on ``device``), appending each result
     to the JSONL ``plan_path`` as it comes: a rerun skips the launches already there (resumable).
 
@@ -163,10 +165,12 @@ def size_launches(launches: list[PlannedLaunch], units_dir: str | Path, plan_pat
                         launch.status, launch.message = row.get("status", "error"), (row.get("message") or "")[:500]
                         buffers = [a.name for a in result.spec.args if a.kind == "buffer"] if result.spec else []
                         launch.buffers = {k: int(result.extents.get(k, 1)) for k in buffers}
-                        launch.index_range = result.index_range
+                        launch.index_range, launch.counts = result.index_range, dict(result.counts)
                         launch.sizing_ns = row.get("median_time_ns")
                     except KGraphError as exc:
                         launch.status, launch.message = "error", str(exc).strip()[:500]
+                    if launch.status != "ok":
+                        worker.kill()  # a crashed or failed run may leave the context unusable: the next gets a fresh one
                 fh.write(json.dumps(launch.to_json()) + "\n")
                 fh.flush()
                 log(f"{launch.key}: {launch.status} {launch.message[:100]}")

@@ -58,8 +58,11 @@ class RegistryConfig:
     pypi_url: str = "https://pypi.org/pypi"
 
 
-def load_config(path: str | Path = CONFIG) -> RegistryConfig:
-    """The registry configuration (UsageError naming the file and the bad entry)."""
+def load_config(path: str | Path | None = None) -> RegistryConfig:
+    """The registry configuration (UsageError naming the file and the bad entry); by default the repository's
+    ``conf/registry/sources.json`` (the working directory's where the package is installed apart from it)."""
+    if path is None:
+        path = CONFIG if CONFIG.is_file() else Path("conf/registry/sources.json")
     try:
         data = json.loads(Path(path).read_text())
         sources = tuple(RegistrySource(s["name"], s["version"], s["sha256"], s.get("license", "unknown"),

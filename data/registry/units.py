@@ -26,6 +26,7 @@ _DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)", re.M)
 _KERNEL = re.compile(r"\b(?:__)?kernel\s+void\s+([A-Za-z_]\w*)\s*\(")
 _MISSING = (re.compile(r"implicit declaration of function '(\w+)'"), re.compile(r"unknown type name '(\w+)'"),
             re.compile(r"use of undeclared identifier '(\w+)'"), re.compile(r"variable has incomplete type 'struct (\w+)'"))
+_COMMENT = re.compile(r"//[^\n]*|/\*.*?(?:\*/|\Z)", re.S)
 _ERROR_DIRECTIVE = re.compile(r'error: [^\n]*?"([^"\n]*)"')
 
 
@@ -116,7 +117,7 @@ def resolve(package: str, path: str, files: dict[str, str], library: list[tuple[
         build: ``(source, defines) -> compiler log or ""`` (PoCL in :func:`pocl_builder`).
     """
     text = inline_includes(files[path], files, path, frozenset({path}))
-    unit = Unit(package, path, text, kernels=list(dict.fromkeys(_KERNEL.findall(text))))
+    unit = Unit(package, path, text, kernels=list(dict.fromkeys(_KERNEL.findall(_COMMENT.sub(" ", text)))))
     pool = sorted(library, key=lambda item: item[0] != package)
     helpers: list[tuple[str, str]] = []
     for _ in range(MAX_ROUNDS):
