@@ -168,3 +168,18 @@ def test_language_choice():
         parse_source("void f() {}", filename="k.txt")
     with pytest.raises(parsers.UsageError, match="unknown language 'fortran'"):
         parse_source("void f() {}", "fortran")
+
+
+def test_empty_object_like_macros_are_dropped_before_parsing():
+    """``X87_VOLATILE fp s = x + y;`` (pyFAI's double-word arithmetic): a macro with an empty body used as a
+    qualifier parses as the declaration it is, columns unchanged; uses in directives and comments stay."""
+    from kgraph.parsers.masking import blank_empty_macros
+
+    text = ("#ifndef QV\n# define QV\n#endif\n#define FULL volatile\n"
+            "kernel void k(global float* a) {\n    QV float s = a[0]; /* QV */\n    FULL float t = s;\n    a[1] = t;\n}\n")
+    out = blank_empty_macros(text.encode()).decode()
+    assert "    QV float" not in out and "       float s" in out and "/* QV */" in out and "#ifndef QV" in out
+    assert len(out) == len(text) and "FULL float" in out  # a macro with a body is not blanked
+    unit = parse_source(text.replace("FULL ", "     "), "opencl")
+    assert not unit.errors and [f.name for f in unit.kernels] == ["k"]
+    assert parse_source(text.replace("# define QV", "# define QV const"), "opencl").errors  # still a parse error

@@ -132,3 +132,69 @@ def test_the_shipped_configuration_pins_every_source():
     config = load_config()
     assert config.sources and all(len(s.sha256) == 64 and s.roots for s in config.sources)
     assert config.macros["WORKGROUP_SIZE"].isdigit()
+
+
+SAXPY = """kernel void saxpy(global const float* x, global float* y, float a, int n) {
+    int i = get_global_id(0);
+    if (i < n) y[i] = a * x[i] + y[i];
+}
+"""
+
+
+def test_plan_measure_count_and_rebuild_sources_on_pocl(tmp_path, monkeypatch):
+    """One registry unit through the whole pipeline on this machine's PoCL: sized (with its instrumented counts),
+    measured into a dataset folder with the sizing run's exact counts, and the folder's sources rebuilt from the
+    cache's units alone (no archive)."""
+    from kgraph.data.harness.store_read import read_launches, read_sources
+    from kgraph.data.harness.validate import validate_dataset
+    from kgraph.data.registry import cli as registry_cli
+    from kgraph.data.registry.campaign import fill_counts, measure_plan
+    from kgraph.data.registry.plan import size_launches
+
+    monkeypatch.setattr("kgraph.data.registry.plan.LAUNCHES", {1: [(1024,), (4096,)]})
+    cache = tmp_path / "cache"
+    unit = Unit("pkg-1.0", "blas/saxpy.cl", SAXPY, kernels=["saxpy"])
+    (cache).mkdir()
+    (cache / "units.jsonl").write_text(json.dumps(unit.to_json()) + "\n")
+    launches = plan_unit(unit, cache / "units")
+    sized = size_launches(launches, cache / "units", cache / "plan.jsonl", "pocl", timeout_s=60.0, log=lambda m: None)
+    assert [l.status for l in sized] == ["ok", "ok"]
+    assert sized[0].buffers == {"x": 1024, "y": 1024} and sized[0].counts["global_load_bytes"] == 2 * 4 * 1024
+    assert size_launches(launches, cache / "units", cache / "plan.jsonl", "pocl", log=lambda m: None) == sized
+    out = tmp_path / "registry-pocl"
+    counts = measure_plan(cache / "plan.jsonl", cache / "units", out, "pocl", log=lambda m: None)
+    assert counts == {"ok": 2}
+    rows = read_launches(out)
+    assert set(rows["kernel_id"]) == {"registry.pkg.blas.saxpy.saxpy"} and set(rows["counts_source"]) == {"instrumented"}
+    assert list(rows.sort_values("g0")["flops_fp32"]) == [2 * 1024, 2 * 4096]
+    assert measure_plan(cache / "plan.jsonl", cache / "units", out, "pocl", log=lambda m: None) == {"stored": 2}
+    assert fill_counts(cache / "plan.jsonl", [out], log=lambda m: None) == 0  # already the sizing run's counts
+    assert validate_dataset(out) == []
+    (out / "sources.parquet").unlink()
+    parser = __import__("argparse").ArgumentParser()
+    registry_cli.add_arguments(parser)
+    assert registry_cli.run(parser.parse_args(["sources", str(out), "--cache", str(cache)])) == 0
+    assert list(read_sources(out)["source"]) == [SAXPY] and validate_dataset(out) == []
+
+
+def test_measure_defaults_fit_narrow_integer_types():
+    from kgraph.data.harness.foreign_args import _default_scalar
+
+    class P:
+        def __init__(self, t):
+            self.base_type = t
+    assert _default_scalar(P("char"), [65536]) == "127" and _default_scalar(P("uchar"), [65536]) == "255"
+    assert _default_scalar(P("int"), [65536]) == "65536" and _default_scalar(P("short"), [100]) == "100"
+    assert _default_scalar(P("float"), [65536]) == "1.0"
+
+
+def test_a_rows_vector_scalar_reads_its_first_lane():
+    """Registry rows keep a vector scalar (``int2 dst_offset``) as a list; the estimate path reads lane 0, as the
+    measure's static counts do, and refuses an empty or non-numeric one with the option named."""
+    from kgraph.app.api import _scalar_args
+    from kgraph.errors import UsageError
+
+    assert _scalar_args({"dst_offset": [256, 128], "n": 4}, "") == {"dst_offset": 256.0, "n": 4.0}
+    for bad in ([], [1, "x"], [None]):
+        with pytest.raises(UsageError, match="--arg off="):
+            _scalar_args({"off": bad}, "")

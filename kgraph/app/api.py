@@ -107,12 +107,12 @@ def _scalar_args(args, at: str) -> dict[str, float]:
         number = None
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             number = float(value) if not isinstance(value, int) or abs(value) < 2**1023 else math.inf
-        elif isinstance(value, str):
-            try:  # a vector scalar (uint2, float4) is given as its lanes a,b[,...] as for measure; the
-                # counts read lane 0 (the analysis never follows a vector scalar's lanes symbolically)
-                lanes = [float(v) for v in value.split(",")]
+        elif isinstance(value, (str, list, tuple)):
+            try:  # a vector scalar (uint2, float4) is given as its lanes a,b[,...] (or a list, a dataset row's) as for
+                # measure; the counts read lane 0 (the analysis never follows a vector scalar's lanes symbolically)
+                lanes = [float(v) for v in (value.split(",") if isinstance(value, str) else value)]
                 number = lanes[0] if all(math.isfinite(v) for v in lanes) else math.inf
-            except ValueError:
+            except (ValueError, TypeError, IndexError):  # not numbers, or no lane
                 number = None
         if number is None:
             raise UsageError(f"{at}--arg {name}={str(value)[:40]}: not a number")
