@@ -24,18 +24,21 @@ if [ ! -f "$CACHE/plan.jsonl" ]; then
 fi
 GPU_NAME=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1)
 case "$GPU_NAME" in *H100*) GPU_KIND=h100 ;; *) GPU_KIND=h200 ;; esac
-GPU_DS=${GPU_DS-data/datasets/registry-nvidia-$GPU_KIND}
-CPU_DS=${CPU_DS-data/datasets/registry-pocl-xeon}
+# SOURCE=<name in sources.json> measures that source's kernels alone into registry-<name>-* folders (a slice)
+SLICE=${SOURCE:+${SOURCE%%-*}-}
+GPU_DS=${GPU_DS-data/datasets/registry-${SLICE}nvidia-$GPU_KIND}
+CPU_DS=${CPU_DS-data/datasets/registry-${SLICE}pocl-xeon}
+ONLY=${SOURCE:+--source $SOURCE}
 { nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader; lscpu | grep -E 'Model name|^CPU\(s\)'; } \
   > "$LOGS/env.txt" 2>&1
 DIRS=""
 if [ -n "$GPU_DS" ]; then
-  timeout $((${GPU_BUDGET_S:-200} + 40)) python3 -m kgraph.data.registry.cli measure --cache "$CACHE" --device nvidia \
+  timeout $((${GPU_BUDGET_S:-200} + 40)) python3 -m kgraph.data.registry.cli measure --cache "$CACHE" --device nvidia $ONLY \
     --budget-s ${GPU_BUDGET_S:-200} --out "$GPU_DS" > "$LOGS/nvidia.log" 2>&1
   DIRS="$GPU_DS"
 fi
 if [ -n "$CPU_DS" ]; then
-  timeout $((${CPU_BUDGET_S:-260} + 40)) python3 -m kgraph.data.registry.cli measure --cache "$CACHE" --device pocl \
+  timeout $((${CPU_BUDGET_S:-260} + 40)) python3 -m kgraph.data.registry.cli measure --cache "$CACHE" --device pocl $ONLY \
     --budget-s ${CPU_BUDGET_S:-260} --out "$CPU_DS" > "$LOGS/pocl.log" 2>&1
   DIRS="$DIRS $CPU_DS"
 fi

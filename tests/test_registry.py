@@ -173,7 +173,9 @@ def test_plan_measure_count_and_rebuild_sources_on_pocl(tmp_path, monkeypatch):
     (out / "sources.parquet").unlink()
     parser = __import__("argparse").ArgumentParser()
     registry_cli.add_arguments(parser)
-    assert registry_cli.run(parser.parse_args(["sources", str(out), "--cache", str(cache)])) == 0
+    config = tmp_path / "sources.json"  # no archive to fetch: the cache's units.jsonl holds the unit
+    config.write_text(json.dumps({"sources": [], "macros": {"values": {}}}))
+    assert registry_cli.run(parser.parse_args(["sources", str(out), "--cache", str(cache), "--config", str(config)])) == 0
     assert list(read_sources(out)["source"]) == [SAXPY] and validate_dataset(out) == []
 
 
@@ -198,3 +200,24 @@ def test_a_rows_vector_scalar_reads_its_first_lane():
     for bad in ([], [1, "x"], [None]):
         with pytest.raises(UsageError, match="--arg off="):
             _scalar_args({"off": bad}, "")
+
+
+@pytest.mark.skipif(__import__("shutil").which("dpkg-deb") is None, reason="dpkg-deb is not installed")
+def test_a_debian_packages_kernels_are_read_below_its_root(tmp_path):
+    import subprocess
+
+    root = tmp_path / "pkg"
+    (root / "DEBIAN").mkdir(parents=True)
+    (root / "DEBIAN" / "control").write_text("Package: kg-test\nVersion: 1.0\nArchitecture: all\n"
+                                             "Maintainer: t <t@t>\nDescription: t\n")
+    (root / "usr/share/kg/sub").mkdir(parents=True)
+    (root / "usr/share/kg/a.cl").write_text(MAIN)
+    (root / "usr/share/kg/sub/b.cl").write_text(HELPER)
+    (root / "usr/share/other.cl").write_text("x")
+    deb = tmp_path / "kg-test.deb"
+    subprocess.run(["dpkg-deb", "--build", "--root-owner-group", str(root), str(deb)], check=True, capture_output=True)
+    src = RegistrySource("kg-test", "1.0", hashlib.sha256(deb.read_bytes()).hexdigest(), "MIT", ("usr/share/kg",),
+                         kind="deb")
+    assert archive_path(src, tmp_path).name == "kg-test-1.0.deb"
+    assert dict(kernel_files(src, deb)) == {"a.cl": MAIN, "sub/b.cl": HELPER}
+    assert Unit("kg-test-1.0", "sub/b.cl", HELPER, name="kg-test").unit_id == "kg_test.sub.b"

@@ -61,13 +61,11 @@ def _inferred_extents(unit, kernel, global_size, local_size, given, unsized, def
     raise AssertionError("unreachable: the last index range returns or raises")
 
 
-#: the count columns a sizing run's instrumented counts give a row (``counts_source`` "instrumented")
-COUNT_COLUMNS = ("flops_fp32", "flops_fp64", "int_ops", "transcendental", "global_load_bytes", "global_store_bytes",
-                 "atomics", "footprint_bytes")
-
-
 def sizing_counts(counts) -> dict:
-    """A sizing run's ``WorkCounts`` as row columns ({} when they are not exact)."""
+    """A sizing run's ``WorkCounts`` as row columns (:data:`kgraph.data.harness.columns.COUNT_COLUMNS`; {} when they are not
+    exact): what an instrumented count gives a row (``counts_source`` "instrumented")."""
+    from .columns import COUNT_COLUMNS
+
     if counts is None or not getattr(counts, "exact", False):
         return {}
     return {name: int(getattr(counts, name)) for name in COUNT_COLUMNS}

@@ -43,9 +43,10 @@ def relabel(row: dict, launch: PlannedLaunch) -> dict:
 
 
 def measure_plan(plan_path: str | Path, units_dir: str | Path, out: str | Path, device: str,
-                 timeout_s: float = 10.0, budget_s: float = 0.0, log=print) -> dict:
+                 timeout_s: float = 10.0, budget_s: float = 0.0, log=print, source: str | None = None) -> dict:
     """Measure every ``ok`` launch of the plan on ``device`` into the dataset folder ``out``; returns counts by
-    status. ``budget_s`` > 0 stops after that many seconds (a rerun goes on)."""
+    status. ``budget_s`` > 0 stops after that many seconds (a rerun goes on); ``source`` keeps the launches of
+    that source's units only (its name, e.g. ``ufo-filters-data``)."""
     from kgraph.data.harness.columns import source_id_of
     from kgraph.data.harness.foreign import ForeignRequest
     from kgraph.data.harness.foreign_run import foreign_worker, measure_foreign
@@ -53,7 +54,8 @@ def measure_plan(plan_path: str | Path, units_dir: str | Path, out: str | Path, 
     from kgraph.data.harness.store import DatasetStore
     from kgraph.errors import KGraphError
 
-    todo = [launch for launch in read_plan(plan_path) if launch.status == "ok"]
+    prefix = source.lower().replace("-", "_") + "." if source else ""
+    todo = [launch for launch in read_plan(plan_path) if launch.status == "ok" and launch.unit_id.startswith(prefix)]
     worker = foreign_worker(device)
     counts: dict[str, int] = {}
     start = time.monotonic()

@@ -41,6 +41,8 @@ def add_arguments(parser) -> None:
             p.add_argument("--out", required=True, help="the dataset folder (resumed when it exists)")
             p.add_argument("--timeout-s", type=float, default=10.0, help="one launch's limit (default 10)")
             p.add_argument("--budget-s", type=float, default=0.0, help="stop after this many seconds (0: none)")
+            p.add_argument("--source", default=None, metavar="NAME",
+                           help="only the kernels of this source (its name in sources.json; a slice of its own)")
         if name in ("sources", "counts"):
             p.add_argument("folders", nargs="+", metavar="FOLDER", help="registry dataset folders")
         if name == "counts":
@@ -48,26 +50,35 @@ def add_arguments(parser) -> None:
 
 
 def units_of(cache: Path, config):
-    """Every unit of the fetched archives (:func:`.units.resolve`, built on this machine's PoCL), written to
-    ``cache/units.jsonl`` once and read back from it after."""
+    """Every unit of the fetched archives (:func:`.units.resolve`, built on this machine's PoCL), kept in
+    ``cache/units.jsonl``: a source already there is read back as it is (its units stay those it was measured
+    with); a source added to the configuration since is resolved and appended."""
     from .sources import archive_path, kernel_files
     from .units import Unit, pocl_builder, resolve
 
     path = cache / "units.jsonl"
-    if path.is_file():
-        return [Unit.from_json(json.loads(line)) for line in path.read_text().splitlines() if line.strip()]
+    known = [Unit.from_json(json.loads(line)) for line in path.read_text().splitlines() if line.strip()] \
+        if path.is_file() else []
+    have = {u.package for u in known}
+    missing = [src for src in config.sources if src.package not in have]
+    if not missing:
+        return known
     per, library = {}, []
     for src in config.sources:
         archive = archive_path(src, cache)
         if not archive.is_file():
-            raise UsageError(f"--cache {cache}: {src.package} is not fetched; run kgraph registry fetch first")
+            if src in missing:
+                raise UsageError(f"--cache {cache}: {src.package} is not fetched; run kgraph registry fetch first")
+            continue
         per[src.package] = dict(kernel_files(src, archive))
         library += [(src.package, p, t) for p, t in per[src.package].items()]
     build = pocl_builder()
-    units = [resolve(pkg, p, files, library, config.macros, build) for pkg, files in per.items() for p in files]
-    units = [u for u in units if u.kernels]
-    path.write_text("".join(json.dumps(u.to_json()) + "\n" for u in units))
-    return units
+    new = [resolve(src.package, p, per[src.package], library, config.macros, build, src.name)
+           for src in missing for p in per[src.package]]
+    new = [u for u in new if u.kernels]
+    with path.open("a") as fh:
+        fh.write("".join(json.dumps(u.to_json()) + "\n" for u in new))
+    return known + new
 
 
 def run(args) -> int:
@@ -80,7 +91,8 @@ def run(args) -> int:
         plan = cache / (args.plan or "plan.jsonl")
         if not plan.is_file():
             raise UsageError(f"--plan {plan}: no such file; run kgraph registry plan first")
-        counts = measure_plan(plan, cache / "units", args.out, args.device, args.timeout_s, args.budget_s)
+        counts = measure_plan(plan, cache / "units", args.out, args.device, args.timeout_s, args.budget_s,
+                              source=args.source)
         print("measure:", ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
         return 0
     if args.step == "counts":
@@ -149,7 +161,8 @@ def _sources(folders: list[str], cache: Path, config) -> int:
         for kernel_id, name in rows[["kernel_id", "kernel_name"]].drop_duplicates().itertuples(index=False):
             unit_id = kernel_id[len(PREFIX) + 1:-len(name) - 1]
             if unit_id not in units:
-                raise UsageError(f"{folder}: unit {unit_id} is not among the fetched archives' units")
+                raise UsageError(f"{folder}: unit {unit_id} is not in {cache / 'units.jsonl'}; run kgraph registry plan "
+                                 f"(after kgraph registry fetch) first")
             text = unit_file(cache / "units", units[unit_id]).read_text()
             out[source_id_of(text)] = {"source_id": source_id_of(text), "lang": "opencl", "kernel_id": kernel_id,
                                        "family": f"{PREFIX}.{unit_id}", "kernel_name": name, "source": text,

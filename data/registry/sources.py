@@ -1,13 +1,14 @@
 """Where the registry set's kernels come from: pinned package-registry archives (``conf/registry/sources.json``).
 
-Each source is a PyPI sdist pinned by version and sha256 and the folders of its archive whose ``.cl`` files are
-read. Archives are downloaded into a cache folder at build time (``kgraph registry fetch``), never at run time,
+Each source is a PyPI sdist or a Debian binary package (``kind`` ``pypi`` or ``deb``), pinned by version and
+sha256, and the folders of its archive whose ``.cl`` files are read. Archives are downloaded into a cache folder at build time (``kgraph registry fetch``), never at run time,
 and never committed: third-party text is data, kept out of the repository. A download whose sha256 is not the
 pinned one is refused.
 """
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import tarfile
 import urllib.parse
@@ -32,9 +33,9 @@ class RegistrySource:
     """One pinned archive.
 
     Args:
-        name: the PyPI project; version: its pinned release; sha256: the sdist's digest;
-        license: its license (as the project declares it); roots: folders of the archive (below its top
-            folder) whose ``.cl`` files are read.
+        name: the PyPI project or Debian package; version: its pinned release; sha256: the archive's digest;
+        license: its license (as the project declares it); roots: folders of the archive (below an sdist's top
+            folder; from the root of a .deb's file system) whose ``.cl`` files are read; kind: ``pypi`` or ``deb``.
     """
 
     name: str
@@ -42,10 +43,11 @@ class RegistrySource:
     sha256: str
     license: str
     roots: tuple[str, ...]
+    kind: str = "pypi"
 
     @property
     def package(self) -> str:
-        """``name-version``: the archive's top folder and the kernels' package label."""
+        """``name-version``: an sdist's top folder, and the kernels' package label."""
         return f"{self.name}-{self.version}"
 
 
@@ -66,7 +68,10 @@ def load_config(path: str | Path | None = None) -> RegistryConfig:
     try:
         data = json.loads(Path(path).read_text())
         sources = tuple(RegistrySource(s["name"], s["version"], s["sha256"], s.get("license", "unknown"),
-                                       tuple(s["roots"])) for s in data["sources"] if s.get("kind", "pypi") == "pypi")
+                                       tuple(s["roots"]), s.get("kind", "pypi")) for s in data["sources"])
+        bad = [s.name for s in sources if s.kind not in ("pypi", "deb")]
+        if bad:
+            raise ValueError(f"source {bad[0]}: kind must be pypi or deb")
         macros = {str(k): str(v) for k, v in data.get("macros", {}).get("values", {}).items()}
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise UsageError(f"{path}: not a registry configuration ({type(exc).__name__}: {exc})") from None
@@ -74,8 +79,8 @@ def load_config(path: str | Path | None = None) -> RegistryConfig:
 
 
 def archive_path(src: RegistrySource, cache: str | Path) -> Path:
-    """Where ``src``'s sdist lies in the cache."""
-    return Path(cache) / "pypi" / f"{src.package}.tar.gz"
+    """Where ``src``'s archive lies in the cache."""
+    return Path(cache) / src.kind / (f"{src.package}.tar.gz" if src.kind == "pypi" else f"{src.package}.deb")
 
 
 def fetch(src: RegistrySource, cache: str | Path, pypi_url: str) -> Path:
@@ -85,6 +90,8 @@ def fetch(src: RegistrySource, cache: str | Path, pypi_url: str) -> Path:
     path = archive_path(src, cache)
     if path.is_file() and _sha256(path.read_bytes()) == src.sha256:
         return path
+    if src.kind == "deb":
+        return _fetch_deb(src, path)
     try:
         meta_url = f"{pypi_url.rstrip('/')}/{src.name}/json"
         meta = json.loads(_get(meta_url, src.name))
@@ -105,7 +112,11 @@ def fetch(src: RegistrySource, cache: str | Path, pypi_url: str) -> Path:
 
 def kernel_files(src: RegistrySource, archive: str | Path) -> Iterator[tuple[str, str]]:
     """``(path below the root, text)`` of every ``.cl`` file under ``src``'s roots, in archive order."""
-    prefixes = tuple(f"{src.package}/{root.strip('/')}/" for root in src.roots)
+    top = f"{src.package}/" if src.kind == "pypi" else "./"
+    prefixes = tuple(f"{top}{root.strip('/')}/" for root in src.roots)
+    if src.kind == "deb":
+        yield from _deb_kernel_files(archive, prefixes)
+        return
     try:
         with tarfile.open(archive, mode="r:*") as tf:
             for member in tf:
@@ -117,6 +128,47 @@ def kernel_files(src: RegistrySource, archive: str | Path) -> Iterator[tuple[str
                 yield member.name[len(root):], tf.extractfile(member).read().decode("utf-8", "replace")
     except (tarfile.TarError, OSError) as exc:
         raise RegistryError(f"registry: {archive}: not a readable archive ({exc}); delete it to fetch it again") from None
+
+
+def _fetch_deb(src: RegistrySource, path: Path) -> Path:
+    """``apt-get download name=version`` into the cache (the system's apt sources; its sha256 checked)."""
+    import subprocess
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        try:
+            done = subprocess.run(["apt-get", "download", f"{src.name}={src.version}"], cwd=tmp, capture_output=True,
+                                  text=True, timeout=600)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            raise RegistryError(f"registry: {src.package}: apt-get download failed ({exc})") from None
+        debs = list(Path(tmp).glob("*.deb"))
+        if done.returncode != 0 or len(debs) != 1:
+            why = (done.stderr.strip().splitlines() or ["no .deb"])[-1]
+            raise RegistryError(f"registry: {src.package}: apt-get download failed: {why}")
+        data = debs[0].read_bytes()
+    if _sha256(data) != src.sha256:
+        raise RegistryError(f"registry: {src.package}: the package's sha256 is {_sha256(data)}, the pin is {src.sha256}")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+    return path
+
+
+def _deb_kernel_files(archive, prefixes: tuple) -> Iterator[tuple[str, str]]:
+    """The ``.cl`` files of a .deb's data archive under ``prefixes`` (``./usr/share/...``), through ``dpkg-deb``."""
+    import subprocess
+
+    try:
+        proc = subprocess.run(["dpkg-deb", "--fsys-tarfile", str(archive)], capture_output=True, timeout=300)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise RegistryError(f"registry: {archive}: dpkg-deb cannot read it ({exc})") from None
+    if proc.returncode != 0:
+        raise RegistryError(f"registry: {archive}: not a readable .deb ({proc.stderr.decode(errors='replace')[-200:]})")
+    with tarfile.open(fileobj=io.BytesIO(proc.stdout), mode="r:") as tf:
+        for member in tf:
+            if member.isfile() and member.name.endswith(".cl") and member.name.startswith(prefixes) \
+                    and member.size <= MAX_FILE_BYTES:
+                root = next(p for p in prefixes if member.name.startswith(p))
+                yield member.name[len(root):], tf.extractfile(member).read().decode("utf-8", "replace")
 
 
 def _sha256(data: bytes) -> str:

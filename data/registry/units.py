@@ -40,6 +40,7 @@ class Unit:
         defines: macros given with ``-D``; helpers: the files put before it, in order.
         kernels: the ``__kernel`` functions of the file itself (not of its helpers).
         error: the compiler's first error when the unit does not build ("" when it does).
+        name: its source's name (``ufo-filters-data``; "" reads it off ``package``, whose version has no ``-``).
     """
 
     package: str
@@ -49,21 +50,23 @@ class Unit:
     helpers: list = field(default_factory=list)
     kernels: list = field(default_factory=list)
     error: str = ""
+    name: str = ""
 
     @property
     def unit_id(self) -> str:
-        """``<package name>.<file stem with / as .>``, e.g. ``silx.sift.gaussian``."""
-        name = self.package.rsplit("-", 1)[0].lower()
+        """``<source name>.<file stem with / as .>``, e.g. ``silx.sift.gaussian``, ``ufo_filters_data.flip``."""
+        name = (self.name or self.package.rsplit("-", 1)[0]).lower().replace("-", "_")
         return f"{name}.{self.path[:-3].replace('/', '.') if self.path.endswith('.cl') else self.path}"
 
     def to_json(self) -> dict:
         return {"package": self.package, "path": self.path, "source": self.source, "defines": self.defines,
-                "helpers": self.helpers, "kernels": self.kernels, "error": self.error}
+                "helpers": self.helpers, "kernels": self.kernels, "error": self.error, "name": self.name}
 
     @classmethod
     def from_json(cls, obj: dict) -> "Unit":
         return cls(obj["package"], obj["path"], obj["source"], dict(obj.get("defines", {})),
-                   list(obj.get("helpers", [])), list(obj.get("kernels", [])), obj.get("error", ""))
+                   list(obj.get("helpers", [])), list(obj.get("kernels", [])), obj.get("error", ""),
+                   obj.get("name", ""))
 
 
 def definitions(text: str) -> set[str]:
@@ -107,7 +110,7 @@ def first_error(log: str) -> str:
 
 
 def resolve(package: str, path: str, files: dict[str, str], library: list[tuple[str, str, str]], macros: dict,
-            build) -> Unit:
+            build, name: str = "") -> Unit:
     """The buildable unit of ``files[path]`` (module doc).
 
     Args:
@@ -115,9 +118,10 @@ def resolve(package: str, path: str, files: dict[str, str], library: list[tuple[
         library: ``(package, path, text)`` of every registry file, the helpers' pool (same package first).
         macros: configured macro values by name.
         build: ``(source, defines) -> compiler log or ""`` (PoCL in :func:`pocl_builder`).
+        name: the source's name (:attr:`Unit.name`).
     """
     text = inline_includes(files[path], files, path, frozenset({path}))
-    unit = Unit(package, path, text, kernels=list(dict.fromkeys(_KERNEL.findall(_COMMENT.sub(" ", text)))))
+    unit = Unit(package, path, text, kernels=list(dict.fromkeys(_KERNEL.findall(_COMMENT.sub(" ", text)))), name=name)
     pool = sorted(library, key=lambda item: item[0] != package)
     helpers: list[tuple[str, str]] = []
     for _ in range(MAX_ROUNDS):
