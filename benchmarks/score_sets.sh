@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Score model directories on every out-of-corpus set no fit trained on, here (CPU): the hand-written holdouts
-# (data/holdout to data/holdout16, every measured folder holdout*-<device> that exists; benchmarks.dataset_eval) and
+# (data/holdout to data/holdout16, every measured folder holdout*-<device> that exists; benchmarks.dataset_eval), the
+# registry set's slices (registry-<device>, registry-ufo-<device>) and
 # the foreign set on the H200 and the H100 (benchmarks.foreign_predict). `python -m benchmarks.worn_sets OUT_DIR`
 # then reads the tables a shipping rule names, and OUT/work_sources-NAME/by_kind.csv splits each model's accuracy on
 # those sets by what the source fixes of the work. Write the rule before running this on a set no model has seen.
 #   [SKIP="holdout8"] bash benchmarks/score_sets.sh OUT_DIR NAME=MODEL_DIR [NAME=MODEL_DIR ...]
-# SKIP: sets left out (their folder names' prefixes before the device, e.g. a set kept untouched for a later rule)
+# SKIP: sets left out (their folder names before the device, e.g. "holdout16" or "registry-ufo": a set kept untouched
+# for a later rule). The registry set's folders (docs/REGISTRY.md) need their sources.parquet (`kgraph registry sources`).
 # e.g. bash benchmarks/score_sets.sh runs/s20/eval shipped=models/default v29=runs/s20/models/v29
 set -eu
 OUT=$1; shift
@@ -29,9 +31,11 @@ for h in holdout-nvidia-h200 holdout-nvidia-h100 holdout-pocl-xeon holdout2-nvid
          holdout13-nvidia-h200 holdout13-nvidia-h100 holdout13-pocl-xeon \
          holdout14-nvidia-h200 holdout14-nvidia-h100 holdout14-pocl-xeon \
          holdout15-nvidia-h200 holdout15-nvidia-h100 holdout15-pocl-xeon \
-         holdout16-nvidia-h200 holdout16-nvidia-h100 holdout16-pocl-xeon; do
+         holdout16-nvidia-h200 holdout16-nvidia-h100 holdout16-pocl-xeon \
+         registry-nvidia-h200 registry-pocl-xeon registry-ufo-nvidia-h200 registry-ufo-pocl-xeon; do
   [ -d "$D/$h" ] || continue
-  case " ${SKIP:-} " in *" ${h%%-*} "*) continue;; esac
+  skip=""; for s in ${SKIP:-}; do case "$h" in "$s"-nvidia-*|"$s"-pocl-*) skip=1;; esac; done
+  [ -z "$skip" ] || continue
   "$PY" -m benchmarks.dataset_eval --data "$D/$h" --models $MODELS --out "$OUT/$h" > "$OUT/$h.log" 2>&1
   tail -n 12 "$OUT/$h.log"
   SCORED="${SCORED:-} $D/$h"
