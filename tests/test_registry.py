@@ -88,7 +88,8 @@ def test_kernel_dims_and_plans(tmp_path):
 
 def test_registry_rows_are_never_trained_on():
     launch = PlannedLaunch("silx.sift.gaussian", "gaussian", (1024,), (128,), "ok")
-    row = relabel({"device_id": "nvidia-h200", "kernel_id": "foreign.gaussian", "family": "foreign", "key": "x"}, launch)
+    row = relabel({"device_id": "nvidia-h200", "kernel_id": "foreign.gaussian", "family": "foreign", "key": "x"},
+                  launch)
     assert row["kernel_id"] == kernel_id_of(launch) == "registry.silx.sift.gaussian.gaussian"
     assert row["family"] == "registry.silx.sift.gaussian" and row["key"] != "x"
     assert is_registry(row["kernel_id"]) and is_holdout(row["kernel_id"]) and not is_holdout("gemm_tiled.t16")
@@ -165,7 +166,8 @@ def test_plan_measure_count_and_rebuild_sources_on_pocl(tmp_path, monkeypatch):
     counts = measure_plan(cache / "plan.jsonl", cache / "units", out, "pocl", log=lambda m: None)
     assert counts == {"ok": 2}
     rows = read_launches(out)
-    assert set(rows["kernel_id"]) == {"registry.pkg.blas.saxpy.saxpy"} and set(rows["counts_source"]) == {"instrumented"}
+    assert set(rows["kernel_id"]) == {"registry.pkg.blas.saxpy.saxpy"}
+    assert set(rows["counts_source"]) == {"instrumented"}
     assert list(rows.sort_values("g0")["flops_fp32"]) == [2 * 1024, 2 * 4096]
     assert measure_plan(cache / "plan.jsonl", cache / "units", out, "pocl", log=lambda m: None) == {"stored": 2}
     assert fill_counts(cache / "plan.jsonl", [out], log=lambda m: None) == 0  # already the sizing run's counts
@@ -175,7 +177,8 @@ def test_plan_measure_count_and_rebuild_sources_on_pocl(tmp_path, monkeypatch):
     registry_cli.add_arguments(parser)
     config = tmp_path / "sources.json"  # no archive to fetch: the cache's units.jsonl holds the unit
     config.write_text(json.dumps({"sources": [], "macros": {"values": {}}}))
-    assert registry_cli.run(parser.parse_args(["sources", str(out), "--cache", str(cache), "--config", str(config)])) == 0
+    args = parser.parse_args(["sources", str(out), "--cache", str(cache), "--config", str(config)])
+    assert registry_cli.run(args) == 0
     assert list(read_sources(out)["source"]) == [SAXPY] and validate_dataset(out) == []
 
 

@@ -43,8 +43,8 @@ SIZING_BUILD_S = 30.0         # a sizing run may take this much longer: it build
 def serve_foreign(conn, ctx, queue, device_id: str, policy, request: ForeignRequest) -> None:
     """Worker side of ``kgraph measure`` (called by :func:`~kgraph.data.harness.worker.worker_main`).
 
-    Sends ``("sized", extents, index_range, counts)`` after the sizing run (if any), ``("prepared", "ok", "")`` after the
-    build, ``("start", key)`` and ``("row", row)`` for the launch, then ``("done", phases)``;
+    Sends ``("sized", extents, index_range, counts)`` after the sizing run (if any), ``("prepared", "ok", "")``
+    after the build, ``("start", key)`` and ``("row", row)`` for the launch, then ``("done", phases)``;
     ``("error", kind, message)`` instead when the request cannot be measured (``kind``: the
     exception's class name).
 

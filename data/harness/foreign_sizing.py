@@ -17,10 +17,11 @@ def _inferred_extents(unit, kernel, global_size, local_size, given, unsized, def
     """``(extents, index_range, counts)``: element counts of the buffers without given sizes, from bounded
     instrumented sizing runs (PoCL or the first OpenCL device), the range the index-like buffers'
     values were drawn from, and the work the last (stable) run counted on those buffers and inputs
-    (:func:`sizing_counts`; {} when the instrumentation left something uncounted). That range is the launch's work-items, else (when the extents run away
-    and some buffer holds indices) its largest dimension: indices often run along one dimension
-    (a neighbour table of the rows). Raises a MeasurementError naming the buffers that need
-    ``--buffer`` when the runs cannot tell; the kernel's build log when it does not build.
+    (:func:`sizing_counts`; {} when the instrumentation left something uncounted). That range is the
+    launch's work-items, else (when the extents run away and some buffer holds indices) its largest
+    dimension: indices often run along one dimension (a neighbour table of the rows). Raises a MeasurementError
+    naming the buffers that need ``--buffer`` when the runs cannot tell; the kernel's build log when it does not
+    build.
 
     Args: as :func:`foreign_spec` (``unsized``: the buffers to size).
     """
@@ -44,8 +45,9 @@ def _inferred_extents(unit, kernel, global_size, local_size, given, unsized, def
         ranges.append(max(global_size))
     for attempt, index_range in enumerate(ranges):
         try:
-            extents, counts = infer_extents(unit.text, kernel, global_size, local_size, scalars, local_bytes=local_bytes,
-                                            filename=unit.filename, defines=defines, index_range=index_range)
+            extents, counts = infer_extents(unit.text, kernel, global_size, local_size, scalars,
+                                            local_bytes=local_bytes, filename=unit.filename, defines=defines,
+                                            index_range=index_range)
             return ({name: elements for name, elements in extents.items() if elements > 0}, index_range,
                     sizing_counts(counts))
         except (BuildError, UsageError):
@@ -62,8 +64,8 @@ def _inferred_extents(unit, kernel, global_size, local_size, given, unsized, def
 
 
 def sizing_counts(counts) -> dict:
-    """A sizing run's ``WorkCounts`` as row columns (:data:`kgraph.data.harness.columns.COUNT_COLUMNS`; {} when they are not
-    exact): what an instrumented count gives a row (``counts_source`` "instrumented")."""
+    """A sizing run's ``WorkCounts`` as row columns (:data:`kgraph.data.harness.columns.COUNT_COLUMNS`; {} when
+    they are not exact): what an instrumented count gives a row (``counts_source`` "instrumented")."""
     from .columns import COUNT_COLUMNS
 
     if counts is None or not getattr(counts, "exact", False):

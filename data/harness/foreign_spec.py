@@ -188,11 +188,12 @@ class ForeignRequest:
     index_range: int | None = None  # index-like buffers' values lie in [0, index_range) (None: the default)
 
     def spec(self, extents: dict | None = None, index_range: int | None = None):
-        """The request's ``KernelSpec`` (a sizing run here unless ``extents`` sizes every buffer)."""
+        """The request's ``KernelSpec`` (a sizing run here unless ``extents`` sizes every buffer), its index-like
+        buffers filled from ``[0, index_range)`` (else the request's range, else the launch's default)."""
         spec = foreign_spec(self.path, self.kernel, list(self.global_size), self._local(),
                             dict(self.given), dict(self.buffers), dict(self.defines), extents)
         index_range = index_range or self.index_range
-        if index_range and not self.unsized():  # every buffer sized: the inputs follow the given range
+        if index_range:  # the inputs follow the range the sizing run (or the request) gives
             unit, params = _kernel_params(self.path, self.kernel, self.defines)
             spec.make_inputs = _inputs_maker(unit, self.kernel, params, spec.args, list(self.global_size),
                                              index_range)

@@ -223,8 +223,9 @@ class Worker:
 
     def kill(self) -> None:
         if self.process is not None:
-            self.process.kill()
-            self.process.join(5)
+            if self.process.pid is not None:  # a process that failed to start has nothing to kill
+                self.process.kill()
+                self.process.join(5)
             self.process = None
 
     def close(self) -> None:

@@ -90,7 +90,8 @@ def measure_plan(plan_path: str | Path, units_dir: str | Path, out: str | Path, 
                 row["source_id"] = source_id_of(source)
                 store.add_source({"source_id": row["source_id"], "lang": "opencl", "kernel_id": row["kernel_id"],
                                   "family": row["family"], "kernel_name": launch.kernel, "source": source,
-                                  "spec_json": json.dumps(result.spec.to_json(), sort_keys=True) if result.spec else "{}"})
+                                  "spec_json": (json.dumps(result.spec.to_json(), sort_keys=True)
+                                                if result.spec else "{}")})
                 store.append(row)
                 counts[row["status"]] = counts.get(row["status"], 0) + 1
                 log(f"{launch.key}: {row['status']} {row.get('median_time_ns') or ''}")

@@ -35,7 +35,8 @@ def add_arguments(parser) -> None:
                            help="only the units whose place in the list is I modulo N (parallel planners; default 0/1)")
         if name in ("plan", "measure"):
             p.add_argument("--plan", default=None, metavar="FILE",
-                           help="the plan's file name in the cache (default plan.jsonl; plan: where this planner writes)")
+                           help="the plan's file name in the cache (default plan.jsonl; plan: where this "
+                                "planner writes)")
         if name == "measure":
             p.add_argument("--device", required=True, help="substring of the device id (nvidia, pocl)")
             p.add_argument("--out", required=True, help="the dataset folder (resumed when it exists)")
@@ -46,7 +47,8 @@ def add_arguments(parser) -> None:
         if name in ("sources", "counts"):
             p.add_argument("folders", nargs="+", metavar="FOLDER", help="registry dataset folders")
         if name == "counts":
-            p.add_argument("--plan", default=None, metavar="FILE", help="the plan's file name in the cache (default plan.jsonl)")
+            p.add_argument("--plan", default=None, metavar="FILE",
+                           help="the plan's file name in the cache (default plan.jsonl)")
 
 
 def units_of(cache: Path, config):
@@ -119,7 +121,8 @@ def run(args) -> int:
         index, count = _shard(args.shard)
         units = units[index::count]
         launches = [launch for u in units for launch in plan_unit(u, cache / "units")]
-        done = size_launches(launches, cache / "units", cache / (args.plan or "plan.jsonl"), args.device, args.timeout_s)
+        done = size_launches(launches, cache / "units", cache / (args.plan or "plan.jsonl"), args.device,
+                             args.timeout_s)
         counts = {}
         for launch in done:
             counts[launch.status] = counts.get(launch.status, 0) + 1
@@ -161,8 +164,8 @@ def _sources(folders: list[str], cache: Path, config) -> int:
         for kernel_id, name in rows[["kernel_id", "kernel_name"]].drop_duplicates().itertuples(index=False):
             unit_id = kernel_id[len(PREFIX) + 1:-len(name) - 1]
             if unit_id not in units:
-                raise UsageError(f"{folder}: unit {unit_id} is not in {cache / 'units.jsonl'}; run kgraph registry plan "
-                                 f"(after kgraph registry fetch) first")
+                raise UsageError(f"{folder}: unit {unit_id} is not in {cache / 'units.jsonl'}; run kgraph "
+                                 f"registry fetch first (its units are made from the archives)")
             text = unit_file(cache / "units", units[unit_id]).read_text()
             out[source_id_of(text)] = {"source_id": source_id_of(text), "lang": "opencl", "kernel_id": kernel_id,
                                        "family": f"{PREFIX}.{unit_id}", "kernel_name": name, "source": text,

@@ -170,7 +170,7 @@ def size_launches(launches: list[PlannedLaunch], units_dir: str | Path, plan_pat
                     except KGraphError as exc:
                         launch.status, launch.message = "error", str(exc).strip()[:500]
                     if launch.status != "ok":
-                        worker.kill()  # a crashed or failed run may leave the context unusable: the next gets a fresh one
+                        worker.kill()  # a crashed or failed run may leave the context unusable: a fresh one
                 fh.write(json.dumps(launch.to_json()) + "\n")
                 fh.flush()
                 log(f"{launch.key}: {launch.status} {launch.message[:100]}")

@@ -1,9 +1,9 @@
 """Where the registry set's kernels come from: pinned package-registry archives (``conf/registry/sources.json``).
 
 Each source is a PyPI sdist or a Debian binary package (``kind`` ``pypi`` or ``deb``), pinned by version and
-sha256, and the folders of its archive whose ``.cl`` files are read. Archives are downloaded into a cache folder at build time (``kgraph registry fetch``), never at run time,
-and never committed: third-party text is data, kept out of the repository. A download whose sha256 is not the
-pinned one is refused.
+sha256, and the folders of its archive whose ``.cl`` files are read. Archives are downloaded into a cache folder at
+build time (``kgraph registry fetch``), never at run time, and never committed: third-party text is data, kept out
+of the repository. A download whose sha256 is not the pinned one is refused.
 """
 from __future__ import annotations
 
@@ -127,7 +127,8 @@ def kernel_files(src: RegistrySource, archive: str | Path) -> Iterator[tuple[str
                 root = next(p for p in prefixes if member.name.startswith(p))
                 yield member.name[len(root):], tf.extractfile(member).read().decode("utf-8", "replace")
     except (tarfile.TarError, OSError) as exc:
-        raise RegistryError(f"registry: {archive}: not a readable archive ({exc}); delete it to fetch it again") from None
+        raise RegistryError(f"registry: {archive}: not a readable archive ({exc}); delete it to fetch it "
+                            f"again") from None
 
 
 def _fetch_deb(src: RegistrySource, path: Path) -> Path:
@@ -147,7 +148,8 @@ def _fetch_deb(src: RegistrySource, path: Path) -> Path:
             raise RegistryError(f"registry: {src.package}: apt-get download failed: {why}")
         data = debs[0].read_bytes()
     if _sha256(data) != src.sha256:
-        raise RegistryError(f"registry: {src.package}: the package's sha256 is {_sha256(data)}, the pin is {src.sha256}")
+        raise RegistryError(f"registry: {src.package}: the package's sha256 is {_sha256(data)}, the pin is "
+                            f"{src.sha256}")
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(data)
     return path

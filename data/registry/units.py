@@ -18,14 +18,15 @@ from dataclasses import dataclass, field
 #: rounds of adding helpers and macros before a unit is given up
 MAX_ROUNDS = 8
 _INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"]+)"[^\n]*$', re.M)
-_FUNCTION = re.compile(r"^[ \t]*(?:static\s+|inline\s+|__inline\s+)*[A-Za-z_][\w ]*?[\s*]+([A-Za-z_]\w*)\s*\([^;{]*\)\s*\{",
-                       re.M)
+_FUNCTION = re.compile(r"^[ \t]*(?:static\s+|inline\s+|__inline\s+)*[A-Za-z_][\w ]*?[\s*]+([A-Za-z_]\w*)"
+                       r"\s*\([^;{]*\)\s*\{", re.M)
 _TYPEDEF = re.compile(r"\btypedef\b[^;{}]*?\b([A-Za-z_]\w*)\s*;|\}\s*([A-Za-z_]\w*)\s*;", re.S)
 _STRUCT = re.compile(r"\b(?:struct|union|enum)\s+([A-Za-z_]\w*)\s*\{")
 _DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)", re.M)
 _KERNEL = re.compile(r"\b(?:__)?kernel\s+void\s+([A-Za-z_]\w*)\s*\(")
 _MISSING = (re.compile(r"implicit declaration of function '(\w+)'"), re.compile(r"unknown type name '(\w+)'"),
-            re.compile(r"use of undeclared identifier '(\w+)'"), re.compile(r"variable has incomplete type 'struct (\w+)'"))
+            re.compile(r"use of undeclared identifier '(\w+)'"),
+            re.compile(r"variable has incomplete type 'struct (\w+)'"))
 _COMMENT = re.compile(r"//[^\n]*|/\*.*?(?:\*/|\Z)", re.S)
 _ERROR_DIRECTIVE = re.compile(r'error: [^\n]*?"([^"\n]*)"')
 
