@@ -177,7 +177,10 @@ def evaluate(dataset: Path, models: dict[str, str], buffers: bool = False,
                                         "time_lo_ns": [r.get("time_lo_ns") for r in records],
                                         "time_hi_ns": [r.get("time_hi_ns") for r in records],
                                         "counts_known": [r.get("flops_source") == "static" for r in records],
-                                        "derived_trips": [len(r.get("derived_trips") or {}) for r in records]}))
+                                        "derived_trips": [len(r.get("derived_trips") or {}) for r in records],
+                                        "true_bound": rows["bound"].to_numpy(),
+                                        "pred_bound": [r["bound"] for r in records],
+                                        "counts_source": rows["counts_source"].to_numpy()}))
     return pd.DataFrame(summary), pd.concat(per_launch, ignore_index=True)
 
 
@@ -209,7 +212,13 @@ def main(argv: list[str] | None = None) -> int:
             specs = {s.kernel_id: s for s in getattr(importlib.import_module(module), function or "specs")()}
         except (ImportError, AttributeError) as exc:
             parser.error(f"--specs {args.specs}: {exc}")
-    summary, per_launch = evaluate(dataset, models, args.buffers, specs)
+    from kgraph.errors import KGraphError
+
+    try:
+        summary, per_launch = evaluate(dataset, models, args.buffers, specs)
+    except KGraphError as exc:  # a row the estimate path refuses: say which folder, no traceback
+        print(f"dataset_eval: {dataset}: {exc}", file=sys.stderr)
+        return 1
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     summary.to_csv(out / "summary.csv", index=False)
