@@ -148,9 +148,11 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _sources(folders: list[str], cache: Path, config) -> int:
-    """Each folder's ``sources.parquet`` from the units its rows name (UsageError for a unit not in the cache)."""
+    """Each folder's ``sources.parquet`` from the units its rows name (UsageError for a unit not in the cache): each
+    unit's text as ``measure`` stored it, statement macros expanded by the front end (its ``source_id``)."""
     import pandas as pd
 
+    from kgraph import parsers
     from kgraph.data.harness.columns import SOURCE_SCHEMA, source_id_of
     from kgraph.data.harness.store_read import read_launches
 
@@ -166,7 +168,7 @@ def _sources(folders: list[str], cache: Path, config) -> int:
             if unit_id not in units:
                 raise UsageError(f"{folder}: unit {unit_id} is not in {cache / 'units.jsonl'}; run kgraph "
                                  f"registry fetch first (its units are made from the archives)")
-            text = unit_file(cache / "units", units[unit_id]).read_text()
+            text = parsers.parse_file(str(unit_file(cache / "units", units[unit_id]))).text  # as measure stored it
             out[source_id_of(text)] = {"source_id": source_id_of(text), "lang": "opencl", "kernel_id": kernel_id,
                                        "family": f"{PREFIX}.{unit_id}", "kernel_name": name, "source": text,
                                        "spec_json": "{}"}
