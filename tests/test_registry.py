@@ -226,3 +226,14 @@ def test_a_debian_packages_kernels_are_read_below_its_root(tmp_path):
     assert archive_path(src, tmp_path).name == "kg-test-1.0.deb"
     assert dict(kernel_files(src, deb)) == {"a.cl": MAIN, "sub/b.cl": HELPER}
     assert Unit("kg-test-1.0", "sub/b.cl", HELPER, name="kg-test").unit_id == "kg_test.sub.b"
+
+
+def test_cli_misuse_names_the_option(tmp_path, capsys):
+    from kgraph.app.cli.main import main
+
+    assert main(["registry", "plan", "--cache", str(tmp_path), "--shard", "1/0"]) == 2
+    assert "--shard 1/0" in capsys.readouterr().err
+    assert main(["registry", "measure", "--cache", str(tmp_path), "--device", "pocl", "--out", str(tmp_path / "o")]) == 2
+    assert "--plan" in capsys.readouterr().err and not (tmp_path / "o").exists()
+    assert main(["registry", "counts", str(tmp_path), "--cache", str(tmp_path)]) == 2
+    assert "no such file" in capsys.readouterr().err

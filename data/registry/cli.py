@@ -115,10 +115,10 @@ def run(args) -> int:
     if args.step == "plan":  # else: the argument parser allows no other step
         from .plan import plan_unit, size_launches
 
+        index, count = _shard(args.shard)  # options first, before any archive is read
         units = units_of(cache, config)
         if args.only:
             units = [u for u in units if u.unit_id in set(args.only)]
-        index, count = _shard(args.shard)
         units = units[index::count]
         launches = [launch for u in units for launch in plan_unit(u, cache / "units")]
         done = size_launches(launches, cache / "units", cache / (args.plan or "plan.jsonl"), args.device,
