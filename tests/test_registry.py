@@ -57,6 +57,10 @@ def test_includes_definitions_and_logs():
     files = {"a/b.cl": '#include "c.cl"\nint b;\n', "a/c.cl": "int c;\n", "top.cl": '#include "a/b.cl"\n'}
     assert inline_includes(files["top.cl"], files, "top.cl") == "int c;\n\nint b;\n\n"
     assert "not shipped" in inline_includes('#include "nope.h"\n', files, "top.cl")
+    twice = {"k.cl": '#include "common.h"\n#include "b.h"\n', "b.h": '#include "common.h"\nint b;\n',
+             "common.h": "int common;\n"}
+    once = inline_includes(twice["k.cl"], twice, "k.cl")  # a header without guards, included by two files: once
+    assert once.count("int common;") == 1 and "included above" in once and "int b;" in once
     assert definitions("typedef struct { int a; } pair_t;\n#define N 4\nstatic float f(float x) {\n") == {
         "pair_t", "N", "f"}
     log = ("t.cl:1:2: error: unknown type name 'pair_t'\nt.cl:3:4: error: use of undeclared identifier 'NBINS'\n"

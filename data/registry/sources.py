@@ -1,9 +1,10 @@
 """Where the registry set's kernels come from: pinned package-registry archives (``conf/registry/sources.json``).
 
 Each source is a PyPI sdist or a Debian binary package (``kind`` ``pypi`` or ``deb``), pinned by version and
-sha256, and the folders of its archive whose ``.cl`` files are read. Archives are downloaded into a cache folder at
-build time (``kgraph registry fetch``), never at run time, and never committed: third-party text is data, kept out
-of the repository. A download whose sha256 is not the pinned one is refused.
+sha256, and the folders of its archive whose ``.cl`` files (and, where the source says ``headers``, the ``.h`` files
+they include) are read. Archives are downloaded into a cache folder at build time (``kgraph registry fetch``), never
+at run time, and never committed: third-party text is data, kept out of the repository. A download whose sha256 is
+not the pinned one is refused.
 """
 from __future__ import annotations
 
@@ -22,6 +23,8 @@ from kgraph.errors import InputError, UsageError
 CONFIG = Path(__file__).resolve().parents[2] / "conf" / "registry" / "sources.json"
 #: the most bytes of one kernel file read from an archive
 MAX_FILE_BYTES = 1 << 20
+#: the files read under a source's roots: kernel files, and (``headers``) the headers they include
+KERNEL_SUFFIXES = (".cl", ".h")
 
 
 class RegistryError(InputError):
@@ -35,7 +38,9 @@ class RegistrySource:
     Args:
         name: the PyPI project or Debian package; version: its pinned release; sha256: the archive's digest;
         license: its license (as the project declares it); roots: folders of the archive (below an sdist's top
-            folder; from the root of a .deb's file system) whose ``.cl`` files are read; kind: ``pypi`` or ``deb``.
+            folder; from the root of a .deb's file system) whose ``.cl`` files are read; kind: ``pypi`` or ``deb``;
+        headers: also read the ``.h`` files there (a kernel file includes them). Off where a source was measured
+            without them: pyFAI ships an IDE stub, ``for_eclipse.h``, that its units leave out.
     """
 
     name: str
@@ -44,6 +49,7 @@ class RegistrySource:
     license: str
     roots: tuple[str, ...]
     kind: str = "pypi"
+    headers: bool = False
 
     @property
     def package(self) -> str:
@@ -68,7 +74,8 @@ def load_config(path: str | Path | None = None) -> RegistryConfig:
     try:
         data = json.loads(Path(path).read_text())
         sources = tuple(RegistrySource(s["name"], s["version"], s["sha256"], s.get("license", "unknown"),
-                                       tuple(s["roots"]), s.get("kind", "pypi")) for s in data["sources"])
+                                       tuple(s["roots"]), s.get("kind", "pypi"), bool(s.get("headers", False)))
+                        for s in data["sources"])
         bad = [s.name for s in sources if s.kind not in ("pypi", "deb")]
         if bad:
             raise ValueError(f"source {bad[0]}: kind must be pypi or deb")
@@ -111,16 +118,18 @@ def fetch(src: RegistrySource, cache: str | Path, pypi_url: str) -> Path:
 
 
 def kernel_files(src: RegistrySource, archive: str | Path) -> Iterator[tuple[str, str]]:
-    """``(path below the root, text)`` of every ``.cl`` file under ``src``'s roots, in archive order."""
+    """``(path below the root, text)`` of every ``.cl`` file (and ``.h`` file, where ``src.headers``) under ``src``'s
+    roots, in archive order."""
     top = f"{src.package}/" if src.kind == "pypi" else "./"
     prefixes = tuple(f"{top}{root.strip('/')}/" for root in src.roots)
+    suffixes = KERNEL_SUFFIXES if src.headers else (".cl",)
     if src.kind == "deb":
-        yield from _deb_kernel_files(archive, prefixes)
+        yield from _deb_kernel_files(archive, prefixes, suffixes)
         return
     try:
         with tarfile.open(archive, mode="r:*") as tf:
             for member in tf:
-                if not (member.isfile() and member.name.endswith(".cl") and member.name.startswith(prefixes)):
+                if not (member.isfile() and member.name.endswith(suffixes) and member.name.startswith(prefixes)):
                     continue
                 if member.size > MAX_FILE_BYTES:
                     continue
@@ -155,8 +164,9 @@ def _fetch_deb(src: RegistrySource, path: Path) -> Path:
     return path
 
 
-def _deb_kernel_files(archive, prefixes: tuple) -> Iterator[tuple[str, str]]:
-    """The ``.cl`` files of a .deb's data archive under ``prefixes`` (``./usr/share/...``), through ``dpkg-deb``."""
+def _deb_kernel_files(archive, prefixes: tuple, suffixes: tuple) -> Iterator[tuple[str, str]]:
+    """The ``.cl`` and ``.h`` files of a .deb's data archive under ``prefixes`` (``./usr/share/...``), through
+    ``dpkg-deb``."""
     import subprocess
 
     try:
@@ -167,7 +177,7 @@ def _deb_kernel_files(archive, prefixes: tuple) -> Iterator[tuple[str, str]]:
         raise RegistryError(f"registry: {archive}: not a readable .deb ({proc.stderr.decode(errors='replace')[-200:]})")
     with tarfile.open(fileobj=io.BytesIO(proc.stdout), mode="r:") as tf:
         for member in tf:
-            if member.isfile() and member.name.endswith(".cl") and member.name.startswith(prefixes) \
+            if member.isfile() and member.name.endswith(suffixes) and member.name.startswith(prefixes) \
                     and member.size <= MAX_FILE_BYTES:
                 root = next(p for p in prefixes if member.name.startswith(p))
                 yield member.name[len(root):], tf.extractfile(member).read().decode("utf-8", "replace")

@@ -76,19 +76,29 @@ def definitions(text: str) -> set[str]:
     return set(_FUNCTION.findall(text)) | typedefs | set(_STRUCT.findall(text)) | set(_DEFINE.findall(text))
 
 
-def inline_includes(text: str, files: dict[str, str], here: str, seen: frozenset = frozenset()) -> str:
+def inline_includes(text: str, files: dict[str, str], here: str, seen: frozenset = frozenset(),
+                    done: set | None = None) -> str:
     """``text`` with each ``#include "x"`` replaced by the package file it names (relative to ``here``, else by
-    base name; once each) and dropped when the package has no such file."""
+    base name), each file once in the whole unit (as ``#pragma once``: a header without include guards, included by
+    two files, would be defined twice), and dropped when the package has no such file.
+
+    Args:
+        seen: files already in the unit (``here`` and its includers); done: the set they are collected in.
+    """
     folder = here.rsplit("/", 1)[0] + "/" if "/" in here else ""
+    done = set(seen) if done is None else done
 
     def one(match: re.Match) -> str:
         name = match.group(1)
         found = next((p for p in (folder + name, name) if p in files), None)
         if found is None:
             found = next((p for p in files if p.rsplit("/", 1)[-1] == name.rsplit("/", 1)[-1]), None)
-        if found is None or found in seen:
+        if found is None:
             return f"/* #include \"{name}\": not shipped by the package */"
-        return inline_includes(files[found], files, found, seen | {found})
+        if found in done:
+            return f"/* #include \"{name}\": included above */"
+        done.add(found)
+        return inline_includes(files[found], files, found, done=done)
 
     return _INCLUDE.sub(one, text)
 
