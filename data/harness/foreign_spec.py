@@ -20,7 +20,8 @@ from .foreign_sizing import _inferred_extents
 
 def foreign_spec(path: str, kernel: str, global_size: list[int], local_size: list[int] | None,
                  given: dict[str, str], buffers: dict[str, str] | None = None,
-                 defines: dict[str, str] | None = None, extents: dict[str, int] | None = None):
+                 defines: dict[str, str] | None = None, extents: dict[str, int] | None = None,
+                 index_range: int | None = None):
     """A ``KernelSpec`` for kernel ``kernel`` of ``path`` at one launch (sizes fixed).
 
     Args:
@@ -28,6 +29,7 @@ def foreign_spec(path: str, kernel: str, global_size: list[int], local_size: lis
         buffers: ``--buffer`` element counts of global buffers; defines: ``-D`` macros.
         extents: element counts of the buffers without a given size, from an earlier sizing run
             (None: a sizing run here when some buffer has no size).
+        index_range: with ``extents``, the range that run drew index-like buffers' values from (None: the default).
 
     Every value is checked before any device work: scalars must be finite and fit their type,
     sizes must be positive whole numbers (UsageError naming the option otherwise).
@@ -37,7 +39,7 @@ def foreign_spec(path: str, kernel: str, global_size: list[int], local_size: lis
     if unsized and extents is None:
         extents, index_range, _ = _inferred_extents(unit, kernel, global_size, local_size, given, unsized, defines)
         return _assemble(unit, kernel, params, global_size, local_size, given, sizes, extents, index_range)
-    return _assemble(unit, kernel, params, global_size, local_size, given, sizes, extents or {})
+    return _assemble(unit, kernel, params, global_size, local_size, given, sizes, extents or {}, index_range)
 
 
 def unsized_buffers(path: str, kernel: str, global_size: list[int], local_size: list[int] | None,
@@ -190,14 +192,8 @@ class ForeignRequest:
     def spec(self, extents: dict | None = None, index_range: int | None = None):
         """The request's ``KernelSpec`` (a sizing run here unless ``extents`` sizes every buffer), its index-like
         buffers filled from ``[0, index_range)`` (else the request's range, else the launch's default)."""
-        spec = foreign_spec(self.path, self.kernel, list(self.global_size), self._local(),
-                            dict(self.given), dict(self.buffers), dict(self.defines), extents)
-        index_range = index_range or self.index_range
-        if index_range:  # the inputs follow the range the sizing run (or the request) gives
-            unit, params = _kernel_params(self.path, self.kernel, self.defines)
-            spec.make_inputs = _inputs_maker(unit, self.kernel, params, spec.args, list(self.global_size),
-                                             index_range)
-        return spec
+        return foreign_spec(self.path, self.kernel, list(self.global_size), self._local(), dict(self.given),
+                            dict(self.buffers), dict(self.defines), extents, index_range or self.index_range)
 
     def unsized(self) -> list[str]:
         """Buffers without a given size (every argument checked; no device work)."""

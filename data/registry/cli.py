@@ -162,13 +162,15 @@ def _sources(folders: list[str], cache: Path, config) -> int:
     units = {u.unit_id: u for u in units_of(cache, config)}
     for folder in folders:
         rows = read_launches(folder)
-        out = {}
+        out, texts = {}, {}
         for kernel_id, name in rows[["kernel_id", "kernel_name"]].drop_duplicates().itertuples(index=False):
             unit_id = kernel_id[len(PREFIX) + 1:-len(name) - 1]
             if unit_id not in units:
                 raise UsageError(f"{folder}: unit {unit_id} is not in {cache / 'units.jsonl'}; run kgraph "
                                  f"registry fetch first (its units are made from the archives)")
-            text = parsers.parse_file(str(unit_file(cache / "units", units[unit_id]))).text  # as measure stored it
+            if unit_id not in texts:  # one parse a unit, whatever its kernels: the text as measure stored it
+                texts[unit_id] = parsers.parse_file(str(unit_file(cache / "units", units[unit_id]))).text
+            text = texts[unit_id]
             out[source_id_of(text)] = {"source_id": source_id_of(text), "lang": "opencl", "kernel_id": kernel_id,
                                        "family": f"{PREFIX}.{unit_id}", "kernel_name": name, "source": text,
                                        "spec_json": "{}"}

@@ -18,6 +18,8 @@ from pathlib import Path
 
 from kgraph.data.dtypes import NUMPY_DTYPES
 
+from .units import body_end
+
 #: global sizes per number of NDRange dimensions (small, middle, large: about 2^16, 2^20 and 2^22 work-items)
 LAUNCHES = {1: [(65536,), (1048576,), (4194304,)], 2: [(256, 256), (1024, 1024), (2048, 2048)],
             3: [(32, 32, 64), (64, 64, 256), (128, 128, 256)]}
@@ -81,12 +83,7 @@ def kernel_dims(source: str, kernel: str) -> int:
     if start is None:
         return 1
     body = source.find("{", start.end())
-    depth, end = 0, body
-    for end in range(body, len(source)):
-        depth += {"{": 1, "}": -1}.get(source[end], 0)
-        if depth == 0:
-            break
-    dims = [int(d) for d in _ID_CALL.findall(source[body:end + 1])]
+    dims = [int(d) for d in _ID_CALL.findall(source[body:body_end(source, body) + 1])]
     return min(max(dims, default=0) + 1, 3)
 
 

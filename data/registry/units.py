@@ -171,6 +171,16 @@ def resolve(package: str, path: str, files: dict[str, str], library: list[tuple[
     return unit
 
 
+def body_end(text: str, brace: int) -> int:
+    """The index of the ``}`` that closes the ``{`` at ``brace`` (the text's last index when it never closes)."""
+    depth, end = 0, brace
+    for end in range(brace, len(text)):
+        depth += {"{": 1, "}": -1}.get(text[end], 0)
+        if depth == 0:
+            break
+    return end
+
+
 def _drop_kernels(text: str) -> str:
     """A helper file without its ``__kernel`` functions (their names would clash with the unit's own)."""
     out, pos = [], 0
@@ -179,13 +189,8 @@ def _drop_kernels(text: str) -> str:
         body = text.find("{", match.end())
         if body < 0:
             break
-        depth, end = 0, body
-        for end in range(body, len(text)):
-            depth += {"{": 1, "}": -1}.get(text[end], 0)
-            if depth == 0:
-                break
         out.append(text[pos:start])
-        pos = end + 1
+        pos = body_end(text, body) + 1
     out.append(text[pos:])
     return "".join(out)
 
